@@ -1,4 +1,5 @@
 export * from "./bytes.js";
+export * from "./c1.js";
 export * from "./daemon-config.js";
 export * from "./errors.js";
 export * from "./hardware.js";
