@@ -1,0 +1,165 @@
+import type { CuzkClientOptions, SubmitProofInput } from "@cuzkit/client";
+import {
+  type Clock,
+  daemonMaxMessageBytes,
+  InvalidInputError,
+  type Logger,
+  type ProofKind,
+  proofKinds,
+  silentLogger,
+  systemClock,
+} from "@cuzkit/core";
+import type { BenchmarkEvent, ProgressSnapshot } from "./progress.js";
+import type { DaemonSupervisor } from "./supervisor.js";
+
+/** Optional daemon supervision: the harness starts, restarts and watches the daemon itself. */
+export interface SupervisionOptions {
+  /** The supervisor (see createDaemonSupervisor) that owns the daemon process. */
+  supervisor: DaemonSupervisor;
+  /** cuzk.toml for the timed batch. */
+  configToml: string;
+  /** cuzk.toml for the warmup (fewer partitions while there is no PCE cache). Default: configToml, no restart. */
+  warmupConfigToml?: string;
+  /** When the daemon dies: `restart` it and continue (up to maxRestarts), or `stop` with a verdict. Default "stop". */
+  onCrash?: "restart" | "stop";
+  /** Restarts allowed with onCrash "restart". Default 2. */
+  maxRestarts?: number;
+}
+
+/** Options of runBenchmark. */
+export interface BenchmarkOptions {
+  /** Daemon address (`127.0.0.1:9820`, `unix:///run/curio/cuzk.sock`). */
+  address: string;
+  /** The proof request every proof sends (a fresh request id is set per attempt). Build it with @cuzkit/client's request builders. */
+  request: SubmitProofInput;
+  /** Proof kind of `request`. Default: read from the request. */
+  kind?: ProofKind;
+  /** Timed proofs. Default 12. */
+  count?: number;
+  /** Proofs in flight at once. Default 1. (The CLI's `auto` takes it from the tuner.) */
+  concurrency?: number;
+  /** Warmup: "auto" (one untimed proof with the warmup deadline), "none", or a number of proofs. Default "auto". */
+  warmup?: "auto" | "none" | number;
+  /** Deadline of one timed proof in ms. Default: the client's (30 min). */
+  proofTimeoutMs?: number;
+  /** Deadline of one warmup proof in ms. Default: the client's warmup deadline (60 min). */
+  warmupTimeoutMs?: number;
+  /** Verdict threshold in proofs/hour. Default: none (any completed proof is "met"). */
+  minProofsPerHour?: number;
+  /** Resubmissions allowed per proof when the daemon loses it (restart, OOM). Default 1: the harness owns the input. */
+  resubmit?: number;
+  /** Stop after this many consecutive proofs fail because the daemon is unreachable. Default 3. */
+  maxConsecutiveUnavailable?: number;
+  /** Aborts the run; the report says so. */
+  signal?: AbortSignal;
+  /** Receives progress events and counts. */
+  onProgress?: (event: BenchmarkEvent, snapshot: ProgressSnapshot) => void;
+  /** Daemon supervision; without it the daemon must already run at `address`. */
+  supervision?: SupervisionOptions;
+  /** Extra client options (keepalive, reconnect, deadlines). */
+  client?: Omit<CuzkClientOptions, "address">;
+  /** How long to wait for the daemon to answer at the start, in ms. Default 600000 (parameters take minutes to load). */
+  readyTimeoutMs?: number;
+  /** Clock for the timed window and wall times. Default: the system clock. */
+  clock?: Clock;
+  /** Logger. Default: silent. */
+  logger?: Logger;
+}
+
+/** BenchmarkOptions with defaults filled in and values checked. */
+export interface ResolvedBenchmarkOptions
+  extends Omit<
+    BenchmarkOptions,
+    | "kind"
+    | "count"
+    | "concurrency"
+    | "warmup"
+    | "resubmit"
+    | "maxConsecutiveUnavailable"
+    | "readyTimeoutMs"
+    | "clock"
+    | "logger"
+  > {
+  kind: ProofKind;
+  count: number;
+  concurrency: number;
+  warmupProofs: number;
+  resubmit: number;
+  maxConsecutiveUnavailable: number;
+  readyTimeoutMs: number;
+  clock: Clock;
+  logger: Logger;
+}
+
+const kindByWire: Record<number, ProofKind> = { 1: "porep", 2: "snap", 3: "wpost", 4: "winning" };
+
+function wholeNumber(
+  name: string,
+  value: number | undefined,
+  fallback: number,
+  min: number,
+  hint: string,
+): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < min)
+    throw new InvalidInputError(`${name} must be a whole number >= ${min}, got ${String(value)}`, hint);
+  return value;
+}
+
+/** Fills defaults and rejects bad options before any daemon work. */
+export function resolveBenchmarkOptions(options: BenchmarkOptions): ResolvedBenchmarkOptions {
+  const wireKind = Number((options.request as { proofKind?: number }).proofKind ?? 0);
+  const kind = options.kind ?? kindByWire[wireKind];
+  if (kind === undefined || !proofKinds.includes(kind)) {
+    throw new InvalidInputError(
+      `unknown proof kind ${String(options.kind ?? wireKind)}`,
+      `use one of ${proofKinds.join(", ")} and build the request with @cuzkit/client's request builders`,
+    );
+  }
+  const count = wholeNumber("count", options.count, 12, 1, "give the number of timed proofs, such as 12");
+  const concurrency = wholeNumber(
+    "concurrency",
+    options.concurrency,
+    1,
+    1,
+    "give at least 1 proof in flight (cuzkit tune suggests one)",
+  );
+  const warmup = options.warmup ?? "auto";
+  const warmupProofs =
+    warmup === "auto"
+      ? 1
+      : warmup === "none"
+        ? 0
+        : wholeNumber("warmup", warmup, 1, 0, 'give "auto", "none" or a number of proofs');
+  const vanilla = (options.request as { vanillaProof?: Uint8Array }).vanillaProof;
+  if (vanilla && vanilla.byteLength > daemonMaxMessageBytes) {
+    throw new InvalidInputError(
+      `the proof input is ${(vanilla.byteLength / 2 ** 20).toFixed(1)} MiB, over the daemon's 128 MiB message cap`,
+      "check the input file; a 32 GiB PoRep C1 output is about 51 MB",
+    );
+  }
+  if (options.minProofsPerHour !== undefined && !(options.minProofsPerHour > 0)) {
+    throw new InvalidInputError(
+      `minProofsPerHour must be positive, got ${options.minProofsPerHour}`,
+      "give a threshold such as 30",
+    );
+  }
+  return {
+    ...options,
+    kind,
+    count,
+    concurrency,
+    warmupProofs,
+    resubmit: wholeNumber("resubmit", options.resubmit, 1, 0, "give a count of resubmissions, such as 1"),
+    maxConsecutiveUnavailable: wholeNumber(
+      "maxConsecutiveUnavailable",
+      options.maxConsecutiveUnavailable,
+      3,
+      1,
+      "give at least 1",
+    ),
+    readyTimeoutMs: wholeNumber("readyTimeoutMs", options.readyTimeoutMs, 600_000, 1, "give a time in ms"),
+    clock: options.clock ?? systemClock,
+    logger: options.logger ?? silentLogger,
+  };
+}

@@ -1,0 +1,119 @@
+import type { Writable } from "node:stream";
+import cliProgress from "cli-progress";
+
+/** Counts at one moment of a run, passed with every event. */
+export interface ProgressSnapshot {
+  /** Timed proofs asked for. */
+  total: number;
+  /** Timed proofs completed. */
+  done: number;
+  /** Timed proofs failed. */
+  failed: number;
+  /** Proofs (warmup included) currently in flight. */
+  inFlight: number;
+  /** Completed timed proofs per hour so far. */
+  ratePerHour: number;
+  /** Estimated ms until the timed batch ends, when known. */
+  etaMs: number | undefined;
+}
+
+/** What a benchmark run reports as it goes. */
+export type BenchmarkEvent =
+  | {
+      type: "phase";
+      phase: "starting-daemon" | "warmup" | "restarting-daemon" | "timed" | "done";
+      message: string;
+    }
+  | { type: "proof-started"; index: number; warmup: boolean }
+  | { type: "proof-completed"; index: number; warmup: boolean; wallMs: number }
+  | { type: "proof-failed"; index: number; warmup: boolean; code: string; message: string }
+  | { type: "recovery"; index: number; step: string; message: string }
+  | { type: "daemon-exit"; message: string };
+
+/** Receives events and snapshots; returned by {@link createProgressOutput}. */
+export interface ProgressOutput {
+  update(event: BenchmarkEvent, snapshot: ProgressSnapshot): void;
+  /** Stops a live bar and leaves the terminal clean. */
+  finish(): void;
+}
+
+const secondsText = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+/** One plain line for an event, or undefined for events not worth a line. */
+export function formatProgressLine(event: BenchmarkEvent, s: ProgressSnapshot): string | undefined {
+  const counts = `[${s.done + s.failed}/${s.total}]`;
+  switch (event.type) {
+    case "phase":
+      return `== ${event.message}`;
+    case "proof-started":
+      return undefined;
+    case "proof-completed":
+      return event.warmup
+        ? `warmup proof completed in ${secondsText(event.wallMs)}`
+        : `${counts} proof ${event.index} completed in ${secondsText(event.wallMs)} (${s.ratePerHour.toFixed(1)} proofs/hour, ${s.inFlight} in flight)`;
+    case "proof-failed":
+      return event.warmup
+        ? `warmup proof failed: ${event.code}: ${event.message}`
+        : `${counts} proof ${event.index} FAILED: ${event.code}: ${event.message}`;
+    case "recovery":
+      return `   proof ${event.index}: ${event.step}: ${event.message}`;
+    case "daemon-exit":
+      return `!! daemon exited: ${event.message}`;
+  }
+}
+
+/**
+ * A live progress bar (done/failed/in flight, rate, ETA) when `stream` is a terminal, and one
+ * plain line per notable event otherwise (logs, CI, pipes).
+ */
+export function createProgressOutput(stream: Writable & { isTTY?: boolean }, total: number): ProgressOutput {
+  if (!stream.isTTY) {
+    return {
+      update(event, snapshot) {
+        const line = formatProgressLine(event, snapshot);
+        if (line !== undefined) stream.write(`${line}\n`);
+      },
+      finish() {},
+    };
+  }
+  const bar = new cliProgress.SingleBar(
+    {
+      stream: stream as NodeJS.WritableStream,
+      format:
+        " {bar} {value}/{total} done | {failed} failed | {inFlight} in flight | {rate} proofs/h | ETA {etaText}",
+      hideCursor: true,
+      clearOnComplete: false,
+    },
+    cliProgress.Presets.shades_classic,
+  );
+  let started = false;
+  return {
+    update(event, snapshot) {
+      const payload = {
+        failed: snapshot.failed,
+        inFlight: snapshot.inFlight,
+        rate: snapshot.ratePerHour.toFixed(1),
+        etaText: snapshot.etaMs === undefined ? "-" : secondsText(snapshot.etaMs),
+      };
+      if (
+        event.type === "phase" ||
+        event.type === "daemon-exit" ||
+        (event.type === "proof-failed" && event.warmup)
+      ) {
+        // Messages go above the bar.
+        // Messages go above the bar: clear its line, print, and let the next update redraw it.
+        const line = formatProgressLine(event, snapshot);
+        if (line) stream.write(`${started ? "\r\x1b[2K" : ""}${line}\n`);
+      }
+      if (event.type === "phase" && event.phase === "timed" && !started) {
+        bar.start(total, 0, payload);
+        started = true;
+        return;
+      }
+      if (started) bar.update(snapshot.done + snapshot.failed, payload);
+    },
+    finish() {
+      if (started) bar.stop();
+    },
+  };
+}

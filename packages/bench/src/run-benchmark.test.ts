@@ -1,0 +1,175 @@
+import { porepRequest } from "@cuzkit/client";
+import { InvalidInputError } from "@cuzkit/core";
+import { createSyntheticC1, type SimDaemon, startSimDaemon } from "@cuzkit/sim";
+import { afterEach, describe, expect, it } from "vitest";
+import type { BenchmarkEvent, ProgressSnapshot } from "./progress.js";
+import { verdictExitCode } from "./report.js";
+import { runBenchmark } from "./run-benchmark.js";
+
+let sim: SimDaemon | undefined;
+afterEach(async () => {
+  await sim?.stop();
+  sim = undefined;
+});
+
+const request = async () => porepRequest({ c1: createSyntheticC1(), minerId: 1000, sectorNumber: 1 });
+// Short reconnect budget so a dead daemon is given up on in about a second.
+const fastClient = {
+  reconnect: { initialDelayMs: 20, maxDelayMs: 100, giveUpAfterMs: 1_000, probeTimeoutMs: 500 },
+};
+
+describe("runBenchmark against the simulator", () => {
+  it("runs warmup plus a timed batch and reports throughput over the timed window only", async () => {
+    // The model's first proof is cold (parameter load, no PCE): much slower than the rest.
+    sim = await startSimDaemon({ timeScale: 0.002 });
+    const events: BenchmarkEvent[] = [];
+    const report = await runBenchmark({
+      address: sim.address,
+      request: await request(),
+      count: 4,
+      concurrency: 2,
+      onProgress: (event) => events.push(event),
+    });
+    expect(report.schema).toBe("cuzkit.bench.report/v1");
+    expect(report.completed).toBe(4);
+    expect(report.failed).toBe(0);
+    expect(report.warmup).toMatchObject({ proofs: 1, completed: 1 });
+    expect(report.warmup.durationMs).toBeGreaterThan(0);
+    expect(report.proofsPerHour).toBeCloseTo((4 * 3_600_000) / report.timedWindowMs, 6);
+    // The warmup was slower than the whole timed batch's average: including it would lower the rate.
+    const totalMs = Date.parse(report.finishedAt) - Date.parse(report.startedAt);
+    expect(report.timedWindowMs).toBeLessThan(totalMs - report.warmup.durationMs + 1);
+    expect(report.wallTime.count).toBe(4);
+    expect(report.daemonTimings.synthesisSum.p50Ms).toBeGreaterThan(0);
+    expect(report.verdict.status).toBe("met");
+    expect(verdictExitCode(report.verdict)).toBe(0);
+    expect(sim.stats().proofsCompleted).toBe(5);
+    expect(Object.values(sim.stats().submissionsByRequestId).every((n) => n === 1)).toBe(true);
+    expect(events.filter((e) => e.type === "phase").map((e) => (e as { phase: string }).phase)).toEqual([
+      "warmup",
+      "timed",
+      "done",
+    ]);
+    expect(JSON.parse(JSON.stringify(report))).toEqual(report);
+  });
+
+  it("gives a 'below' verdict and exit code 2 under the threshold", async () => {
+    sim = await startSimDaemon({ proofTimeMs: 20 });
+    const report = await runBenchmark({
+      address: sim.address,
+      request: await request(),
+      count: 2,
+      warmup: "none",
+      minProofsPerHour: 10_000_000,
+    });
+    expect(report.verdict.status).toBe("below");
+    expect(verdictExitCode(report.verdict)).toBe(2);
+  });
+
+  it("finishes with a failed verdict when every proof fails, naming the daemon's message", async () => {
+    sim = await startSimDaemon({
+      proofTimeMs: 5,
+      faults: { failNextProofs: { count: 100, message: "partition 3 synthesis failed: boom" } },
+    });
+    const report = await runBenchmark({
+      address: sim.address,
+      request: await request(),
+      count: 3,
+      concurrency: 3,
+    });
+    expect(report.completed).toBe(0);
+    expect(report.failed).toBe(3);
+    expect(report.failures.map((f) => f.code)).toEqual([
+      "PROOF_FAILED",
+      "PROOF_FAILED",
+      "PROOF_FAILED",
+      "PROOF_FAILED",
+    ]);
+    expect(report.failures[0]?.message).toMatch(/partition 3 synthesis failed: boom/);
+    expect(report.verdict.status).toBe("failed");
+    expect(verdictExitCode(report.verdict)).toBe(1);
+  });
+
+  it("classifies an OOM kill mid-batch and stops with a verdict instead of hanging", async () => {
+    sim = await startSimDaemon({ proofTimeMs: 200, faults: { crashAfterProofs: 2 } });
+    const report = await runBenchmark({
+      address: sim.address,
+      request: await request(),
+      count: 6,
+      concurrency: 2,
+      warmup: "none",
+      client: fastClient,
+    });
+    expect(report.completed).toBe(2);
+    expect(report.failed).toBe(4);
+    expect(report.failures.length).toBeGreaterThan(0);
+    expect(report.failures[0]?.hint).toMatch(/OOM/i);
+    expect(report.verdict.status).toBe("failed");
+  });
+
+  it("detects a frozen daemon through keepalive and stops", async () => {
+    sim = await startSimDaemon({ proofTimeMs: 50, faults: { stallAfterProofs: 1 } });
+    const report = await runBenchmark({
+      address: sim.address,
+      request: await request(),
+      count: 4,
+      concurrency: 1,
+      warmup: "none",
+      client: { ...fastClient, keepalive: { pingIntervalMs: 100, pingTimeoutMs: 100 } },
+    });
+    expect(report.completed).toBe(1);
+    expect(report.failures.map((f) => f.code)).toContain("DAEMON_UNAVAILABLE");
+    expect(report.verdict.status).toBe("failed");
+    expect(report.verdict.reason).toMatch(/unreachable/);
+  });
+
+  it("reports progress counts as it goes", async () => {
+    sim = await startSimDaemon({ proofTimeMs: 5 });
+    const snapshots: ProgressSnapshot[] = [];
+    await runBenchmark({
+      address: sim.address,
+      request: await request(),
+      count: 3,
+      warmup: "none",
+      onProgress: (event, snapshot) => {
+        if (event.type === "proof-completed") snapshots.push(snapshot);
+      },
+    });
+    expect(snapshots.map((s) => s.done)).toEqual([1, 2, 3]);
+    expect(snapshots.at(-1)?.ratePerHour).toBeGreaterThan(0);
+  });
+
+  it("stops when the caller aborts", async () => {
+    sim = await startSimDaemon({ proofTimeMs: 10_000 });
+    const controller = new AbortController();
+    const running = runBenchmark({
+      address: sim.address,
+      request: await request(),
+      count: 2,
+      warmup: "none",
+      signal: controller.signal,
+    });
+    setTimeout(() => controller.abort(), 100);
+    const report = await running;
+    expect(report.verdict).toMatchObject({ status: "failed", reason: "aborted by the caller" });
+    expect(report.failures[0]?.code).toBe("BENCHMARK_STOPPED");
+  });
+
+  it.each([
+    ["concurrency 0", { concurrency: 0 }, /concurrency/],
+    ["count 1.5", { count: 1.5 }, /count/],
+    ["an unknown proof kind", { kind: "stark" as never }, /unknown proof kind/],
+    ["a negative threshold", { minProofsPerHour: -1 }, /minProofsPerHour/],
+  ])("rejects %s before any daemon work", async (_name, bad, message) => {
+    sim = await startSimDaemon({ proofTimeMs: 5 });
+    await expect(runBenchmark({ address: sim.address, request: await request(), ...bad })).rejects.toThrow(
+      message,
+    );
+    expect(sim.stats().connections).toBe(0);
+  });
+
+  it("rejects an input over the daemon's 128 MiB cap before any daemon work", async () => {
+    const huge = { proofKind: 1, vanillaProof: new Uint8Array(128 * 1024 * 1024 + 1) };
+    await expect(runBenchmark({ address: "127.0.0.1:9", request: huge })).rejects.toThrow(InvalidInputError);
+  });
+});
