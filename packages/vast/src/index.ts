@@ -1,1 +1,65 @@
-export {};
+// @cuzkit/vast: a typed, safe Vast.ai API client.
+export type { VastSshKey, VastUser } from "./account.js";
+export { checkPublicKey } from "./account.js";
+export {
+  type ApiKeyResolution,
+  type ApiKeySearch,
+  type ApiKeySource,
+  apiKeyFiles,
+  resolveApiKey,
+} from "./api-key.js";
+export { backoffDelayMs } from "./backoff.js";
+export type { CallOptions } from "./call.js";
+export { classifyResponse } from "./classify.js";
+export { createVastClient, type VastClient } from "./client.js";
+export { defaultEndpointLimits, type EndpointLimit, type VastEndpointName } from "./endpoints.js";
+export * from "./errors.js";
+export type { CreatedInstance, ListInstancesOptions } from "./instance-api.js";
+export {
+  buildCreateInstanceRequest,
+  type CreateInstanceOptions,
+  type CreateInstanceRequest,
+  generateLabel,
+  type PortBinding,
+  redactCreateBody,
+  terminalFailureStatuses,
+  type VastInstance,
+  type VastInstanceStatus,
+  type VastRuntype,
+} from "./instances.js";
+export { defaultLogOptions, type GetLogsOptions } from "./logs.js";
+export {
+  buildOfferQuery,
+  type Condition,
+  defaultDiskGb,
+  type OfferDefaults,
+  type OfferField,
+  type OfferFilters,
+  type OfferQuery,
+  type OfferQueryBody,
+  type OfferType,
+  offerFields,
+  type QueryOperator,
+} from "./offer-query.js";
+export { normaliseOffer, offerHardware, type VastOffer } from "./offers.js";
+export {
+  defaultCreateRecovery,
+  defaultRetry,
+  defaultTimeoutMs,
+  defaultVastBaseUrl,
+  type ResolvedVastOptions,
+  resolveVastOptions,
+  type VastClientOptions,
+  type VastCreateRecoveryOptions,
+  type VastRateLimitOptions,
+  type VastRetryOptions,
+} from "./options.js";
+export { redactedMarker } from "./redact.js";
+export {
+  type FakeVastServer,
+  type FakeVastServerOptions,
+  type ScriptedFailure,
+  startFakeVastServer,
+} from "./testing/fake-vast-server.js";
+export { vastGbToBytes, vastGigabyteBytes, vastMbToBytes, vastMegabyteBytes } from "./units.js";
+export { defaultWaitOptions, type WaitForStatusOptions } from "./wait.js";

@@ -1,0 +1,241 @@
+import { CuzkitError } from "@cuzkit/core";
+
+/** What every Vast.ai error carries besides code, message, hint and retryable. */
+export interface VastErrorDetails {
+  /** Method and path of the call, without query string: `PUT /api/v0/asks/123/`. */
+  endpoint: string;
+  /** HTTP status, when a response arrived. */
+  status?: number;
+  /** The server's `msg` (or `message`/`detail`/plain-text body), with secrets removed. */
+  serverMessage?: string;
+  /** The server's machine code (`error` field), such as `no_such_ask` or `auth_error`. */
+  serverError?: string;
+  /** Overrides the class's default hint. */
+  hint?: string;
+  /** Overrides the class's default retryable flag. */
+  retryable?: boolean;
+  /** The underlying error (already sanitised: no secrets). */
+  cause?: unknown;
+}
+
+/**
+ * Base class of every error from a Vast.ai call. Branch on the subclass or on `code`; both
+ * are stable. Nothing in it ever holds the API key.
+ */
+export class VastApiError extends CuzkitError {
+  /** Method and path of the call, without query string. */
+  readonly endpoint: string;
+  /** HTTP status, when a response arrived. */
+  readonly status: number | undefined;
+  /** The server's message, secrets removed. */
+  readonly serverMessage: string | undefined;
+  /** The server's machine code (`error` field). */
+  readonly serverError: string | undefined;
+
+  constructor(code: string, message: string, details: VastErrorDetails, defaults: ErrorDefaults = {}) {
+    super(code, message, {
+      hint: details.hint ?? defaults.hint ?? "",
+      retryable: details.retryable ?? defaults.retryable ?? false,
+      cause: details.cause,
+    });
+    this.endpoint = details.endpoint;
+    this.status = details.status;
+    this.serverMessage = details.serverMessage;
+    this.serverError = details.serverError;
+  }
+}
+
+interface ErrorDefaults {
+  hint?: string;
+  retryable?: boolean;
+}
+
+const keyHowTo =
+  "set VAST_API_KEY, or save the key with `vastai set api-key KEY` (it writes $XDG_CONFIG_HOME/vastai/vast_api_key, " +
+  "default ~/.config/vastai/vast_api_key); cuzkit never takes the key as a command-line flag";
+
+/** No API key in the options, VAST_API_KEY, or the key files. Raised at the first call that needs one. */
+export class VastMissingApiKeyError extends VastApiError {
+  constructor(endpoint: string, searched: readonly string[]) {
+    super(
+      "VAST_NO_API_KEY",
+      `no Vast.ai API key found (looked in: ${searched.join(", ")})`,
+      { endpoint },
+      { hint: keyHowTo },
+    );
+  }
+}
+
+/** 401/403, or the 404 "Invalid user key" / `auth_error` some endpoints send for a bad key. */
+export class VastAuthError extends VastApiError {
+  constructor(message: string, details: VastErrorDetails) {
+    super("VAST_AUTH", message, details, {
+      hint: `check the API key (wrong, revoked, or missing a permission such as instance_write): ${keyHowTo}`,
+    });
+  }
+}
+
+/** 404 for an id that does not exist (or no longer does). */
+export class VastNotFoundError extends VastApiError {
+  constructor(message: string, details: VastErrorDetails) {
+    super("VAST_NOT_FOUND", message, details, {
+      hint: "check the id; the instance may have been destroyed (list yours with `cuzkit vast instances`)",
+    });
+  }
+}
+
+/** Create failed because the offer is gone (404/410, `no_such_ask`, "no longer available"). */
+export class VastOfferGoneError extends VastApiError {
+  constructor(message: string, details: VastErrorDetails) {
+    super("VAST_OFFER_GONE", message, details, {
+      hint: "the offer was rented or withdrawn: search again (`cuzkit vast offers`) and pick another; do not retry the same offer",
+    });
+  }
+}
+
+/** 410 on an endpoint Vast.ai has retired (such as the v0 instance list). */
+export class VastEndpointGoneError extends VastApiError {
+  constructor(message: string, details: VastErrorDetails) {
+    super("VAST_ENDPOINT_GONE", message, details, {
+      hint: "Vast.ai retired this endpoint; upgrade @cuzkit/vast",
+    });
+  }
+}
+
+/** 400, 483 and other 4xx: the request was invalid (`invalid_args`, `invalid_price`, ...). */
+export class VastBadRequestError extends VastApiError {
+  constructor(message: string, details: VastErrorDetails) {
+    super("VAST_BAD_REQUEST", message, details, {
+      hint: "Vast.ai rejected the arguments; read its message and fix the request",
+    });
+  }
+}
+
+/** 411 (or 402): the account lacks credit. */
+export class VastInsufficientCreditError extends VastApiError {
+  constructor(message: string, details: VastErrorDetails) {
+    super("VAST_INSUFFICIENT_CREDIT", message, details, {
+      hint: "add credit to the Vast.ai account (https://cloud.vast.ai/billing/), then try again",
+    });
+  }
+}
+
+/** 429: too many calls to this endpoint. Vast.ai sends no Retry-After. */
+export class VastRateLimitedError extends VastApiError {
+  constructor(message: string, details: VastErrorDetails) {
+    super("VAST_RATE_LIMITED", message, details, {
+      retryable: true,
+      hint: "Vast.ai limits calls per endpoint and key; wait a few seconds, or raise rateLimit minIntervalMs",
+    });
+  }
+}
+
+/** 5xx. 502/503/504 are retryable; 500 is not (it has been a deterministic server bug). */
+export class VastServerError extends VastApiError {
+  constructor(message: string, details: VastErrorDetails) {
+    super("VAST_SERVER_ERROR", message, details, {
+      retryable: details.status !== 500,
+      hint: "Vast.ai had a server problem; try again later",
+    });
+  }
+}
+
+/** A 2xx whose body says `success: false`. */
+export class VastUnsuccessfulError extends VastApiError {
+  constructor(message: string, details: VastErrorDetails) {
+    super("VAST_UNSUCCESSFUL", message, details, {
+      hint: "Vast.ai answered but refused the operation; read its message",
+    });
+  }
+}
+
+/** A body that is not JSON, or not of the documented shape. */
+export class VastMalformedResponseError extends VastApiError {
+  constructor(message: string, details: VastErrorDetails) {
+    super("VAST_MALFORMED_RESPONSE", message, details, {
+      hint: "the API answered in an unexpected shape (it may have changed); report it with the endpoint name",
+    });
+  }
+}
+
+/** A 3xx or other status with no meaning here. */
+export class VastUnexpectedStatusError extends VastApiError {
+  constructor(message: string, details: VastErrorDetails) {
+    super("VAST_UNEXPECTED_STATUS", message, details, {
+      hint: "check VAST_URL (it should be https://console.vast.ai) and keep trailing slashes on paths",
+    });
+  }
+}
+
+/** The connection failed (refused, reset, DNS) before a response arrived. */
+export class VastNetworkError extends VastApiError {
+  constructor(message: string, details: VastErrorDetails) {
+    super("VAST_NETWORK", message, details, {
+      retryable: true,
+      hint: "check the network and VAST_URL; reads are retried automatically",
+    });
+  }
+}
+
+/** No response within `timeoutMs`. */
+export class VastTimeoutError extends VastApiError {
+  constructor(message: string, details: VastErrorDetails) {
+    super("VAST_TIMEOUT", message, details, {
+      retryable: true,
+      hint: "Vast.ai did not answer in time; try again, or raise timeoutMs",
+    });
+  }
+}
+
+/** The caller's AbortSignal fired. */
+export class VastAbortedError extends VastApiError {
+  constructor(message: string, details: VastErrorDetails) {
+    super("VAST_ABORTED", message, details, { hint: "the call was cancelled by its caller" });
+  }
+}
+
+/**
+ * A create failed ambiguously (network error, timeout, 5xx) and no instance with its label
+ * was found afterwards: it may or may not have been rented. Never retried automatically.
+ */
+export class VastCreateUncertainError extends VastApiError {
+  /** The unique label the create used; look for it before renting again. */
+  readonly label: string;
+  constructor(message: string, label: string, details: VastErrorDetails) {
+    super("VAST_CREATE_UNCERTAIN", message, details, {
+      hint: `the rental may or may not have happened: check with \`cuzkit vast instances --label ${label}\` before renting again, and destroy any duplicate`,
+    });
+    this.label = label;
+  }
+}
+
+/** An instance reached a state it will not recover from (exited, unknown, offline) or vanished. */
+export class VastInstanceFailedError extends VastApiError {
+  /** The instance's `actual_status` when it failed (null when it vanished). */
+  readonly actualStatus: string | null;
+  constructor(message: string, actualStatus: string | null, details: VastErrorDetails) {
+    super("VAST_INSTANCE_FAILED", message, details, {
+      hint: "destroy the instance (`cuzkit vast destroy ID`) and rent another offer; status_msg says why it failed",
+    });
+    this.actualStatus = actualStatus;
+  }
+}
+
+/** waitForStatus ran out of time. */
+export class VastWaitTimeoutError extends VastApiError {
+  constructor(message: string, details: VastErrorDetails) {
+    super("VAST_WAIT_TIMEOUT", message, details, {
+      hint: "the instance is still starting (large images can take long); check `cuzkit vast show ID`, or destroy it and rent another",
+    });
+  }
+}
+
+/** The log file behind `result_url` was not ready within `pollTimeoutMs`. */
+export class VastLogsTimeoutError extends VastApiError {
+  constructor(message: string, details: VastErrorDetails) {
+    super("VAST_LOGS_TIMEOUT", message, details, {
+      retryable: true,
+      hint: "the logs were not ready in time; try again, or raise pollTimeoutMs",
+    });
+  }
+}

@@ -1,0 +1,203 @@
+import { homedir } from "node:os";
+import {
+  type Clock,
+  InvalidInputError,
+  type Logger,
+  realSleep,
+  type Sleep,
+  silentLogger,
+  systemClock,
+} from "@cuzkit/core";
+import { defaultEndpointLimits, type EndpointLimit, type VastEndpointName } from "./endpoints.js";
+
+/** The public API host, used when neither `baseUrl` nor `VAST_URL` is set. */
+export const defaultVastBaseUrl = "https://console.vast.ai";
+
+/** Backoff for retried calls (idempotent calls only; never an instance create). */
+export interface VastRetryOptions {
+  /** Retries after the first attempt. Default 4 (5 attempts). */
+  retries?: number;
+  /** Delay before the first retry, in ms. Default 1000. */
+  minDelayMs?: number;
+  /** Cap on any one delay, in ms. Default 30000. */
+  maxDelayMs?: number;
+  /** Growth factor per retry. Default 2. */
+  factor?: number;
+  /** Jitter as a fraction of the delay: the delay is scaled by a random value in [1 - jitter, 1 + jitter]. Default 0.2. */
+  jitter?: number;
+}
+
+/** Client-side spacing of calls, so polling a fleet does not earn 429s. */
+export interface VastRateLimitOptions {
+  /** Overrides for every endpoint (minIntervalMs, concurrency). Defaults: see `defaultEndpointLimits`. */
+  all?: Partial<EndpointLimit>;
+  /** Overrides for named endpoints; applied after `all`. */
+  endpoints?: Partial<Record<VastEndpointName, Partial<EndpointLimit>>>;
+}
+
+/** Options of `createVastClient`. Every one is optional. */
+export interface VastClientOptions {
+  /** The API key. Default: `VAST_API_KEY`, then the CLI's key files (see README). Never put it in a URL. */
+  apiKey?: string;
+  /** API host. Default: `VAST_URL`, else https://console.vast.ai. */
+  baseUrl?: string;
+  /** Environment to read VAST_API_KEY, VAST_URL and XDG_CONFIG_HOME from. Default `process.env`. */
+  env?: Record<string, string | undefined>;
+  /** Home directory for the key files. Default `os.homedir()`. */
+  homeDir?: string;
+  /** The fetch implementation. Default `globalThis.fetch`. */
+  fetch?: typeof fetch;
+  /** Retry policy, or `false` for none. Defaults in VastRetryOptions. */
+  retry?: VastRetryOptions | false;
+  /** Per-endpoint spacing and concurrency, or `false` to disable. Defaults in `defaultEndpointLimits`. */
+  rateLimit?: VastRateLimitOptions | false;
+  /** Where debug/warn lines go (secrets removed). Default: silent. */
+  logger?: Logger;
+  /** Clock for deadlines and spacing. Default: the wall clock. */
+  clock?: Clock;
+  /** Sleep for backoff, spacing and polling. Default: a real timer. */
+  sleep?: Sleep;
+  /** Random source in [0, 1) for jitter and generated labels. Default `Math.random`. */
+  random?: () => number;
+  /** Timeout of one HTTP attempt (headers and body), in ms. Default 60000. */
+  timeoutMs?: number;
+  /** User-Agent header. Default `cuzkit-vast/0.1`. */
+  userAgent?: string;
+  /** After an ambiguous create failure, how to look the instance up by label. Defaults in `defaultCreateRecovery`. */
+  createRecovery?: VastCreateRecoveryOptions;
+}
+
+/** The label look-up after an ambiguous create (network error, timeout, 5xx, unreadable answer). */
+export interface VastCreateRecoveryOptions {
+  /** Look-ups through the v1 list before giving up. Default 3. */
+  attempts?: number;
+  /** Wait before each look-up, in ms, so the server can finish the create. Default 2000. */
+  delayMs?: number;
+}
+
+/** Defaults of the create recovery. */
+export const defaultCreateRecovery: Readonly<Required<VastCreateRecoveryOptions>> = {
+  attempts: 3,
+  delayMs: 2000,
+};
+
+/** Every option resolved to a value. */
+export interface ResolvedVastOptions {
+  apiKey: string | undefined;
+  baseUrl: string;
+  env: Record<string, string | undefined>;
+  homeDir: string;
+  fetch: typeof fetch;
+  retry: Required<VastRetryOptions> | false;
+  limits: Record<VastEndpointName, EndpointLimit> | false;
+  logger: Logger;
+  clock: Clock;
+  sleep: Sleep;
+  random: () => number;
+  timeoutMs: number;
+  userAgent: string;
+  createRecovery: Required<VastCreateRecoveryOptions>;
+}
+
+/** Defaults of the retry policy. */
+export const defaultRetry: Readonly<Required<VastRetryOptions>> = {
+  retries: 4,
+  minDelayMs: 1000,
+  maxDelayMs: 30_000,
+  factor: 2,
+  jitter: 0.2,
+};
+
+/** Default timeout of one HTTP attempt, in ms. */
+export const defaultTimeoutMs = 60_000;
+
+/** Fills every default in one place and checks values. Throws InvalidInputError. */
+export function resolveVastOptions(options: VastClientOptions = {}): ResolvedVastOptions {
+  const env = options.env ?? process.env;
+  const baseUrl = normaliseBaseUrl(options.baseUrl ?? (env.VAST_URL?.trim() || defaultVastBaseUrl));
+  const timeoutMs = options.timeoutMs ?? defaultTimeoutMs;
+  if (!(timeoutMs > 0))
+    throw new InvalidInputError(
+      `timeoutMs must be positive, got ${timeoutMs}`,
+      "give a timeout in ms, such as 60000",
+    );
+  let retry: Required<VastRetryOptions> | false = false;
+  if (options.retry !== false) {
+    retry = { ...defaultRetry, ...stripUndefined(options.retry ?? {}) };
+    if (!Number.isInteger(retry.retries) || retry.retries < 0) {
+      throw new InvalidInputError(
+        `retry.retries must be a whole number >= 0, got ${retry.retries}`,
+        "such as 4",
+      );
+    }
+    if (retry.jitter < 0 || retry.jitter > 1) {
+      throw new InvalidInputError(`retry.jitter must be within 0..1, got ${retry.jitter}`, "such as 0.2");
+    }
+  }
+  let limits: Record<VastEndpointName, EndpointLimit> | false = false;
+  if (options.rateLimit !== false) {
+    const custom = options.rateLimit ?? {};
+    limits = { ...defaultEndpointLimits };
+    for (const name of Object.keys(limits) as VastEndpointName[]) {
+      const merged = {
+        ...limits[name],
+        ...stripUndefined(custom.all ?? {}),
+        ...stripUndefined(custom.endpoints?.[name] ?? {}),
+      };
+      if (!(merged.concurrency >= 1) || !(merged.minIntervalMs >= 0)) {
+        throw new InvalidInputError(
+          `bad rate limit for ${name}: concurrency ${merged.concurrency}, minIntervalMs ${merged.minIntervalMs}`,
+          "concurrency must be >= 1 and minIntervalMs >= 0",
+        );
+      }
+      limits[name] = merged;
+    }
+  }
+  const fetchImpl = options.fetch ?? globalThis.fetch;
+  return {
+    apiKey: options.apiKey,
+    baseUrl,
+    env,
+    homeDir: options.homeDir ?? homedir(),
+    fetch: fetchImpl,
+    retry,
+    limits,
+    logger: options.logger ?? silentLogger,
+    clock: options.clock ?? systemClock,
+    sleep: options.sleep ?? realSleep,
+    random: options.random ?? Math.random,
+    timeoutMs,
+    userAgent: options.userAgent ?? "cuzkit-vast/0.1",
+    createRecovery: { ...defaultCreateRecovery, ...stripUndefined(options.createRecovery ?? {}) },
+  };
+}
+
+function normaliseBaseUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch (cause) {
+    throw new InvalidInputError(
+      `invalid Vast.ai base URL "${text}"`,
+      "give an http(s) URL such as https://console.vast.ai",
+      cause,
+    );
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") {
+    throw new InvalidInputError(
+      `invalid Vast.ai base URL "${text}"`,
+      "use an http(s) URL such as https://console.vast.ai",
+    );
+  }
+  if (url.username || url.password || url.search) {
+    throw new InvalidInputError(
+      "the Vast.ai base URL must not carry credentials or a query",
+      "give only scheme, host and port",
+    );
+  }
+  return url.toString().replace(/\/+$/, "");
+}
+
+function stripUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
