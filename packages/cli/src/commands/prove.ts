@@ -1,0 +1,132 @@
+import { createCuzkClient, type ProveEvent } from "@cuzkit/client";
+import { createConsoleLogger, proofKindLabel } from "@cuzkit/core";
+import { Command } from "commander";
+import {
+  addrHelp,
+  intOption,
+  parseDurationMs,
+  resolveAddress,
+  secondsText,
+  writeFileAtomic,
+} from "../common.js";
+import type { CliIO } from "../io.js";
+import { addProofInputOptions, buildProofInput, type ProofInputFlags } from "../proof-input.js";
+
+interface ProveFlags extends ProofInputFlags {
+  addr?: string;
+  out?: string;
+  warmup?: boolean;
+  timeout?: number;
+  resubmit?: number;
+  json?: boolean;
+  verbose?: boolean;
+}
+
+function describe(event: ProveEvent): string | undefined {
+  switch (event.type) {
+    case "submitted":
+      return `submitted ${event.requestId}`;
+    case "connection-lost":
+      return `connection lost while ${event.phase === "submit" ? "submitting" : "waiting"}: ${event.error.code}`;
+    case "reconnecting":
+      return `reconnecting (probe ${event.probe}, next in ${event.delayMs} ms)`;
+    case "resumed":
+      return `re-attached to ${event.requestId}: the daemon still has the job`;
+    case "daemon-restarted":
+      return `the daemon restarted (${event.evidence}): the job is lost`;
+    case "resubmitted":
+      return `resubmitted as ${event.requestId}`;
+    default:
+      return undefined;
+  }
+}
+
+/** `cuzkit prove`: one proof through the resilient client; writes the proof bytes. */
+export function createProveCommand(io: CliIO): Command {
+  const command = new Command("prove")
+    .description(
+      "prove one proof and write the proof bytes (submit, then await with resume after a broken connection)",
+    )
+    .option("--addr <address>", addrHelp)
+    .option("--out <file>", "write the proof bytes here (written whole or not at all)");
+  addProofInputOptions(command)
+    .option("--warmup", "first proof after a start: use the long warmup deadline (60 min)")
+    .option(
+      "--timeout <duration>",
+      "deadline of the whole proof, e.g. 45m (default 30m, warmup 60m)",
+      parseDurationMs,
+    )
+    .option(
+      "--resubmit <n>",
+      "resubmit up to N times if the daemon restarts and loses the job (default: 0 for PoRep/Snap, 2 for PoSt)",
+      intOption(0),
+    )
+    .option("--json", "print the result as JSON (proof as hex)")
+    .option("--verbose", "log every client step")
+    .addHelpText(
+      "after",
+      `
+Examples:
+  cuzkit prove --addr 127.0.0.1:9820 --c1 /data/32gbench/c1.json --out proof.bin
+  cuzkit prove --addr unix:///run/curio/cuzk.sock --kind winning --vanilla winning.json --randomness 00..00
+  CUZK_ADDR=127.0.0.1:9820 cuzkit prove --synthetic --json     # against \`cuzkit sim\``,
+    )
+    .action(async (flags: ProveFlags) => {
+      const input = await buildProofInput(flags, io);
+      const client = createCuzkClient({
+        address: resolveAddress(flags.addr, io),
+        ...(flags.verbose
+          ? { logger: createConsoleLogger("debug", (line) => io.stderr.write(`${line}\n`)) }
+          : {}),
+      });
+      try {
+        io.stderr.write(
+          `proving ${proofKindLabel[input.kind]} from ${input.description} on ${client.address}\n`,
+        );
+        const result = await client.prove(input.request, {
+          ...(flags.warmup ? { warmup: true } : {}),
+          ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout }),
+          ...(flags.resubmit === undefined ? {} : { resubmit: flags.resubmit }),
+          onEvent: (event) => {
+            const line = describe(event);
+            if (line) io.stderr.write(`  ${line}\n`);
+          },
+        });
+        const written =
+          flags.out === undefined ? undefined : await writeFileAtomic(flags.out, result.proof, io);
+        if (flags.json) {
+          io.stdout.write(
+            `${JSON.stringify(
+              {
+                kind: result.kind,
+                jobId: result.jobId,
+                proofHex: Buffer.from(result.proof).toString("hex"),
+                proofBytes: result.proof.byteLength,
+                wallMs: result.wallMs,
+                timings: result.timings,
+                attempts: result.attempts,
+                resumes: result.resumes,
+                resubmits: result.resubmits,
+                ...(written ? { out: written } : {}),
+              },
+              null,
+              2,
+            )}\n`,
+          );
+        } else {
+          const t = result.timings;
+          io.stdout.write(
+            [
+              `completed ${result.jobId}: ${result.proof.byteLength} bytes of proof in ${secondsText(result.wallMs)}`,
+              `  daemon: total ${secondsText(t.totalMs)}, queue ${secondsText(t.queueWaitMs)}, synthesis ${secondsText(t.synthesisMs)} and GPU ${secondsText(t.gpuComputeMs)} (sums over partitions)`,
+              `  attempts ${result.attempts}, resumed ${result.resumes}, resubmitted ${result.resubmits}`,
+              written ? `  proof written to ${written}` : "  (no --out: proof not written)",
+            ].join("\n") + "\n",
+          );
+        }
+      } finally {
+        await client.close();
+      }
+    });
+  return command;
+}

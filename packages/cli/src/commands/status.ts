@@ -1,0 +1,128 @@
+import {
+  createCuzkClient,
+  type DaemonMetrics,
+  type DaemonStatus,
+  type DaemonStatusJson,
+  fetchStatusJson,
+} from "@cuzkit/client";
+import { formatBytes, proofKindLabel, proofKinds } from "@cuzkit/core";
+import Table from "cli-table3";
+import { Command } from "commander";
+import { addrHelp, resolveAddress } from "../common.js";
+import type { CliIO } from "../io.js";
+
+interface StatusFlags {
+  addr?: string;
+  statusUrl?: string;
+  json?: boolean;
+}
+
+const unknown = "unknown";
+const bytesOrUnknown = (bytes: number | undefined) => (bytes === undefined ? unknown : formatBytes(bytes));
+
+function duration(seconds: number): string {
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  return h > 0 ? `${h}h ${m}m` : `${m}m ${Math.floor(seconds % 60)}s`;
+}
+
+/** The readable form: GPUs, counters, per-kind metrics and the HTTP status view. */
+export function formatStatus(
+  address: string,
+  status: DaemonStatus,
+  metrics: DaemonMetrics,
+  json: DaemonStatusJson | undefined,
+): string {
+  const out: string[] = [
+    `daemon ${address}: up ${duration(status.uptimeSeconds)}, ${status.totalProofsCompleted} proofs completed, ${status.totalProofsFailed} failed`,
+  ];
+  const gpus = new Table({ head: ["GPU", "name", "VRAM total", "VRAM free", "workers", "current jobs"] });
+  for (const gpu of status.gpus) {
+    gpus.push([
+      gpu.ordinal,
+      gpu.name,
+      bytesOrUnknown(gpu.vramTotalBytes),
+      bytesOrUnknown(gpu.vramFreeBytes),
+      gpu.workers,
+      gpu.currentJobs.map((job) => `${job.jobId} (${job.proofKind})`).join(", ") || "-",
+    ]);
+  }
+  out.push(gpus.toString());
+  const kinds = new Table({ head: ["proof kind", "completed", "failed", "mean time (last <=1000)"] });
+  for (const kind of proofKinds) {
+    const m = metrics.byKind[kind];
+    if (!m) continue;
+    kinds.push([
+      proofKindLabel[kind],
+      m.completed ?? unknown,
+      m.failed ?? unknown,
+      m.meanDurationSeconds === undefined ? "-" : `${m.meanDurationSeconds.toFixed(1)} s`,
+    ]);
+  }
+  if (kinds.length > 0) out.push(kinds.toString());
+  out.push(
+    `running jobs ${metrics.runningJobs ?? unknown}, GPU workers ${metrics.gpuWorkers ?? unknown}, queue depth ${metrics.queueDepth ?? unknown}`,
+  );
+  if (status.loadedSrs.length > 0)
+    out.push(`preloaded parameters: ${status.loadedSrs.map((s) => s.circuitId).join(", ")}`);
+  if (json) {
+    if (json.memory) {
+      out.push(
+        `memory budget: ${formatBytes(json.memory.usedBytes)} used of ${formatBytes(json.memory.totalBytes)} (${formatBytes(json.memory.availableBytes)} available)`,
+      );
+    }
+    if (json.synthesis)
+      out.push(
+        `synthesizing partitions: ${json.synthesis.active} (budget allows ${json.synthesis.maxConcurrent})`,
+      );
+    for (const pipeline of json.pipelines ?? []) {
+      out.push(
+        `  pipeline ${pipeline.jobId} (${pipeline.proofKind}): ${pipeline.partitionsDone}/${pipeline.totalPartitions} partitions, started ${pipeline.startedSecsAgo.toFixed(0)} s ago`,
+      );
+    }
+  } else {
+    out.push(
+      "(pass --status-url http://HOST:9821/status for memory, pipelines and GPU workers: the gRPC status does not carry them)",
+    );
+  }
+  return `${out.join("\n")}\n`;
+}
+
+/** `cuzkit status`: gRPC status and metrics, plus the daemon's HTTP /status JSON when given. */
+export function createStatusCommand(io: CliIO): Command {
+  return new Command("status")
+    .description(
+      "show the daemon's status: GPUs (one row per GPU, not per worker), counters, metrics, memory",
+    )
+    .option("--addr <address>", addrHelp)
+    .option(
+      "--status-url <url>",
+      "the daemon's HTTP status endpoint (daemon.status_listen), e.g. http://127.0.0.1:9821/status",
+    )
+    .option("--json", "print everything as JSON")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  cuzkit status --addr 127.0.0.1:9820\n  cuzkit status --addr unix:///run/curio/cuzk.sock --status-url http://127.0.0.1:9821/status --json",
+    )
+    .action(async (flags: StatusFlags) => {
+      const client = createCuzkClient({ address: resolveAddress(flags.addr, io) });
+      try {
+        const [status, metrics, json] = await Promise.all([
+          client.getStatus(),
+          client.getMetrics(),
+          flags.statusUrl === undefined ? Promise.resolve(undefined) : fetchStatusJson(flags.statusUrl),
+        ]);
+        if (flags.json) {
+          const { raw: _rawStatus, ...statusView } = status;
+          const { families: _families, text: _text, ...metricsView } = metrics;
+          io.stdout.write(
+            `${JSON.stringify({ address: client.address, status: statusView, metrics: metricsView, statusJson: json ? { ...json, raw: undefined } : undefined }, null, 2)}\n`,
+          );
+        } else {
+          io.stdout.write(formatStatus(client.address, status, metrics, json));
+        }
+      } finally {
+        await client.close();
+      }
+    });
+}

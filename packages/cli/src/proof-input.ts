@@ -1,0 +1,149 @@
+import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import {
+  porepRequest,
+  type SubmitProofInput,
+  snapRequest,
+  windowPostRequest,
+  winningPostRequest,
+} from "@cuzkit/client";
+import { InvalidInputError, inspectC1, type ProofKind, parseProofKind, proofKinds } from "@cuzkit/core";
+import { createSyntheticC1 } from "@cuzkit/sim";
+import type { Command } from "commander";
+import { intOption } from "./common.js";
+import type { CliIO } from "./io.js";
+
+/** Flags that say what to prove, shared by `cuzkit prove` and `cuzkit bench`. */
+export interface ProofInputFlags {
+  kind: string;
+  c1?: string;
+  synthetic?: boolean;
+  vanilla?: string;
+  sectorNum: number;
+  minerId: number;
+  partition?: number;
+  randomness?: string;
+  commROld?: string;
+  commRNew?: string;
+  commDNew?: string;
+  registeredProof?: number;
+}
+
+/** A request ready to send, with what it is. */
+export interface BuiltProofInput {
+  kind: ProofKind;
+  request: SubmitProofInput;
+  inputBytes: number;
+  description: string;
+}
+
+/** Adds the proof-input flags (cuzk-bench's names) to a command. */
+export function addProofInputOptions(command: Command): Command {
+  return command
+    .option("--kind <kind>", "proof kind: porep, snap, wpost, winning (cuzk-bench aliases accepted)", "porep")
+    .option("--c1 <file>", "PoRep: the C1 output wrapper JSON (as cuzk-bench reads it)")
+    .option("--synthetic", "PoRep: send a small synthetic C1 input (only the simulator accepts it)")
+    .option(
+      "--vanilla <file>",
+      "Snap/PoSt: vanilla proofs, a JSON array of base64 strings (else the whole file is one proof)",
+    )
+    .option("--sector-num <n>", "sector number", intOption(0), 1)
+    .option("--miner-id <n>", "miner id (without f0)", intOption(0), 1000)
+    .option("--partition <n>", "WindowPoSt partition index", intOption(0), 0)
+    .option("--randomness <hex>", "PoSt randomness, 32 bytes of hex (default: zeros, like cuzk-bench)")
+    .option("--comm-r-old <hex>", "Snap: old CommR, 32 bytes of hex")
+    .option("--comm-r-new <hex>", "Snap: new CommR, 32 bytes of hex")
+    .option("--comm-d-new <hex>", "Snap: new CommD, 32 bytes of hex")
+    .option(
+      "--registered-proof <n>",
+      "registered proof number (default: Curio's 32 GiB value for the kind)",
+      intOption(0),
+    );
+}
+
+async function readInputFile(what: string, path: string, io: CliIO): Promise<Uint8Array> {
+  const full = resolve(io.cwd, path);
+  try {
+    const buffer = await readFile(full);
+    return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+  } catch (error) {
+    throw new InvalidInputError(
+      `cannot read the ${what} file ${full}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      `check the path given to --${what === "C1" ? "c1" : "vanilla"}`,
+      error,
+    );
+  }
+}
+
+/** Builds the request the flags describe; every mistake is an InvalidInputError before any daemon work. */
+export async function buildProofInput(flags: ProofInputFlags, io: CliIO): Promise<BuiltProofInput> {
+  const kind = parseProofKind(flags.kind);
+  if (kind === undefined)
+    throw new InvalidInputError(`unknown proof kind "${flags.kind}"`, `use one of ${proofKinds.join(", ")}`);
+  const zeros = "00".repeat(32);
+  const common = {
+    minerId: flags.minerId,
+    ...(flags.registeredProof === undefined ? {} : { registeredProof: flags.registeredProof }),
+  };
+  if (kind === "porep") {
+    if ((flags.c1 === undefined) === (flags.synthetic !== true)) {
+      throw new InvalidInputError(
+        "PoRep needs exactly one input: --c1 FILE or --synthetic",
+        "give the C1 output file with --c1 (or --synthetic against the simulator)",
+      );
+    }
+    const c1 =
+      flags.c1 === undefined
+        ? createSyntheticC1({ sectorNumber: flags.sectorNum })
+        : await readInputFile("C1", flags.c1, io);
+    const summary = inspectC1(c1);
+    return {
+      kind,
+      request: await porepRequest({ ...common, c1, sectorNumber: summary.sectorNumber }),
+      inputBytes: c1.byteLength,
+      description:
+        flags.c1 === undefined ? "synthetic C1 input" : `C1 ${flags.c1} (sector ${summary.sectorNumber})`,
+    };
+  }
+  if (flags.vanilla === undefined)
+    throw new InvalidInputError(
+      `${kind} needs --vanilla FILE`,
+      "give the vanilla proofs file (a JSON array of base64 strings)",
+    );
+  const vanilla = await readInputFile("vanilla", flags.vanilla, io);
+  const vanillaProofs = { path: resolve(io.cwd, flags.vanilla) };
+  const description = `vanilla proofs ${flags.vanilla}`;
+  if (kind === "snap") {
+    const missing = (["commROld", "commRNew", "commDNew"] as const).filter((key) => flags[key] === undefined);
+    if (missing.length > 0) {
+      throw new InvalidInputError(
+        `SnapDeals needs ${missing.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(", ")}`,
+        "give the commitments as 64 hex characters",
+      );
+    }
+    return {
+      kind,
+      request: await snapRequest({
+        ...common,
+        vanillaProofs,
+        sectorNumber: flags.sectorNum,
+        commROld: flags.commROld as string,
+        commRNew: flags.commRNew as string,
+        commDNew: flags.commDNew as string,
+      }),
+      inputBytes: vanilla.byteLength,
+      description,
+    };
+  }
+  const randomness = flags.randomness ?? zeros;
+  const request =
+    kind === "wpost"
+      ? await windowPostRequest({
+          ...common,
+          vanillaProofs,
+          randomness,
+          partitionIndex: flags.partition ?? 0,
+        })
+      : await winningPostRequest({ ...common, vanillaProofs, randomness });
+  return { kind, request, inputBytes: vanilla.byteLength, description };
+}
