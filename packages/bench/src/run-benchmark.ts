@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import { createCuzkClient, type ProofResult, type ProveEvent } from "@cuzkit/client";
 import { CuzkitError, toCuzkitError } from "@cuzkit/core";
 import { type BenchmarkOptions, resolveBenchmarkOptions } from "./options.js";
@@ -25,6 +26,8 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
   const startedAt = new Date();
   const inputBytes = (o.request as { vanillaProof?: Uint8Array }).vanillaProof?.byteLength ?? 0;
   const stop = new AbortController();
+  // Every proof in flight listens on this signal.
+  setMaxListeners(0, stop.signal);
   const onCallerAbort = () => stop.abort(new StopBenchmark("aborted by the caller"));
   o.signal?.addEventListener("abort", onCallerAbort, { once: true });
   if (o.signal?.aborted) onCallerAbort();
