@@ -1,0 +1,279 @@
+import { randomBytes } from "node:crypto";
+import { readFile, rename, unlink, writeFile } from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
+import {
+  type DaemonDialect,
+  daemonDialects,
+  formatBytes,
+  type HardwareSpec,
+  hardwareFrom,
+  InvalidInputError,
+  parseByteSize,
+  parseGpuList,
+  type WorkloadPreset,
+  workloadPresets,
+} from "@cuzkit/core";
+import {
+  checkConfig,
+  type DetectedHardware,
+  type DetectOptions,
+  defaultCurioCuzkAddress,
+  detectHardware,
+  emitCurio,
+  emitCuzkToml,
+  emitEnv,
+  emitJson,
+  emitText,
+  formatCheckText,
+  recommend,
+  type TuneOptions,
+  toTuneReport,
+} from "@cuzkit/tuner";
+import { Command } from "commander";
+import { type CliIO, CommandExit } from "../io.js";
+
+/** What `createTuneCommand` can be given besides the IO, for tests and embedding. */
+export interface TuneCommandDeps {
+  /** Reads the machine for `--detect`. Default: @cuzkit/tuner detectHardware(). */
+  detect?: (options?: DetectOptions) => Promise<DetectedHardware>;
+}
+
+const formats = ["text", "json", "toml", "env", "curio"] as const;
+type Format = (typeof formats)[number];
+
+interface TuneFlags {
+  detect?: boolean;
+  ram?: string;
+  cores?: string;
+  gpus?: string;
+  memoryLimit?: string;
+  dialect?: string;
+  workload?: string;
+  safetyMargin?: string;
+  concurrency?: string;
+  format: string;
+  out?: string;
+  force?: boolean;
+  check?: string;
+  addr?: string;
+}
+
+function wholeNumber(flag: string, text: string): number {
+  if (!/^\s*\d+\s*$/.test(text) || Number(text) < 1) {
+    throw new InvalidInputError(
+      `${flag} must be a whole number of at least 1, got "${text}"`,
+      `for example ${flag} 32`,
+    );
+  }
+  return Number(text);
+}
+
+/** "10%" and "0.1" are fractions of the usable RAM; "16GiB" is a fixed margin. */
+export function parseSafetyMargin(
+  text: string,
+): Pick<TuneOptions, "safetyMarginFraction" | "minSafetyMarginBytes"> {
+  const trimmed = text.trim();
+  const percent = /^(\d+(?:\.\d+)?)\s*%$/.exec(trimmed);
+  if (percent) return { safetyMarginFraction: Number(percent[1]) / 100 };
+  if (/^(0(\.\d+)?|\.\d+)$/.test(trimmed)) return { safetyMarginFraction: Number(trimmed) };
+  if (/^\d+(\.\d+)?\s*[a-zA-Z]+$/.test(trimmed)) {
+    return { safetyMarginFraction: 0, minSafetyMarginBytes: parseByteSize(trimmed) };
+  }
+  throw new InvalidInputError(
+    `cannot read the safety margin "${text}"`,
+    'give a percentage of the usable RAM ("10%"), a fraction ("0.1") or a size ("16GiB")',
+  );
+}
+
+function parseChoice<T extends string>(flag: string, value: string, choices: readonly T[]): T {
+  if ((choices as readonly string[]).includes(value)) return value as T;
+  throw new InvalidInputError(`unknown ${flag} "${value}"`, `use one of: ${choices.join(", ")}`);
+}
+
+/** Applies --ram/--cores/--gpus/--memory-limit on top of detected values, marking their source. */
+function overrideDetected(detected: DetectedHardware, flags: TuneFlags): DetectedHardware {
+  const spec: HardwareSpec = { ...detected.spec };
+  const readings = { ...detected.readings };
+  if (flags.ram !== undefined) {
+    spec.ramBytes = parseByteSize(flags.ram);
+    readings.ramBytes = { value: spec.ramBytes, source: "--ram" };
+    if (spec.usableRamBytes > spec.ramBytes) {
+      spec.usableRamBytes = spec.ramBytes;
+      readings.usableRamBytes = { value: spec.ramBytes, source: "--ram" };
+    }
+  }
+  if (flags.memoryLimit !== undefined) {
+    spec.usableRamBytes = Math.min(spec.ramBytes, parseByteSize(flags.memoryLimit));
+    readings.usableRamBytes = { value: spec.usableRamBytes, source: "--memory-limit" };
+  }
+  if (flags.cores !== undefined) {
+    spec.cpuThreads = wholeNumber("--cores", flags.cores);
+    spec.hostCpuThreads = Math.max(spec.hostCpuThreads ?? spec.cpuThreads, spec.cpuThreads);
+    readings.cpuThreads = { value: spec.cpuThreads, source: "--cores" };
+  }
+  if (flags.gpus !== undefined) {
+    spec.gpus = parseGpuList(flags.gpus);
+    readings.gpus = { value: spec.gpus, source: "--gpus" };
+  }
+  return { ...detected, spec, readings };
+}
+
+async function hardwareFor(
+  flags: TuneFlags,
+  deps: TuneCommandDeps,
+): Promise<HardwareSpec | DetectedHardware> {
+  if (flags.detect) return overrideDetected(await (deps.detect ?? detectHardware)(), flags);
+  if (flags.ram === undefined || flags.cores === undefined) {
+    throw new InvalidInputError(
+      "no hardware given",
+      "pass --detect to read this machine, or describe it: --ram 256GiB --cores 32 --gpus 2xRTX3090 [--memory-limit 240GiB]",
+    );
+  }
+  return hardwareFrom({
+    ram: flags.ram,
+    cores: wholeNumber("--cores", flags.cores),
+    ...(flags.gpus === undefined ? {} : { gpus: flags.gpus }),
+    ...(flags.memoryLimit === undefined ? {} : { memoryLimit: flags.memoryLimit }),
+  });
+}
+
+/** Writes `text` to `path` atomically: a temporary file in the same folder, then a rename. */
+export async function writeFileAtomic(path: string, text: string): Promise<void> {
+  const temporary = join(
+    dirname(path),
+    `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`,
+  );
+  try {
+    await writeFile(temporary, text, { encoding: "utf8", mode: 0o644 });
+    await rename(temporary, path);
+  } catch (error) {
+    await unlink(temporary).catch(() => undefined);
+    throw new InvalidInputError(
+      `cannot write ${path}: ${error instanceof Error ? error.message : String(error)}`,
+      "check that the folder exists and is writable",
+      error,
+    );
+  }
+}
+
+/**
+ * `cuzkit tune`: reads the machine (--detect) or takes it from flags, and writes a daemon
+ * config that the model expects to stay under the usable RAM, with the benchmark concurrency,
+ * the warmup plan, the predicted peak and proofs/hour, and the reasons. `--check FILE` reviews
+ * an existing cuzk.toml instead (exit 2 when it would OOM or has misread keys).
+ */
+export function createTuneCommand(io: CliIO, deps: TuneCommandDeps = {}): Command {
+  return new Command("tune")
+    .description("Size the cuzk daemon to this machine (or check a cuzk.toml against it)")
+    .option("--detect", "read this machine: RAM, container limits (cgroups), CPU quota, GPUs (nvidia-smi)")
+    .option("--ram <size>", 'host RAM, such as "256GiB" or "251GB"')
+    .option("--cores <n>", "CPU threads the daemon may use")
+    .option("--gpus <list>", 'GPUs, such as "2xRTX3090", "2xA40:48GiB" or "none"')
+    .option(
+      "--memory-limit <size>",
+      "the container's RAM share when lower than the host's (Vast.ai: memory.low)",
+    )
+    .option(
+      "--dialect <dialect>",
+      `daemon that reads the config: ${daemonDialects.join(" | ")} (default: budget, the current daemon; with --check: inferred from the file)`,
+    )
+    .option("--workload <name>", `${Object.keys(workloadPresets).join(" | ")} (default: porep)`)
+    .option(
+      "--safety-margin <margin>",
+      'RAM kept free: "10%" (default), "0.15" or "16GiB"; never below 4 GiB for a percentage',
+    )
+    .option(
+      "--concurrency <n>",
+      "proofs in flight, fixed instead of tuned (with --check: the concurrency to check)",
+    )
+    .option("--format <format>", `${formats.join(" | ")}`, "text")
+    .option("--out <file>", "write the output to FILE atomically instead of stdout")
+    .option("--force", "emit a config even when the model expects it to be OOM-killed")
+    .option("--check <file>", "check an existing cuzk.toml against the machine instead of tuning")
+    .option(
+      "--addr <address>",
+      `the daemon's address for Curio's [Cuzk] Address (default ${defaultCurioCuzkAddress}); also written as daemon.listen`,
+    )
+    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
+    .action(async (flags: TuneFlags) => {
+      const format = parseChoice<Format>("--format", flags.format, formats);
+      const dialect =
+        flags.dialect === undefined
+          ? undefined
+          : parseChoice<DaemonDialect>("--dialect", flags.dialect, daemonDialects);
+      const workload =
+        flags.workload === undefined
+          ? undefined
+          : parseChoice<WorkloadPreset>(
+              "--workload",
+              flags.workload,
+              Object.keys(workloadPresets) as WorkloadPreset[],
+            );
+      const options: TuneOptions = {
+        ...(dialect === undefined ? {} : { dialect }),
+        ...(workload === undefined ? {} : { workload }),
+        ...(flags.safetyMargin === undefined ? {} : parseSafetyMargin(flags.safetyMargin)),
+        ...(flags.concurrency === undefined
+          ? {}
+          : { concurrency: wholeNumber("--concurrency", flags.concurrency) }),
+      };
+      const hardware = await hardwareFor(flags, deps);
+      const force = flags.force === true;
+      const emit = async (text: string) => {
+        if (flags.out === undefined) {
+          io.stdout.write(text);
+          return;
+        }
+        const path = resolve(io.cwd, flags.out);
+        await writeFileAtomic(path, text);
+        io.stderr.write(`wrote ${path} (${formatBytes(Buffer.byteLength(text))})\n`);
+      };
+
+      if (flags.check !== undefined) {
+        if (format !== "text" && format !== "json") {
+          throw new InvalidInputError(
+            `--check prints text or json, not ${format}`,
+            "use --format text or --format json",
+          );
+        }
+        const path = resolve(io.cwd, flags.check);
+        let text: string;
+        try {
+          text = await readFile(path, "utf8");
+        } catch (error) {
+          throw new InvalidInputError(`cannot read ${path}`, "give the path of an existing cuzk.toml", error);
+        }
+        const result = checkConfig(hardware, text, options);
+        await emit(
+          format === "json"
+            ? `${JSON.stringify({ ...result, recommendation: toTuneReport(result.recommendation) }, null, 2)}\n`
+            : formatCheckText(result),
+        );
+        if (result.exitCode !== 0) throw new CommandExit(result.exitCode);
+        return;
+      }
+
+      const recommendation = recommend(hardware, {
+        ...options,
+        ...(flags.addr === undefined ? {} : { listen: flags.addr }),
+      });
+      const address = flags.addr ?? defaultCurioCuzkAddress;
+      switch (format) {
+        case "toml":
+          await emit(emitCuzkToml(recommendation, { force }));
+          return;
+        case "env":
+          await emit(emitEnv(recommendation, { force }));
+          return;
+        case "curio":
+          await emit(emitCurio(recommendation, { force, address }));
+          return;
+        case "json":
+          await emit(emitJson(recommendation, { force, address }));
+          break;
+        default:
+          await emit(emitText(recommendation, { force }));
+      }
+      if (!recommendation.feasible && !force) throw new CommandExit(2);
+    });
+}

@@ -1,0 +1,51 @@
+import { CuzkitError, type DaemonPhase, formatBytes } from "@cuzkit/core";
+
+// The tuner's errors. Bad flags and bad input use core's InvalidInputError; the tuner adds
+// the one failure an operator must act on: a config the model expects to be killed.
+
+/** What the model predicts for the config that was refused. */
+export interface UnsafeConfigDetails {
+  /** Modelled peak memory of the phase that decides, in bytes. */
+  peakBytes: number;
+  /** The phase that peaks: `steady`, `cold-start` or `warmup`. */
+  phase: DaemonPhase;
+  /** RAM this container may use, in bytes. */
+  usableRamBytes: number;
+  /** Bytes kept free as a safety margin. */
+  marginBytes: number;
+  /** Why no safe config exists, in one sentence. */
+  reason: string;
+}
+
+/**
+ * Refused to emit a config the model expects to exceed the usable RAM (with its safety margin).
+ * Pass `force: true` (`--force`) to emit it anyway.
+ */
+export class UnsafeConfigError extends CuzkitError {
+  /** Modelled peak memory in bytes. */
+  readonly peakBytes: number;
+  /** The phase whose peak decides. */
+  readonly phase: DaemonPhase;
+  /** Usable RAM in bytes. */
+  readonly usableRamBytes: number;
+  /** Safety margin in bytes. */
+  readonly marginBytes: number;
+
+  constructor(details: UnsafeConfigDetails) {
+    super(
+      "UNSAFE_CONFIG",
+      `no safe config: the smallest one peaks at ${formatBytes(details.peakBytes)} (${details.phase}) ` +
+        `while ${formatBytes(details.usableRamBytes)} is usable and ${formatBytes(details.marginBytes)} ` +
+        `must stay free; ${details.reason}`,
+      {
+        hint:
+          "rent a machine with more RAM (or a larger container share), try the other daemon dialect or a " +
+          "lighter workload, or pass --force to write the config anyway (the daemon is then expected to be OOM-killed)",
+      },
+    );
+    this.peakBytes = details.peakBytes;
+    this.phase = details.phase;
+    this.usableRamBytes = details.usableRamBytes;
+    this.marginBytes = details.marginBytes;
+  }
+}

@@ -1,0 +1,169 @@
+import {
+  type DaemonDialect,
+  daemonDialects,
+  GiB,
+  InvalidInputError,
+  type ProofKind,
+  proofKinds,
+  type WorkloadPreset,
+  workloadPresets,
+} from "@cuzkit/core";
+
+// Every option of the tuner, with its default, resolved in one place.
+
+/** The kinds a workload runs: the kind that is modelled, and others whose parameters stay resident. */
+export interface WorkloadKinds {
+  /** The kind whose throughput is modelled. */
+  kind: ProofKind;
+  /** Other kinds that run now and then on the same daemon (their parameters count). Default none. */
+  alsoResident?: readonly ProofKind[];
+}
+
+/** Options of `recommend()` and `checkConfig()`. */
+export interface TuneOptions {
+  /** The daemon that reads the config. Default `"budget"` (the current daemon). */
+  dialect?: DaemonDialect;
+  /** A preset (`porep`, `snap`, `wpost`, `mix`) or explicit kinds. Default `"porep"`. */
+  workload?: WorkloadPreset | WorkloadKinds;
+  /** Fraction of the usable RAM kept free. Default 0.10. */
+  safetyMarginFraction?: number;
+  /** Least bytes kept free for the OS whatever the fraction gives. Default 4 GiB. */
+  minSafetyMarginBytes?: number;
+  /** Proofs kept in flight (bench concurrency), fixed instead of searched. Default: searched. */
+  concurrency?: number;
+  /** Highest concurrency the search tries. Default 64. */
+  maxConcurrency?: number;
+  /** Highest partition_workers / max_parallel_synthesis the search tries. Default 128. */
+  maxSynthesisParallelism?: number;
+  /** Highest gpus.gpu_workers_per_device the search tries. Default 4. */
+  maxGpuWorkersPerDevice?: number;
+  /** Most threads given to gpus.gpu_threads. Default 32 (the daemon's example; 0 would mean every host CPU). */
+  gpuThreadsCap?: number;
+  /** Curio's ProveTimeout is the modelled worst-case proof time times this. Default 1.5. */
+  proveTimeoutFactor?: number;
+}
+
+/** TuneOptions with every default filled in. */
+export interface ResolvedTuneOptions {
+  dialect: DaemonDialect;
+  workloadName: string;
+  workload: Required<WorkloadKinds>;
+  safetyMarginFraction: number;
+  minSafetyMarginBytes: number;
+  concurrency: number | undefined;
+  maxConcurrency: number;
+  maxSynthesisParallelism: number;
+  maxGpuWorkersPerDevice: number;
+  gpuThreadsCap: number;
+  proveTimeoutFactor: number;
+}
+
+/** Default options, documented in the README. */
+export const tuneDefaults = {
+  dialect: "budget",
+  workload: "porep",
+  safetyMarginFraction: 0.1,
+  minSafetyMarginBytes: 4 * GiB,
+  maxConcurrency: 64,
+  maxSynthesisParallelism: 128,
+  maxGpuWorkersPerDevice: 4,
+  gpuThreadsCap: 32,
+  proveTimeoutFactor: 1.5,
+} as const;
+
+function positiveInt(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 1) {
+    throw new InvalidInputError(
+      `${name} must be a whole number of at least 1, got ${value}`,
+      `set ${name} to 1 or more`,
+    );
+  }
+  return value;
+}
+
+function resolveWorkload(workload: TuneOptions["workload"]): {
+  name: string;
+  kinds: Required<WorkloadKinds>;
+} {
+  const given = workload ?? tuneDefaults.workload;
+  if (typeof given === "string") {
+    const preset = (workloadPresets as Record<string, WorkloadKinds>)[given];
+    if (!preset) {
+      throw new InvalidInputError(
+        `unknown workload "${given}"`,
+        `use one of: ${Object.keys(workloadPresets).join(", ")}`,
+      );
+    }
+    return { name: given, kinds: { kind: preset.kind, alsoResident: preset.alsoResident ?? [] } };
+  }
+  for (const kind of [given.kind, ...(given.alsoResident ?? [])]) {
+    if (!(proofKinds as readonly string[]).includes(kind)) {
+      throw new InvalidInputError(`unknown proof kind "${kind}"`, `use one of: ${proofKinds.join(", ")}`);
+    }
+  }
+  const alsoResident = given.alsoResident ?? [];
+  return {
+    name: [given.kind, ...alsoResident].join("+"),
+    kinds: { kind: given.kind, alsoResident },
+  };
+}
+
+/** Fills in the defaults and rejects impossible values with InvalidInputError. */
+export function resolveTuneOptions(options: TuneOptions = {}): ResolvedTuneOptions {
+  const dialect = options.dialect ?? tuneDefaults.dialect;
+  if (!daemonDialects.includes(dialect)) {
+    throw new InvalidInputError(
+      `unknown daemon dialect "${dialect}"`,
+      `use one of: ${daemonDialects.join(", ")}`,
+    );
+  }
+  const fraction = options.safetyMarginFraction ?? tuneDefaults.safetyMarginFraction;
+  if (!Number.isFinite(fraction) || fraction < 0 || fraction >= 1) {
+    throw new InvalidInputError(
+      `the safety margin must be a fraction from 0 to below 1, got ${fraction}`,
+      'give a percentage such as "10%"',
+    );
+  }
+  const floor = options.minSafetyMarginBytes ?? tuneDefaults.minSafetyMarginBytes;
+  if (!Number.isFinite(floor) || floor < 0) {
+    throw new InvalidInputError(
+      `the minimum safety margin must be 0 bytes or more, got ${floor}`,
+      'give a size such as "4GiB"',
+    );
+  }
+  const factor = options.proveTimeoutFactor ?? tuneDefaults.proveTimeoutFactor;
+  if (!Number.isFinite(factor) || factor < 1) {
+    throw new InvalidInputError(`proveTimeoutFactor must be at least 1, got ${factor}`, "use 1.5 or more");
+  }
+  const { name, kinds } = resolveWorkload(options.workload);
+  const maxConcurrency = positiveInt("maxConcurrency", options.maxConcurrency, tuneDefaults.maxConcurrency);
+  const concurrency =
+    options.concurrency === undefined ? undefined : positiveInt("concurrency", options.concurrency, 1);
+  return {
+    dialect,
+    workloadName: name,
+    workload: kinds,
+    safetyMarginFraction: fraction,
+    minSafetyMarginBytes: floor,
+    concurrency,
+    maxConcurrency: Math.max(maxConcurrency, concurrency ?? 1),
+    maxSynthesisParallelism: positiveInt(
+      "maxSynthesisParallelism",
+      options.maxSynthesisParallelism,
+      tuneDefaults.maxSynthesisParallelism,
+    ),
+    maxGpuWorkersPerDevice: positiveInt(
+      "maxGpuWorkersPerDevice",
+      options.maxGpuWorkersPerDevice,
+      tuneDefaults.maxGpuWorkersPerDevice,
+    ),
+    gpuThreadsCap: positiveInt("gpuThreadsCap", options.gpuThreadsCap, tuneDefaults.gpuThreadsCap),
+    proveTimeoutFactor: factor,
+  };
+}
+
+/** Bytes kept free: the larger of the fraction of the usable RAM and the floor for the OS, rounded up. */
+export function safetyMarginBytes(usableRamBytes: number, options: ResolvedTuneOptions): number {
+  return Math.ceil(Math.max(usableRamBytes * options.safetyMarginFraction, options.minSafetyMarginBytes));
+}
