@@ -54,7 +54,7 @@ describe("hardwareFrom", () => {
     const hw = hardwareFrom({ ram: "2TiB", cores: 32, gpus: "2xA40", memoryLimit: "251GiB" });
     expect(hw.ramBytes).toBe(2048 * GiB);
     expect(hw.usableRamBytes).toBe(251 * GiB);
-    expect(describeHardware(hw)).toBe("2048.0 GiB RAM (usable 251.0 GiB), 32 CPU threads, 2x A40");
+    expect(describeHardware(hw)).toBe("2.0 TiB RAM (usable 251.0 GiB), 32 CPU threads, 2x A40");
   });
 
   it("rejects nonsense", () => {

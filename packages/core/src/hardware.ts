@@ -1,4 +1,4 @@
-import { GiB, parseByteSize } from "./bytes.js";
+import { formatBytes, parseByteSize } from "./bytes.js";
 import { InvalidInputError } from "./errors.js";
 import { findGpuModel } from "./model/gpu-catalog.js";
 
@@ -86,10 +86,9 @@ export function parseGpuList(text: string): GpuSpec[] {
 
 /** Describes a machine for people: "251.0 GiB RAM (usable 240.0 GiB), 32 threads, 2x RTX 3090". */
 export function describeHardware(hw: HardwareSpec): string {
-  const gib = (bytes: number) => `${(bytes / GiB).toFixed(1)} GiB`;
   const counts = new Map<string, number>();
   for (const gpu of hw.gpus) counts.set(gpu.model, (counts.get(gpu.model) ?? 0) + 1);
   const gpus = counts.size === 0 ? "no GPU" : [...counts].map(([model, n]) => `${n}x ${model}`).join(", ");
-  const usable = hw.usableRamBytes < hw.ramBytes ? ` (usable ${gib(hw.usableRamBytes)})` : "";
-  return `${gib(hw.ramBytes)} RAM${usable}, ${hw.cpuThreads} CPU threads, ${gpus}`;
+  const usable = hw.usableRamBytes < hw.ramBytes ? ` (usable ${formatBytes(hw.usableRamBytes)})` : "";
+  return `${formatBytes(hw.ramBytes)} RAM${usable}, ${hw.cpuThreads} CPU threads, ${gpus}`;
 }

@@ -56,17 +56,24 @@ function squash(text: string): string {
   return text.toLowerCase().replace(/nvidia|geforce|tesla|quadro|graphics|[\s_-]/g, "");
 }
 
+// Longest names first so "RTX 5070 Ti" wins over a shorter prefix and "H100 PCIe" over "H100".
+const byLength = gpuCatalog
+  .map((gpu) => ({ gpu, key: squash(gpu.name) }))
+  .sort((a, b) => b.key.length - a.key.length);
+// The model asks for every GPU of every machine it evaluates: remember the answers.
+const lookups = new Map<string, GpuModelInfo | undefined>();
+
 /**
  * Finds a GPU model from the way nvidia-smi, Vast.ai or a person writes it:
  * "NVIDIA GeForce RTX 3090", "RTX_3090", "rtx3090", "A40", "H100 SXM5 80GB".
  */
 export function findGpuModel(text: string): GpuModelInfo | undefined {
+  if (lookups.has(text)) return lookups.get(text);
   const key = squash(text).replace(/\d+gb$/, "");
-  if (key === "") return undefined;
-  // Longest names first so "RTX 5070 Ti" wins over a shorter prefix and "H100 PCIe" over "H100".
-  const byLength = [...gpuCatalog].sort((a, b) => squash(b.name).length - squash(a.name).length);
-  return (
-    byLength.find((gpu) => key === squash(gpu.name)) ??
-    byLength.find((gpu) => key.startsWith(squash(gpu.name)) || key.includes(squash(gpu.name)))
-  );
+  const found =
+    key === ""
+      ? undefined
+      : (byLength.find((entry) => key === entry.key) ?? byLength.find((entry) => key.includes(entry.key)))?.gpu;
+  if (lookups.size < 1000) lookups.set(text, found);
+  return found;
 }

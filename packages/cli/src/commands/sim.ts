@@ -1,0 +1,315 @@
+import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import {
+  CuzkitError,
+  createConsoleLogger,
+  type DaemonConfig,
+  type DaemonDialect,
+  daemonDialects,
+  defaultDaemonConfig,
+  describeHardware,
+  formatBytes,
+  hardwareFrom,
+  InvalidInputError,
+  type LogLevel,
+  readCuzkConfig,
+} from "@cuzkit/core";
+import {
+  defaultSimConfig,
+  type SimCrashDetail,
+  type SimDaemon,
+  type SimFaults,
+  startSimDaemon,
+} from "@cuzkit/sim";
+import { Command, Option } from "commander";
+import { type CliIO, CommandExit } from "../io.js";
+
+/** What `createSimCommand` can be given besides the IO, for tests and embedding. */
+export interface SimCommandDeps {
+  /** Stops the daemon gracefully (exit code 0) when aborted. Default: SIGINT or SIGTERM of this process. */
+  shutdownSignal?: AbortSignal;
+  /** Called once the daemon listens. Default: nothing. */
+  onStarted?: (daemon: SimDaemon) => void;
+}
+
+/** Exit code of a command whose daemon died like a killed process (128 + SIGKILL). */
+export const simCrashExitCode = 137;
+
+interface SimFlags {
+  listen: string;
+  statusListen?: string;
+  ram: string;
+  cores: string;
+  gpus: string;
+  memoryLimit?: string;
+  config?: string;
+  dialect?: string;
+  timeScale?: string;
+  proofTimeMs?: string;
+  pceCached?: boolean;
+  fault: string[];
+  logLevel: string;
+}
+
+const faultNames = ["crash-after", "crash-at", "fail-next", "stall-after", "start-delay"] as const;
+const faultHint =
+  "use crash-after=N, crash-at=MS, fail-next=N[:message], stall-after=N or start-delay=MS, e.g. --fault crash-after=3";
+const logLevels: readonly LogLevel[] = ["debug", "info", "warn", "error"];
+
+function wholeNumber(what: string, text: string, min: number): number {
+  if (!/^\s*\d+\s*$/.test(text) || Number(text) < min) {
+    throw new InvalidInputError(
+      `${what} must be a whole number of at least ${min}, got "${text}"`,
+      `for example ${what} ${Math.max(min, 3)}`,
+    );
+  }
+  return Number(text);
+}
+
+/** Parses the repeatable --fault flags into SimFaults. */
+export function parseFaults(specs: readonly string[]): SimFaults {
+  const faults: SimFaults = {};
+  for (const spec of specs) {
+    const at = spec.indexOf("=");
+    const name = at < 0 ? spec : spec.slice(0, at);
+    const value = at < 0 ? "" : spec.slice(at + 1);
+    if (!(faultNames as readonly string[]).includes(name) || value === "") {
+      throw new InvalidInputError(`unknown or incomplete fault "${spec}"`, faultHint);
+    }
+    switch (name as (typeof faultNames)[number]) {
+      case "crash-after":
+        faults.crashAfterProofs = wholeNumber("--fault crash-after", value, 1);
+        break;
+      case "crash-at":
+        faults.crashAtMs = wholeNumber("--fault crash-at", value, 0);
+        break;
+      case "stall-after":
+        faults.stallAfterProofs = wholeNumber("--fault stall-after", value, 1);
+        break;
+      case "start-delay":
+        faults.startDelayMs = wholeNumber("--fault start-delay", value, 0);
+        break;
+      case "fail-next": {
+        const colon = value.indexOf(":");
+        const count = wholeNumber("--fault fail-next", colon < 0 ? value : value.slice(0, colon), 1);
+        faults.failNextProofs = colon < 0 ? { count } : { count, message: value.slice(colon + 1) };
+        break;
+      }
+    }
+  }
+  return faults;
+}
+
+function parseDialect(text: string | undefined): DaemonDialect | undefined {
+  if (text === undefined) return undefined;
+  if (!(daemonDialects as readonly string[]).includes(text)) {
+    throw new InvalidInputError(`unknown dialect "${text}"`, `use ${daemonDialects.join(" or ")}`);
+  }
+  return text as DaemonDialect;
+}
+
+function parseTimeScale(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (text.trim() === "" || !Number.isFinite(value) || value <= 0) {
+    throw new InvalidInputError(
+      `--time-scale must be a number above 0, got "${text}"`,
+      "use 0.001 (a 150 s proof takes 150 ms), 0.01 for a demo, or 1 for real time",
+    );
+  }
+  return value;
+}
+
+async function loadConfig(
+  path: string,
+  dialect: DaemonDialect | undefined,
+  io: CliIO,
+): Promise<DaemonConfig> {
+  const full = resolve(io.cwd, path);
+  let text: string;
+  try {
+    text = await readFile(full, "utf8");
+  } catch (error) {
+    throw new CuzkitError(
+      "CONFIG_UNREADABLE",
+      `cannot read the config ${full}: ${(error as Error).message}`,
+      {
+        hint: "check the path given to --config (a cuzk.toml), or leave --config out to use the safe default config",
+        cause: error,
+      },
+    );
+  }
+  const read = readCuzkConfig(text, dialect);
+  for (const finding of read.findings)
+    io.stderr.write(`config ${finding.kind}: ${finding.key}: ${finding.message}\n`);
+  return read.config;
+}
+
+/** Waits for the shutdown signal or a crash, whichever comes first. */
+function waitForEnd(daemon: SimDaemon, signal: AbortSignal): Promise<SimCrashDetail | undefined> {
+  return new Promise((resolveEnd) => {
+    const onAbort = () => {
+      off();
+      resolveEnd(undefined);
+    };
+    const off = daemon.onCrash((_reason, detail) => {
+      signal.removeEventListener("abort", onAbort);
+      off();
+      resolveEnd(detail);
+    });
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** An AbortSignal that fires on SIGINT or SIGTERM, and a disposer that removes the handlers. */
+function processShutdownSignal(): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const onSignal = () => controller.abort();
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  return {
+    signal: controller.signal,
+    dispose() {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+    },
+  };
+}
+
+/**
+ * `cuzkit sim`: runs a simulated cuzk daemon until SIGINT/SIGTERM (exit 0). Prints
+ * `listening <address>` as the first stdout line (then `status <url>` if --status-listen),
+ * logs to stderr, and when the simulated daemon dies (modelled OOM or a crash fault) prints
+ * the reason to stderr and ends with exit code 137, like a killed process.
+ */
+export function createSimCommand(io: CliIO, deps: SimCommandDeps = {}): Command {
+  return new Command("sim")
+    .description(
+      "run a simulated cuzk daemon (gRPC cuzk.v1.ProvingEngine) whose proofs take the model's time, with fault injection",
+    )
+    .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) })
+    .option(
+      "--listen <address>",
+      "gRPC listen address: IP:port, [v6]:port or unix:///abs/path (port 0 picks a free one)",
+      "127.0.0.1:9820",
+    )
+    .option(
+      "--status-listen <address>",
+      "serve the daemon's HTTP GET /status JSON on this IP:port (default: off)",
+    )
+    .option("--ram <size>", "host RAM of the simulated machine", "251GiB")
+    .option("--cores <n>", "CPU threads of the simulated machine", "32")
+    .option("--gpus <list>", "GPUs of the simulated machine: COUNTxMODEL[:VRAM],...", "2xRTX3090")
+    .option(
+      "--memory-limit <size>",
+      "container memory limit: the daemon is OOM-killed above it (default: the RAM)",
+    )
+    .option(
+      "--config <file>",
+      "a cuzk.toml to simulate (default: a safe config: partition_workers 4, 1 GPU worker per GPU)",
+    )
+    .option(
+      "--dialect <dialect>",
+      `daemon dialect: ${daemonDialects.join(" or ")} (default: inferred from --config)`,
+    )
+    .option(
+      "--time-scale <factor>",
+      "real seconds per modelled second (default: 0.001, a 150 s proof takes 150 ms)",
+    )
+    .option(
+      "--proof-time-ms <ms>",
+      "every proof takes exactly this many real ms, ignoring the model (0 = instant)",
+    )
+    .option("--pce-cached", "a PCE cache exists: the first proof is not cold")
+    .addOption(
+      new Option(
+        "--fault <fault>",
+        "inject a fault (repeatable): crash-after=N, crash-at=MS, fail-next=N[:message], stall-after=N, start-delay=MS",
+      )
+        .argParser((value: string, previous: string[]) => [...previous, value])
+        .default([], "none"),
+    )
+    .option("--log-level <level>", `stderr log level: ${logLevels.join(", ")}`, "info")
+    .addHelpText(
+      "after",
+      [
+        "",
+        "Output: the first stdout line is `listening <address>`, then `status <url>` with --status-listen.",
+        "Exit codes: 0 after SIGINT/SIGTERM; 137 when the simulated daemon dies (modelled OOM kill or a crash fault).",
+        "",
+        "Examples:",
+        "  cuzkit sim --listen 127.0.0.1:9820 --status-listen 127.0.0.1:9821",
+        "  cuzkit sim --listen unix:///tmp/cuzk.sock --time-scale 0.01 --pce-cached",
+        "  cuzkit sim --ram 125GiB --cores 32 --gpus 2xRTX3090 --config cuzk.toml    # does this config OOM?",
+        "  cuzkit sim --ram 256GiB --memory-limit 240GiB --dialect budget",
+        "  cuzkit sim --listen 127.0.0.1:0 --proof-time-ms 2000 --fault crash-after=3 --fault start-delay=2000",
+        "  cuzkit sim --fault fail-next=2:'partition 3 synthesis failed: test' --fault stall-after=5",
+      ].join("\n"),
+    )
+    .action(async (flags: SimFlags) => {
+      const dialect = parseDialect(flags.dialect);
+      const hardware = hardwareFrom({
+        ram: flags.ram,
+        cores: wholeNumber("--cores", flags.cores, 1),
+        gpus: flags.gpus,
+        ...(flags.memoryLimit === undefined ? {} : { memoryLimit: flags.memoryLimit }),
+      });
+      const timeScale = parseTimeScale(flags.timeScale);
+      const proofTimeMs =
+        flags.proofTimeMs === undefined ? undefined : wholeNumber("--proof-time-ms", flags.proofTimeMs, 0);
+      const faults = parseFaults(flags.fault);
+      if (!(logLevels as readonly string[]).includes(flags.logLevel)) {
+        throw new InvalidInputError(`unknown log level "${flags.logLevel}"`, `use ${logLevels.join(", ")}`);
+      }
+      const config =
+        flags.config !== undefined
+          ? await loadConfig(flags.config, dialect, io)
+          : dialect !== undefined
+            ? defaultDaemonConfig(dialect)
+            : defaultSimConfig();
+      const logger = createConsoleLogger(flags.logLevel as LogLevel, (line) => io.stderr.write(`${line}\n`));
+      logger.info("simulating", {
+        machine: describeHardware(hardware),
+        dialect: config.dialect,
+        mode: proofTimeMs === undefined ? `model x ${timeScale ?? 0.001}` : `${proofTimeMs} ms per proof`,
+      });
+      const shutdown = deps.shutdownSignal
+        ? { signal: deps.shutdownSignal, dispose() {} }
+        : processShutdownSignal();
+      let daemon: SimDaemon | undefined;
+      try {
+        daemon = await startSimDaemon({
+          listen: flags.listen,
+          statusListen: flags.statusListen,
+          hardware,
+          config,
+          timeScale,
+          proofTimeMs,
+          pceCached: flags.pceCached ?? false,
+          faults,
+          logger,
+        });
+        const ended = waitForEnd(daemon, shutdown.signal);
+        await Promise.race([daemon.ready(), ended]);
+        if (daemon.state === "running" || daemon.state === "stalled") {
+          io.stdout.write(`listening ${daemon.address}\n`);
+          if (daemon.statusUrl) io.stdout.write(`status ${daemon.statusUrl}\n`);
+          deps.onStarted?.(daemon);
+        }
+        const crash = await ended;
+        if (crash) {
+          io.stderr.write(`${crash.message}\n`);
+          if (crash.reason === "oom") {
+            io.stderr.write(
+              `hint: the model needs more than ${formatBytes(crash.usableRamBytes)} for this config; lower partition_workers or pipeline.max_parallel_synthesis (see \`cuzkit tune\`)\n`,
+            );
+          }
+          throw new CommandExit(simCrashExitCode);
+        }
+      } finally {
+        shutdown.dispose();
+        await daemon?.stop();
+      }
+    });
+}

@@ -1,0 +1,257 @@
+import { randomUUID } from "node:crypto";
+import { create } from "@bufbuild/protobuf";
+import { type CircuitId, type ProofKind, proofKindFromWire } from "@cuzkit/core";
+import {
+  type AwaitProofResponse,
+  AwaitProofResponse_Status,
+  AwaitProofResponseSchema,
+  type GetStatusResponse,
+  type SubmitProofRequest,
+} from "@cuzkit/proto";
+import { createProofCounters } from "./counters.js";
+import { createJobTracker } from "./job-tracker.js";
+import { formatMetricsText } from "./metrics-text.js";
+import type { ResolvedSimOptions } from "./options.js";
+import {
+  createPipeline,
+  type OomDetail,
+  type Pipeline,
+  type PipelineSnapshot,
+  type ProofOutcome,
+} from "./pipeline.js";
+import { createPipelineModel } from "./pipeline-model.js";
+import { simulatedProofBytes } from "./proof-bytes.js";
+import { buildStatusJson, buildStatusResponse, type StatusInput, type StatusJson } from "./status-views.js";
+import { inputFailure } from "./validate-request.js";
+
+// The engine of one daemon run: job tracking, the pipeline (or the fixed-time mode), counters
+// and the status views. A restart creates a new engine, so every job and counter is forgotten.
+
+/** A proof that has ended, for the daemon's statistics and faults. */
+export interface FinishedProof {
+  jobId: string;
+  kind: ProofKind;
+  status: "completed" | "failed";
+}
+
+/** What the engine needs from the daemon around it. */
+export interface SimEngineDeps {
+  options: ResolvedSimOptions;
+  /** Takes one injected failure message if the failNextProofs fault has any left. */
+  takeInjectedFailure(): string | undefined;
+  onSubmitted(jobId: string): void;
+  onFinished(proof: FinishedProof): void;
+  onOom(detail: OomDetail): void;
+  onMemory(bytes: number): void;
+}
+
+/** What SubmitProof/Prove get back from the engine. */
+export interface Submission {
+  jobId: string;
+  /** Proofs waiting for dispatch before this one. */
+  queuePosition: number;
+  /** The result of this submission's own wait (Prove); undefined for SubmitProof. */
+  result: Promise<AwaitProofResponse> | undefined;
+}
+
+/** The engine of one daemon run. */
+export interface SimEngine {
+  /** Scheduler time at which this run started, in ms. */
+  readonly startedAt: number;
+  /** Queues a proof of a valid kind (1..4); `waitForResult` registers a Prove-style waiter. */
+  submit(request: SubmitProofRequest, waitForResult: boolean): Submission;
+  /** AwaitProof: undefined when the id is unknown to this run. */
+  awaitJob(jobId: string): Promise<AwaitProofResponse> | undefined;
+  /** PreloadSRS for a known circuit id. */
+  preloadSrs(circuit: CircuitId): Promise<{ alreadyLoaded: boolean; loadTimeMs: number }>;
+  getStatus(): GetStatusResponse;
+  metricsText(): string;
+  statusJson(): StatusJson;
+  memoryInUseBytes(): number;
+  /** Stops all work; no result is delivered afterwards. */
+  dispose(): void;
+}
+
+/** Share of a fixed-time proof reported as synthesis (the rest is GPU time). */
+const fixedModeSynthesisShare = 0.6;
+
+/** Creates the engine of one daemon run. */
+export function createSimEngine(deps: SimEngineDeps): SimEngine {
+  const { options } = deps;
+  const { scheduler, hardware, config } = options;
+  const startedAt = scheduler.now();
+  const tracker = createJobTracker();
+  const counters = createProofCounters();
+  const partitionedCounters = createProofCounters();
+  const preloaded: CircuitId[] = [];
+  const fixedTimers = new Set<() => void>();
+  let fixedInFlight = 0;
+  let gpusUsed = false;
+  let disposed = false;
+  const model = createPipelineModel(hardware, config);
+  const pipeline: Pipeline = createPipeline({
+    model,
+    scheduler,
+    timeScale: options.timeScale,
+    pceCached: options.pceCached,
+    usableRamBytes: hardware.usableRamBytes,
+    gpuCount: hardware.gpus.length,
+    dispatchConcurrency: config.synthesisConcurrency,
+    onOom: (detail) => {
+      disposed = true;
+      deps.onOom(detail);
+    },
+    onMemory: deps.onMemory,
+  });
+
+  const fixedSnapshot = (): PipelineSnapshot => ({
+    ...pipeline.snapshot(),
+    memoryInUseBytes: 0,
+  });
+
+  const statusInput = (): StatusInput => ({
+    hardware,
+    config,
+    snapshot: options.proofTimeMs === undefined ? pipeline.snapshot() : fixedSnapshot(),
+    counters,
+    partitionedCounters,
+    preloaded,
+    uptimeMs: scheduler.now() - startedAt,
+    gpusUsed,
+  });
+
+  const finish = (
+    jobId: string,
+    kind: ProofKind,
+    submittedAt: number,
+    proof: Uint8Array,
+    outcome: ProofOutcome,
+  ) => {
+    if (disposed) return;
+    const result =
+      outcome.status === "completed"
+        ? create(AwaitProofResponseSchema, {
+            jobId,
+            status: AwaitProofResponse_Status.COMPLETED,
+            proof,
+            queueWaitMs: BigInt(outcome.timings.queueWaitMs),
+            srsLoadMs: 0n,
+            synthesisMs: BigInt(outcome.timings.synthesisMs),
+            gpuComputeMs: BigInt(outcome.timings.gpuComputeMs),
+            totalMs: BigInt(outcome.timings.totalMs),
+          })
+        : create(AwaitProofResponseSchema, {
+            jobId,
+            status: AwaitProofResponse_Status.FAILED,
+            errorMessage: outcome.errorMessage,
+          });
+    const durationSec = (scheduler.now() - submittedAt) / 1000;
+    counters.record(kind, outcome.status, durationSec);
+    if (kind === "porep" || kind === "snap") partitionedCounters.record(kind, outcome.status, durationSec);
+    if (outcome.status === "completed") gpusUsed = true;
+    tracker.complete(jobId, result);
+    deps.onFinished({ jobId, kind, status: outcome.status });
+  };
+
+  const runFixed = (
+    jobId: string,
+    kind: ProofKind,
+    failure: string | undefined,
+    injected: string | undefined,
+    proof: Uint8Array,
+  ) => {
+    const submittedAt = scheduler.now();
+    const durationMs = failure === undefined ? (options.proofTimeMs ?? 0) : 0;
+    fixedInFlight++;
+    const cancel = scheduler.setTimer(() => {
+      fixedTimers.delete(cancel);
+      fixedInFlight--;
+      const message = failure ?? injected;
+      if (message !== undefined) {
+        finish(jobId, kind, submittedAt, proof, { status: "failed", errorMessage: message });
+        return;
+      }
+      const totalMs = Math.round(scheduler.now() - submittedAt);
+      const partitions = model.kinds[kind].partitions;
+      finish(jobId, kind, submittedAt, proof, {
+        status: "completed",
+        timings: {
+          queueWaitMs: 0,
+          synthesisMs: Math.round(totalMs * fixedModeSynthesisShare * partitions),
+          gpuComputeMs: Math.round(totalMs * (1 - fixedModeSynthesisShare) * partitions),
+          totalMs,
+        },
+      });
+    }, durationMs);
+    fixedTimers.add(cancel);
+  };
+
+  return {
+    startedAt,
+    submit(request, waitForResult) {
+      const kind = proofKindFromWire(request.proofKind);
+      if (kind === undefined) throw new RangeError(`invalid proof_kind: ${request.proofKind}`);
+      const jobId = request.requestId === "" ? randomUUID() : request.requestId;
+      const queuePosition = pipeline.queueDepth();
+      deps.onSubmitted(jobId);
+      tracker.submitted(jobId);
+      const result = waitForResult
+        ? new Promise<AwaitProofResponse>((resolve) => tracker.addWaiter(jobId, resolve))
+        : undefined;
+      if (disposed) return { jobId, queuePosition, result };
+      // Checked and hashed now so the (up to 51 MB) request is not held while the proof runs.
+      const failure = inputFailure(kind, request, config);
+      const proof = failure === undefined ? simulatedProofBytes(request) : new Uint8Array(0);
+      const injected = deps.takeInjectedFailure();
+      if (options.proofTimeMs !== undefined) {
+        runFixed(jobId, kind, failure, injected, proof);
+      } else {
+        const submittedAt = scheduler.now();
+        pipeline.submit(
+          { jobId, kind, priority: request.priority, inputFailure: failure, injectedFailure: injected },
+          (outcome) => finish(jobId, kind, submittedAt, proof, outcome),
+        );
+      }
+      return { jobId, queuePosition, result };
+    },
+    awaitJob: (jobId) => tracker.await(jobId),
+    preloadSrs(circuit) {
+      const startedLoadAt = scheduler.now();
+      return new Promise((resolve) => {
+        pipeline.preload(circuit, (alreadyLoaded) => {
+          if (!preloaded.includes(circuit)) preloaded.push(circuit);
+          resolve({
+            alreadyLoaded,
+            loadTimeMs: alreadyLoaded ? 0 : Math.round(scheduler.now() - startedLoadAt),
+          });
+        });
+      });
+    },
+    getStatus() {
+      const response = buildStatusResponse(statusInput());
+      return response;
+    },
+    metricsText() {
+      const snapshot = statusInput().snapshot;
+      const running =
+        options.proofTimeMs === undefined
+          ? snapshot.gpuWorkers.filter((w) => w.jobId !== undefined).length
+          : Math.min(fixedInFlight, model.gpuWorkers);
+      return formatMetricsText({
+        counters,
+        uptimeSeconds: (scheduler.now() - startedAt) / 1000,
+        queueDepth: snapshot.queueDepth,
+        runningJobs: running,
+        gpuWorkers: model.gpuWorkers,
+      });
+    },
+    statusJson: () => buildStatusJson(statusInput()),
+    memoryInUseBytes: () => (options.proofTimeMs === undefined ? pipeline.memoryInUseBytes() : 0),
+    dispose() {
+      disposed = true;
+      pipeline.dispose();
+      for (const cancel of fixedTimers) cancel();
+      fixedTimers.clear();
+    },
+  };
+}

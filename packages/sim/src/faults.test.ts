@@ -1,0 +1,224 @@
+import { hardwareFrom } from "@cuzkit/core";
+import { AwaitProofResponse_Status, ProofKind } from "@cuzkit/proto";
+import { status } from "@grpc/grpc-js";
+import { afterEach, describe, expect, it } from "vitest";
+import { createSyntheticC1 } from "./c1-wrapper.js";
+import { defaultSimConfig } from "./options.js";
+import type { SimCrashDetail, SimCrashReason, SimDaemon } from "./sim-daemon.js";
+import { PlainGrpcCallError } from "./testing/grpc-test-client.js";
+import { createTracker } from "./testing/track.js";
+
+const track = createTracker();
+afterEach(() => track.cleanup());
+
+const porep = (requestId: string) => ({
+  requestId,
+  proofKind: ProofKind.POREP_SEAL_COMMIT,
+  vanillaProof: createSyntheticC1(),
+});
+
+async function grpcError(promise: Promise<unknown>): Promise<PlainGrpcCallError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof PlainGrpcCallError) return error;
+    throw error;
+  }
+  throw new Error("expected the call to fail");
+}
+
+function nextCrash(daemon: SimDaemon): Promise<[SimCrashReason, SimCrashDetail]> {
+  return new Promise((resolve) => {
+    const off = daemon.onCrash((reason, detail) => {
+      off();
+      resolve([reason, detail]);
+    });
+  });
+}
+
+// What a client sees when the daemon dies under a call: the connection is gone.
+const transportCodes = [status.UNAVAILABLE, status.CANCELLED, status.INTERNAL, status.UNKNOWN];
+
+describe("OOM kill", () => {
+  it("cuts an in-flight Prove when the modelled memory exceeds usable RAM", async () => {
+    const daemon = await track.daemon({
+      hardware: hardwareFrom({ ram: "128GiB", cores: 32, gpus: "2xRTX3090" }),
+      config: { ...defaultSimConfig(), partitionWorkers: 10 },
+    });
+    const crashed = nextCrash(daemon);
+    const client = track.client(daemon.address);
+    const error = await grpcError(client.prove({ submit: porep("doomed") }));
+    expect(transportCodes).toContain(error.grpcCode);
+    const [reason, detail] = await crashed;
+    expect(reason).toBe("oom");
+    expect(detail.message).toMatch(/^oom-kill: modelled memory \d+\.\d GiB exceeds 128\.0 GiB$/);
+    expect(daemon.state).toBe("crashed");
+    expect(daemon.stats()).toMatchObject({ oomKills: 1, crashes: 1 });
+    expect(daemon.stats().peakMemoryBytes).toBeGreaterThan(128 * 1024 ** 3);
+    // Nothing listens any more.
+    const refused = await grpcError(client.getStatus({ timeoutMs: 2000 }));
+    expect(refused.grpcCode).toBe(status.UNAVAILABLE);
+  });
+});
+
+describe("crash and restart", () => {
+  it("forgets every job on restart: AwaitProof turns into NOT_FOUND, uptime starts again, same address", async () => {
+    const daemon = await track.daemon({ proofTimeMs: 0 });
+    const address = daemon.address;
+    const client = track.client(address);
+    await client.prove({ submit: porep("before-restart") });
+    expect((await client.awaitProof({ jobId: "before-restart" })).status).toBe(
+      AwaitProofResponse_Status.COMPLETED,
+    );
+    await daemon.restart();
+    expect(daemon.address).toBe(address);
+    expect(daemon.state).toBe("running");
+    // The old connection died with the old process; a client reconnects.
+    const reconnected = track.client(address);
+    const error = await grpcError(reconnected.awaitProof({ jobId: "before-restart" }));
+    expect([error.grpcCode, error.details]).toEqual([status.NOT_FOUND, "job not found: before-restart"]);
+    expect((await reconnected.getStatus()).totalProofsCompleted).toBe(0n);
+    expect(daemon.stats()).toMatchObject({ restarts: 1, proofsCompleted: 1 });
+  });
+
+  it("crash() drops an in-flight call; restart() brings the daemon back", async () => {
+    const daemon = await track.daemon({ proofTimeMs: 60_000 });
+    const client = track.client(daemon.address);
+    const crashed = nextCrash(daemon);
+    const call = grpcError(client.prove({ submit: porep("long") }));
+    await waitFor(() => daemon.stats().submissionsByRequestId.long === 1);
+    daemon.crash();
+    expect(transportCodes).toContain((await call).grpcCode);
+    expect((await crashed)[0]).toBe("killed");
+    await daemon.restart({ faults: {} });
+    expect(daemon.state).toBe("running");
+    expect((await track.client(daemon.address).getStatus()).totalProofsCompleted).toBe(0n);
+  });
+
+  it("crashes after N proofs, answering the Nth first", async () => {
+    const daemon = await track.daemon({ proofTimeMs: 0, faults: { crashAfterProofs: 2 } });
+    const client = track.client(daemon.address);
+    const crashed = nextCrash(daemon);
+    expect((await client.prove({ submit: porep("1") })).result?.status).toBe(
+      AwaitProofResponse_Status.COMPLETED,
+    );
+    expect((await client.prove({ submit: porep("2") })).result?.status).toBe(
+      AwaitProofResponse_Status.COMPLETED,
+    );
+    expect((await crashed)[0]).toBe("scheduled");
+    expect(daemon.state).toBe("crashed");
+    expect(transportCodes).toContain((await grpcError(client.prove({ submit: porep("3") }))).grpcCode);
+  });
+
+  it("crashes at a given time after start", async () => {
+    const daemon = await track.daemon({ faults: { crashAtMs: 30 } });
+    const [reason] = await nextCrash(daemon);
+    expect(reason).toBe("scheduled");
+    expect(daemon.stats().crashes).toBe(1);
+  });
+});
+
+describe("stall", () => {
+  it("answers nothing until the deadline, then resumes on unstall", async () => {
+    const daemon = await track.daemon({ proofTimeMs: 0 });
+    const client = track.client(daemon.address);
+    await client.getStatus(); // the connection is up before the stall
+    daemon.stall();
+    expect(daemon.state).toBe("stalled");
+    const error = await grpcError(client.getStatus({ timeoutMs: 300 }));
+    expect(error.grpcCode).toBe(status.DEADLINE_EXCEEDED);
+    const waiting = client.prove({ submit: porep("held") });
+    daemon.unstall();
+    expect((await waiting).result?.status).toBe(AwaitProofResponse_Status.COMPLETED);
+  });
+
+  it("holds HTTP /status answers too", async () => {
+    const daemon = await track.daemon({ statusListen: "127.0.0.1:0" });
+    daemon.stall();
+    await expect(fetch(daemon.statusUrl!, { signal: AbortSignal.timeout(300) })).rejects.toThrow();
+    const held = fetch(daemon.statusUrl!);
+    daemon.unstall();
+    expect((await held).status).toBe(200);
+  });
+
+  it("does not even answer HTTP/2 PINGs, so client keepalive detects it", async () => {
+    const daemon = await track.daemon({ proofTimeMs: 0 });
+    const client = track.client(daemon.address, {
+      channelOptions: { "grpc.keepalive_time_ms": 200, "grpc.keepalive_timeout_ms": 200 },
+    });
+    await client.getStatus();
+    daemon.stall();
+    const error = await grpcError(client.prove({ submit: porep("x") }, { timeoutMs: 10_000 }));
+    expect(error.grpcCode).toBe(status.UNAVAILABLE);
+  });
+
+  it("stalls after N proofs, answering the Nth first", async () => {
+    const daemon = await track.daemon({ proofTimeMs: 0, faults: { stallAfterProofs: 1 } });
+    const client = track.client(daemon.address);
+    expect((await client.prove({ submit: porep("1") })).result?.status).toBe(
+      AwaitProofResponse_Status.COMPLETED,
+    );
+    await waitFor(() => daemon.state === "stalled");
+    const error = await grpcError(client.prove({ submit: porep("2") }, { timeoutMs: 300 }));
+    expect(error.grpcCode).toBe(status.DEADLINE_EXCEEDED);
+  });
+});
+
+describe("dropConnections", () => {
+  it("cuts calls in flight but keeps listening and keeps the jobs", async () => {
+    const daemon = await track.daemon({ proofTimeMs: 200 });
+    const client = track.client(daemon.address);
+    const call = grpcError(client.prove({ submit: porep("survivor") }));
+    await waitFor(() => daemon.stats().submissionsByRequestId.survivor === 1);
+    daemon.dropConnections();
+    expect(transportCodes).toContain((await call).grpcCode);
+    expect(daemon.state).toBe("running");
+    const result = await client.awaitProof({ jobId: "survivor" });
+    expect(result.status).toBe(AwaitProofResponse_Status.COMPLETED);
+    expect(daemon.stats().connections).toBe(2);
+  });
+});
+
+describe("slow start", () => {
+  it("refuses connections while loading parameters, then serves on the announced address", async () => {
+    const daemon = await track.daemon({ proofTimeMs: 0, faults: { startDelayMs: 300 } });
+    expect(daemon.state).toBe("starting");
+    expect(daemon.address).toMatch(/^127\.0\.0\.1:\d+$/);
+    expect(daemon.address).not.toMatch(/:0$/);
+    const client = track.client(daemon.address);
+    const refused = await grpcError(client.getStatus({ timeoutMs: 2000 }));
+    expect(refused.grpcCode).toBe(status.UNAVAILABLE);
+    await daemon.ready();
+    expect(daemon.state).toBe("running");
+    const fresh = track.client(daemon.address);
+    expect((await fresh.getStatus()).totalProofsCompleted).toBe(0n);
+  });
+});
+
+describe("stop", () => {
+  it("is idempotent, frees the port, and refuses a restart afterwards", async () => {
+    const daemon = await track.daemon();
+    await Promise.all([daemon.stop(), daemon.stop()]);
+    expect(daemon.state).toBe("stopped");
+    daemon.crash();
+    expect(daemon.stats().crashes).toBe(0);
+    await expect(daemon.restart()).rejects.toMatchObject({ code: "SIM_STOPPED" });
+    const again = await track.daemon({ listen: daemon.address });
+    expect(again.address).toBe(daemon.address);
+  });
+
+  it("rejects ready() when stopped during the start delay", async () => {
+    const daemon = await track.daemon({ faults: { startDelayMs: 10_000 } });
+    const ready = daemon.ready();
+    await daemon.stop();
+    await expect(ready).rejects.toMatchObject({ code: "SIM_START_ABORTED" });
+  });
+});
+
+async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}

@@ -1,0 +1,148 @@
+import { create, type DescMessage, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
+import { CuzkitError } from "@cuzkit/core";
+import {
+  AwaitProofRequestSchema,
+  type AwaitProofResponse,
+  CancelProofRequestSchema,
+  type CancelProofResponse,
+  EvictSrsRequestSchema,
+  type EvictSrsResponse,
+  GetMetricsRequestSchema,
+  type GetMetricsResponse,
+  GetStatusRequestSchema,
+  type GetStatusResponse,
+  PreloadSrsRequestSchema,
+  type PreloadSrsResponse,
+  ProveRequestSchema,
+  type ProveResponse,
+  SubmitProofRequestSchema,
+  type SubmitProofResponse,
+} from "@cuzkit/proto";
+import * as grpc from "@grpc/grpc-js";
+import { provingEngineClientDefinition } from "../grpc-service.js";
+
+// A plain @grpc/grpc-js client of cuzk.v1.ProvingEngine with protobuf-es messages: a baseline
+// for tests of the simulator, the client and the bench (an independent HTTP/2 stack).
+
+/** Per-call options. */
+export interface PlainCallOptions {
+  /** Deadline relative to now, in milliseconds. Default: none. */
+  timeoutMs?: number | undefined;
+  /** Cancels the call when aborted. */
+  signal?: AbortSignal | undefined;
+}
+
+/** Options of createPlainGrpcClient. */
+export interface PlainGrpcClientOptions {
+  /** Extra grpc-js channel options (e.g. "grpc.keepalive_time_ms"). Default: none. */
+  channelOptions?: grpc.ChannelOptions | undefined;
+}
+
+/** A gRPC status returned by the server (or by grpc-js for transport failures). */
+export class PlainGrpcCallError extends CuzkitError {
+  constructor(
+    /** The gRPC status code (grpc.status). */
+    readonly grpcCode: grpc.status,
+    /** The status details text. */
+    readonly details: string,
+    cause: unknown,
+  ) {
+    super(`GRPC_${grpc.status[grpcCode] ?? grpcCode}`, `${grpc.status[grpcCode] ?? grpcCode}: ${details}`, {
+      hint: "see the gRPC status code and details",
+      retryable: grpcCode === grpc.status.UNAVAILABLE,
+      cause,
+    });
+  }
+}
+
+type Init<Desc extends DescMessage> = MessageInitShape<Desc>;
+
+/** Every RPC of the daemon as a promise. */
+export interface PlainGrpcClient {
+  submitProof(
+    request: Init<typeof SubmitProofRequestSchema>,
+    options?: PlainCallOptions,
+  ): Promise<SubmitProofResponse>;
+  awaitProof(
+    request: Init<typeof AwaitProofRequestSchema>,
+    options?: PlainCallOptions,
+  ): Promise<AwaitProofResponse>;
+  prove(request: Init<typeof ProveRequestSchema>, options?: PlainCallOptions): Promise<ProveResponse>;
+  cancelProof(
+    request: Init<typeof CancelProofRequestSchema>,
+    options?: PlainCallOptions,
+  ): Promise<CancelProofResponse>;
+  getStatus(options?: PlainCallOptions): Promise<GetStatusResponse>;
+  getMetrics(options?: PlainCallOptions): Promise<GetMetricsResponse>;
+  preloadSrs(
+    request: Init<typeof PreloadSrsRequestSchema>,
+    options?: PlainCallOptions,
+  ): Promise<PreloadSrsResponse>;
+  evictSrs(
+    request: Init<typeof EvictSrsRequestSchema>,
+    options?: PlainCallOptions,
+  ): Promise<EvictSrsResponse>;
+  /** The underlying grpc-js client. */
+  readonly raw: grpc.Client;
+  /** Closes the channel. */
+  close(): void;
+}
+
+/**
+ * Creates a grpc-js client for `address` ("127.0.0.1:PORT", "[::1]:PORT" or "unix:///path").
+ * Sends up to any size (the server enforces its cap) and receives up to 128 MiB; uses its own
+ * connection (no subchannel shared with other clients). Calls reject
+ * with PlainGrpcCallError carrying the gRPC code.
+ */
+export function createPlainGrpcClient(
+  address: string,
+  options: PlainGrpcClientOptions = {},
+): PlainGrpcClient {
+  const Client = grpc.makeGenericClientConstructor(provingEngineClientDefinition(), "ProvingEngine");
+  const client = new Client(address, grpc.credentials.createInsecure(), {
+    "grpc.max_send_message_length": -1,
+    "grpc.max_receive_message_length": 128 * 1024 * 1024,
+    // Each client gets its own connection, as separate processes would (grpc-js otherwise
+    // shares subchannels between clients of the same address, backoff state included).
+    "grpc.use_local_subchannel_pool": 1,
+    ...options.channelOptions,
+  });
+  const call = <Req extends DescMessage, Res>(
+    method: string,
+    schema: Req,
+    init: Init<Req>,
+    callOptions: PlainCallOptions = {},
+  ): Promise<Res> =>
+    new Promise<Res>((resolve, reject) => {
+      const metadata = new grpc.Metadata();
+      const grpcOptions: grpc.CallOptions =
+        callOptions.timeoutMs === undefined ? {} : { deadline: Date.now() + callOptions.timeoutMs };
+      const request: MessageShape<Req> = create(schema, init);
+      const fn = (client as unknown as Record<string, grpc.requestCallback<Res> | unknown>)[method] as (
+        request: unknown,
+        metadata: grpc.Metadata,
+        options: grpc.CallOptions,
+        callback: grpc.requestCallback<Res>,
+      ) => grpc.ClientUnaryCall;
+      const pending = fn.call(client, request, metadata, grpcOptions, (error, response) => {
+        callOptions.signal?.removeEventListener("abort", onAbort);
+        if (error) reject(new PlainGrpcCallError(error.code, error.details, error));
+        else resolve(response as Res);
+      });
+      const onAbort = () => pending.cancel();
+      if (callOptions.signal?.aborted) pending.cancel();
+      else callOptions.signal?.addEventListener("abort", onAbort, { once: true });
+    });
+  return {
+    submitProof: (request, o) => call("SubmitProof", SubmitProofRequestSchema, request, o),
+    awaitProof: (request, o) => call("AwaitProof", AwaitProofRequestSchema, request, o),
+    prove: (request, o) => call("Prove", ProveRequestSchema, request, o),
+    cancelProof: (request, o) => call("CancelProof", CancelProofRequestSchema, request, o),
+    getStatus: (o) => call("GetStatus", GetStatusRequestSchema, {}, o),
+    getMetrics: (o) => call("GetMetrics", GetMetricsRequestSchema, {}, o),
+    preloadSrs: (request, o) => call("PreloadSRS", PreloadSrsRequestSchema, request, o),
+    evictSrs: (request, o) => call("EvictSRS", EvictSrsRequestSchema, request, o),
+    raw: client,
+    close: () => client.close(),
+  };
+}
