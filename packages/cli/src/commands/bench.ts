@@ -146,7 +146,13 @@ Examples:
         }
         concurrency = recommendation.bench.concurrency;
       } else {
-        concurrency = intOption(1)(flags.concurrency);
+        concurrency = Number(flags.concurrency);
+        if (!Number.isInteger(concurrency) || concurrency < 1) {
+          throw new InvalidInputError(
+            `--concurrency must be a whole number >= 1 or "auto", got "${flags.concurrency}"`,
+            "give the proofs to keep in flight, such as 2, or auto with --detect",
+          );
+        }
       }
 
       let supervision: SupervisionOptions | undefined;

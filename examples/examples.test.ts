@@ -1,0 +1,112 @@
+import { execFile, spawn } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { promisify } from "node:util";
+import { createSyntheticC1, type SimDaemon, startSimDaemon } from "@cuzkit/sim";
+import { type FakeVastServer, startFakeVastServer } from "@cuzkit/vast";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { cuzkitArgv, repoRoot } from "../test/support/cuzkit-process.js";
+
+// Every example runs as a user would run it (node with tsx), against the simulator or the
+// fake Vast.ai server, so the README's snippets cannot rot.
+const run = promisify(execFile);
+const tsx = (script: string, args: string[], env: Record<string, string>) =>
+  run(process.execPath, ["--import", "tsx", join(import.meta.dirname, script), ...args], {
+    cwd: repoRoot,
+    env: { ...process.env, ...env },
+    timeout: 60_000,
+  });
+
+let dir = "";
+let sim: SimDaemon | undefined;
+let vast: FakeVastServer | undefined;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "cuzkit-examples-"));
+  await writeFile(join(dir, "c1.json"), createSyntheticC1());
+});
+afterEach(async () => {
+  await sim?.stop();
+  await vast?.close();
+  sim = undefined;
+  vast = undefined;
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe("examples", () => {
+  it("prove-one-proof writes the proof", async () => {
+    sim = await startSimDaemon({ proofTimeMs: 10 });
+    const { stdout } = await tsx("prove-one-proof.ts", [join(dir, "c1.json"), join(dir, "proof.bin")], {
+      CUZK_ADDR: sim.address,
+    });
+    expect(stdout).toMatch(/1920 bytes/);
+    expect((await readFile(join(dir, "proof.bin"))).byteLength).toBe(1920);
+  });
+
+  it("run-benchmark prints a report with a verdict", async () => {
+    sim = await startSimDaemon({ proofTimeMs: 10 });
+    const { stdout } = await tsx("run-benchmark.ts", [join(dir, "c1.json")], { CUZK_ADDR: sim.address });
+    expect(stdout).toMatch(/timed: +6 completed/);
+    expect(stdout).toMatch(/verdict: MET/);
+  });
+
+  it("tune-this-machine reads this machine and explains what fits", async () => {
+    const { stdout, stderr } = await tsx("tune-this-machine.ts", [], {});
+    expect(stderr).toMatch(/ramBytes: \d+ \(from /);
+    // This CI machine has too little RAM for PoRep; a GPU box gets a cuzk.toml instead.
+    expect(stdout).toMatch(/no safe config|\[pipeline\]/);
+  });
+
+  it("vast-offers-sized ranks offers by predicted proofs per dollar", async () => {
+    vast = await startFakeVastServer();
+    const { stdout } = await tsx("vast-offers-sized.ts", [], {
+      VAST_URL: vast.url,
+      VAST_API_KEY: vast.apiKey,
+    });
+    expect(stdout).toMatch(/proofsPerDollar/);
+    expect(stdout).not.toContain(vast.apiKey);
+  });
+
+  it("prover-image/entrypoint.sh tunes, benchmarks with the daemon spawned, then serves", async () => {
+    const [node, args] = cuzkitArgv();
+    const cuzkit = [node, ...args].join(" ");
+    const { createServer } = await import("node:net");
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+    const port = (probe.address() as { port: number }).port;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const machine = "--ram 251GiB --cores 32 --gpus 2xRTX3090";
+    const child = spawn("bash", [join(import.meta.dirname, "prover-image/entrypoint.sh")], {
+      env: {
+        ...process.env,
+        CUZKIT: cuzkit,
+        CUZK_DAEMON: `${cuzkit} sim ${machine} --time-scale 0.0005`,
+        CUZK_ADDR: `127.0.0.1:${port}`,
+        CUZK_C1: join(dir, "c1.json"),
+        CUZKIT_MACHINE: machine,
+        OUT_DIR: join(dir, "out"),
+        BENCH_COUNT: "3",
+        MIN_PROOFS_PER_HOUR: "1",
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const serving = new Promise<string>((resolve, reject) => {
+      createInterface({ input: child.stdout }).on("line", (line) => {
+        if (line.startsWith("listening ")) resolve(line);
+      });
+      child.once("exit", (code) => reject(new Error(`entrypoint exited with ${code}`)));
+    });
+    try {
+      expect(await serving).toBe(`listening 127.0.0.1:${port}`);
+      expect((await readFile(join(dir, "out", "bench.status"), "utf8")).trim()).toBe("0");
+      const report = JSON.parse((await readFile(join(dir, "out", "bench.jsonl"), "utf8")).trim());
+      expect(report).toMatchObject({ completed: 3, verdict: { status: "met" } });
+      expect(await readFile(join(dir, "out", "cuzk.toml"), "utf8")).toMatch(/total_budget = "\d+GiB"/);
+    } finally {
+      child.kill("SIGTERM");
+    }
+    const [code] = await new Promise<[number | null]>((resolve) => child.once("exit", (c) => resolve([c])));
+    expect(code).toBe(0);
+  });
+});

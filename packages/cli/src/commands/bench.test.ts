@@ -1,0 +1,240 @@
+import { mkdtemp, readFile, rm, truncate, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type SimDaemon, startSimDaemon } from "@cuzkit/sim";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { cuzkitShellCommand } from "../../../../test/support/cuzkit-process.js";
+import { runCli } from "../run-cli.js";
+import { memoryIO } from "../testing/memory-io.js";
+
+let sim: SimDaemon | undefined;
+let dir = "";
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "cuzkit-bench-cli-"));
+});
+afterEach(async () => {
+  await sim?.stop();
+  sim = undefined;
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function bench(args: string[]) {
+  const { io, stdout, stderr } = memoryIO({ cwd: dir });
+  const code = await runCli(["bench", ...args], io);
+  return { code, stdout: stdout(), stderr: stderr() };
+}
+
+describe("cuzkit bench", () => {
+  it("runs against a daemon, prints a summary and progress lines, appends JSON lines with --out, exits 0", async () => {
+    sim = await startSimDaemon({ proofTimeMs: 5 });
+    const args = [
+      "--addr",
+      sim.address,
+      "--synthetic",
+      "--count",
+      "3",
+      "--concurrency",
+      "2",
+      "--out",
+      "runs.jsonl",
+    ];
+    const first = await bench(args);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/timed: +3 completed, 0 failed of 3 \(concurrency 2\)/);
+    expect(first.stdout).toMatch(/verdict: MET/);
+    // Not a terminal: plain progress lines, no bar escape codes.
+    expect(first.stderr).toMatch(/\[1\/3\] proof \d completed in/);
+    expect(first.stderr).not.toContain("\u001b[");
+    await bench(args);
+    const lines = (await readFile(join(dir, "runs.jsonl"), "utf8")).trim().split("\n");
+    expect(lines).toHaveLength(2);
+    expect(JSON.parse(lines[1] ?? "")).toMatchObject({ schema: "cuzkit.bench.report/v1", completed: 3 });
+  });
+
+  it("prints the full report as JSON with --json", async () => {
+    sim = await startSimDaemon({ proofTimeMs: 5 });
+    const { code, stdout } = await bench([
+      "--addr",
+      sim.address,
+      "--synthetic",
+      "--count",
+      "2",
+      "--warmup",
+      "none",
+      "--json",
+    ]);
+    expect(code).toBe(0);
+    const report = JSON.parse(stdout);
+    expect(Object.keys(report).sort()).toEqual(
+      [
+        "schema",
+        "startedAt",
+        "finishedAt",
+        "address",
+        "kind",
+        "count",
+        "concurrency",
+        "warmup",
+        "completed",
+        "failed",
+        "proofsPerHour",
+        "timedWindowMs",
+        "wallTime",
+        "daemonTimings",
+        "failures",
+        "daemonRestarts",
+        "daemonExits",
+        "inputBytes",
+        "verdict",
+      ].sort(),
+    );
+    expect(report.warmup.proofs).toBe(0);
+  });
+
+  it("exits 2 below --min-proofs-per-hour and 1 when it could not benchmark", async () => {
+    sim = await startSimDaemon({ proofTimeMs: 5 });
+    const below = await bench([
+      "--addr",
+      sim.address,
+      "--synthetic",
+      "--count",
+      "1",
+      "--min-proofs-per-hour",
+      "100000000",
+    ]);
+    expect(below.code).toBe(2);
+    expect(below.stdout).toMatch(/verdict: BELOW/);
+    sim.failNextProofs(10, "C1 parse failed: bad json");
+    const failed = await bench(["--addr", sim.address, "--synthetic", "--count", "1", "--warmup", "none"]);
+    expect(failed.code).toBe(1);
+    expect(failed.stdout).toMatch(/C1 parse failed: bad json/);
+  });
+
+  it("uses CUZK_ADDR when --addr is not given", async () => {
+    sim = await startSimDaemon({ proofTimeMs: 5 });
+    const { io, stdout } = memoryIO({ cwd: dir, env: { CUZK_ADDR: sim.address } });
+    expect(await runCli(["bench", "--synthetic", "--count", "1", "--warmup", "none"], io)).toBe(0);
+    expect(stdout()).toContain(sim.address);
+  });
+
+  describe("rejects bad input before any daemon work", () => {
+    it.each([
+      ["a missing C1 file", ["--c1", "missing.json"], /cannot read the C1 file .*missing\.json: ENOENT/],
+      ["a file that is not a C1 output", ["--c1", "notc1.json"], /C1 input has no valid SectorNum/],
+      ["an input over 128 MiB", ["--c1", "huge.json"], /over the daemon's 128 MiB message cap/],
+      ["concurrency 0", ["--synthetic", "--concurrency", "0"], /--concurrency must be a whole number >= 1/],
+      ["an unknown proof kind", ["--kind", "stark", "--synthetic"], /unknown proof kind "stark"/],
+      ["both --c1 and --synthetic", ["--c1", "notc1.json", "--synthetic"], /exactly one input/],
+    ])("%s", async (_name, args, message) => {
+      sim = await startSimDaemon({ proofTimeMs: 5 });
+      await writeFile(join(dir, "notc1.json"), JSON.stringify({ hello: "world" }));
+      await writeFile(join(dir, "huge.json"), "");
+      await truncate(join(dir, "huge.json"), 128 * 1024 * 1024 + 10);
+      const result = await bench(["--addr", sim.address, ...args]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(message);
+      expect(sim.stats().connections).toBe(0);
+    });
+
+    it("explains errors with a hint, and shows the stack only with --debug", async () => {
+      const plain = await bench(["--addr", "127.0.0.1:9", "--c1", "missing.json"]);
+      expect(plain.stderr).toMatch(/^error: .*\nhint: check the path given to --c1\n$/);
+      const debug = await bench(["--addr", "127.0.0.1:9", "--c1", "missing.json", "--debug"]);
+      expect(debug.stderr).toMatch(/at .*proof-input/);
+    });
+  });
+
+  describe("with --spawn (the simulator as the daemon process)", () => {
+    const spawn = `${cuzkitShellCommand()} sim --ram 251GiB --cores 32 --gpus 2xRTX3090 --time-scale 0.0005`;
+
+    it("tunes a config, warms up with the warmup config, restarts with the full one, and runs the batch", async () => {
+      const { code, stdout, stderr } = await bench([
+        "--spawn",
+        spawn,
+        "--addr",
+        "127.0.0.1:0".replace(":0", `:${await freePort()}`),
+        "--synthetic",
+        "--count",
+        "3",
+        "--ram",
+        "251GiB",
+        "--cores",
+        "32",
+        "--gpus",
+        "2xRTX3090",
+        "--dialect",
+        "partition-workers",
+        "--concurrency",
+        "auto",
+      ]);
+      expect(stderr).toContain("starting the daemon with the warmup config");
+      expect(stderr).toContain("restarting the daemon with the full config");
+      expect(stdout).toMatch(/timed: +3 completed/);
+      expect(code).toBe(0);
+    });
+
+    it("records an OOM kill (exit 137) with the daemon's last lines and stops with a verdict", async () => {
+      await writeFile(
+        join(dir, "incident.toml"),
+        "[synthesis]\npartition_workers = 16\n[gpus]\ngpu_workers_per_device = 2\n",
+      );
+      const { code, stdout } = await bench([
+        "--spawn",
+        spawn,
+        "--config",
+        "incident.toml",
+        "--addr",
+        `127.0.0.1:${await freePort()}`,
+        "--synthetic",
+        "--count",
+        "6",
+        "--concurrency",
+        "6",
+        "--warmup",
+        "none",
+        "--json",
+      ]);
+      expect(code).toBe(1);
+      const report = JSON.parse(stdout);
+      expect(report.daemonExits[0]).toMatchObject({ exitCode: 137, likelyOom: true });
+      expect(report.daemonExits[0].logTail.join("\n")).toMatch(/oom-kill/);
+      expect(report.verdict.reason).toMatch(/OOM killer/);
+    });
+
+    it("restarts a crashed daemon with --on-crash restart and completes the batch", async () => {
+      await writeFile(join(dir, "cuzk.toml"), "[synthesis]\npartition_workers = 2\n");
+      const { code, stdout } = await bench([
+        "--spawn",
+        `${spawn} --proof-time-ms 20 --fault crash-after=2`,
+        "--config",
+        "cuzk.toml",
+        "--addr",
+        `127.0.0.1:${await freePort()}`,
+        "--synthetic",
+        "--count",
+        "5",
+        "--warmup",
+        "none",
+        "--on-crash",
+        "restart",
+        "--max-restarts",
+        "3",
+        "--json",
+      ]);
+      const report = JSON.parse(stdout);
+      expect(report.daemonExits.length).toBeGreaterThanOrEqual(1);
+      expect(report.daemonRestarts).toBeGreaterThanOrEqual(1);
+      expect(report.completed).toBe(5);
+      expect(code).toBe(0);
+    });
+  });
+});
+
+async function freePort(): Promise<number> {
+  const { createServer } = await import("node:net");
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
