@@ -1,0 +1,147 @@
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createSyntheticC1, type SimDaemon, startSimDaemon } from "@cuzkit/sim";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runCli } from "../run-cli.js";
+import { memoryIO } from "../testing/memory-io.js";
+
+let sim: SimDaemon | undefined;
+let dir = "";
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "cuzkit-prove-"));
+  await writeFile(join(dir, "c1.json"), createSyntheticC1({ sectorNumber: 42 }));
+});
+afterEach(async () => {
+  await sim?.stop();
+  sim = undefined;
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function cli(args: string[], env: Record<string, string> = {}) {
+  const { io, stdout, stderr } = memoryIO({ cwd: dir, env });
+  const code = await runCli(args, io);
+  return { code, stdout: stdout(), stderr: stderr() };
+}
+
+describe("cuzkit prove", () => {
+  it("proves from a C1 file and writes the proof bytes", async () => {
+    sim = await startSimDaemon({ proofTimeMs: 5 });
+    const { code, stdout } = await cli([
+      "prove",
+      "--addr",
+      sim.address,
+      "--c1",
+      "c1.json",
+      "--out",
+      "proof.bin",
+    ]);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/completed .*: 1920 bytes of proof/);
+    expect((await readFile(join(dir, "proof.bin"))).byteLength).toBe(1920);
+    expect(await readdir(dir)).toEqual(["c1.json", "proof.bin"]);
+  });
+
+  it("prints JSON with the proof as hex", async () => {
+    sim = await startSimDaemon({ proofTimeMs: 5 });
+    const { code, stdout } = await cli(["prove", "--synthetic", "--json"], { CUZK_ADDR: sim.address });
+    expect(code).toBe(0);
+    const result = JSON.parse(stdout);
+    expect(result).toMatchObject({ kind: "porep", proofBytes: 1920, attempts: 1 });
+    expect(result.proofHex).toHaveLength(3840);
+  });
+
+  it("proves WinningPoSt from a vanilla proofs file", async () => {
+    sim = await startSimDaemon({ proofTimeMs: 5 });
+    await writeFile(join(dir, "winning.json"), JSON.stringify([Buffer.from("vanilla").toString("base64")]));
+    const { code, stdout } = await cli([
+      "prove",
+      "--addr",
+      sim.address,
+      "--kind",
+      "winning-post",
+      "--vanilla",
+      "winning.json",
+      "--json",
+    ]);
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({ kind: "winning", proofBytes: 192 });
+  });
+
+  it("fails with the daemon's message and writes nothing when the proof fails", async () => {
+    sim = await startSimDaemon({
+      proofTimeMs: 5,
+      faults: { failNextProofs: { count: 1, message: "partition 2 GPU prove failed: boom" } },
+    });
+    const { code, stderr } = await cli([
+      "prove",
+      "--addr",
+      sim.address,
+      "--c1",
+      "c1.json",
+      "--out",
+      "proof.bin",
+    ]);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/partition 2 GPU prove failed: boom/);
+    expect(stderr).toMatch(/hint: /);
+    expect(await readdir(dir)).toEqual(["c1.json"]);
+  });
+
+  it.each([
+    [["--kind", "snap", "--vanilla", "c1.json"], /SnapDeals needs --comm-r-old, --comm-r-new, --comm-d-new/],
+    [["--kind", "wpost"], /wpost needs --vanilla FILE/],
+    [
+      ["--kind", "winning", "--vanilla", "c1.json", "--randomness", "abcd"],
+      /randomness is not 32 bytes of hex/,
+    ],
+    [["--timeout", "soon", "--synthetic"], /not a duration/],
+  ])("rejects %j before dialling", async (args, message) => {
+    sim = await startSimDaemon({ proofTimeMs: 5 });
+    const { code, stderr } = await cli(["prove", "--addr", sim.address, ...args]);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(message);
+    expect(sim.stats().connections).toBe(0);
+  });
+
+  it("rejects a bad address at once", async () => {
+    const { code, stderr } = await cli(["prove", "--addr", "localhost:notaport", "--synthetic"]);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/^error: .*address/im);
+  });
+});
+
+describe("cuzkit status", () => {
+  it("shows one row per GPU, counters and metrics, and the HTTP status view", async () => {
+    sim = await startSimDaemon({ proofTimeMs: 5, statusListen: "127.0.0.1:0" });
+    await cli(["prove", "--addr", sim.address, "--synthetic"]);
+    const { code, stdout } = await cli([
+      "status",
+      "--addr",
+      sim.address,
+      "--status-url",
+      sim.statusUrl ?? "",
+    ]);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/1 proofs completed, 0 failed/);
+    // The default simulated machine has 2 GPUs: two rows, whatever the workers per GPU.
+    expect(stdout.match(/RTX 3090/g)).toHaveLength(2);
+    expect(stdout).toMatch(/PoRep C2 .* 1 /);
+    expect(stdout).toMatch(/memory budget: /);
+  });
+
+  it("prints JSON with --json", async () => {
+    sim = await startSimDaemon({ proofTimeMs: 5 });
+    const { code, stdout } = await cli(["status", "--addr", sim.address, "--json"]);
+    expect(code).toBe(0);
+    const parsed = JSON.parse(stdout);
+    expect(parsed.status.gpus).toHaveLength(2);
+    expect(parsed.metrics.gpuWorkers).toBeGreaterThanOrEqual(2);
+  });
+
+  it("says the daemon is unreachable, with a hint", async () => {
+    const { code, stderr } = await cli(["status", "--addr", "127.0.0.1:9"]);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/error: .*\nhint: /);
+  });
+});
