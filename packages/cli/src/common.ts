@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { rename, rm, writeFile } from "node:fs/promises";
-import { resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { InvalidInputError } from "@cuzkit/core";
 import { InvalidArgumentError } from "commander";
 import type { CliIO } from "./io.js";
@@ -47,19 +47,26 @@ export function positiveNumber(text: string): number {
 }
 
 /**
- * Writes a file all at once: to a temporary sibling, then renamed over the target, so a reader
- * never sees half a file and a failure leaves nothing behind.
+ * Writes a file all at once: to a hidden temporary sibling, then renamed over the target, so a
+ * reader never sees half a file and a failure leaves nothing behind. `path` is relative to io.cwd.
  */
-export async function writeFileAtomic(path: string, data: string | Uint8Array, io: CliIO): Promise<string> {
+export async function writeFileAtomic(
+  path: string,
+  data: string | Uint8Array,
+  io: Pick<CliIO, "cwd">,
+): Promise<string> {
   const target = resolve(io.cwd, path);
-  const temp = `${target}.${randomBytes(4).toString("hex")}.tmp`;
+  const temporary = join(
+    dirname(target),
+    `.${basename(target)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`,
+  );
   try {
-    await writeFile(temp, data);
-    await rename(temp, target);
+    await writeFile(temporary, data, { mode: 0o644 });
+    await rename(temporary, target);
   } catch (error) {
-    await rm(temp, { force: true });
+    await rm(temporary, { force: true });
     throw new InvalidInputError(
-      `cannot write ${target}: ${(error as Error).message}`,
+      `cannot write ${target}: ${error instanceof Error ? error.message : String(error)}`,
       "check that the folder exists and is writable",
       error,
     );

@@ -1,6 +1,6 @@
-import { CommanderError } from "commander";
 import { CuzkitError } from "@cuzkit/core";
-import { CommandExit, type CliIO, processIO } from "./io.js";
+import { CommanderError } from "commander";
+import { type CliIO, CommandExit, processIO } from "./io.js";
 import { createProgram } from "./program.js";
 
 /**
@@ -31,7 +31,10 @@ function reportError(error: unknown, io: CliIO, debug: boolean): number {
   } else {
     const message = error instanceof Error ? error.message : String(error);
     io.stderr.write(`error: ${message}\n`);
-    if (!debug) io.stderr.write("hint: this looks like a bug in cuzkit; run again with --debug and report the output\n");
+    if (!debug)
+      io.stderr.write(
+        "hint: this looks like a bug in cuzkit; run again with --debug and report the output\n",
+      );
   }
   if (debug) {
     let current: unknown = error;

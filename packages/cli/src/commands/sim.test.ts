@@ -2,28 +2,14 @@ import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { CuzkitError } from "@cuzkit/core";
 import { AwaitProofResponse_Status, ProofKind } from "@cuzkit/proto";
 import { createPlainGrpcClient, createSyntheticC1, type PlainGrpcClient, type SimDaemon } from "@cuzkit/sim";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type CliIO, CommandExit } from "../io.js";
+import { CommandExit } from "../io.js";
+import { memoryIO } from "../testing/memory-io.js";
 import { createSimCommand, parseFaults } from "./sim.js";
-
-function memoryIO(cwd: string) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const sink = (lines: string[]) =>
-    new Writable({
-      write(chunk, _encoding, callback) {
-        lines.push(String(chunk));
-        callback();
-      },
-    });
-  const io: CliIO = { stdout: sink(out), stderr: sink(err), env: {}, cwd };
-  return { io, stdout: () => out.join(""), stderr: () => err.join("") };
-}
 
 const porep = (requestId: string) => ({
   requestId,
@@ -47,7 +33,7 @@ afterEach(() => {
 
 /** Runs the command in-process; resolves with the daemon once it listens, and with how the command ended. */
 function runInProcess(args: string[]) {
-  const output = memoryIO(dir);
+  const output = memoryIO({ cwd: dir });
   const stopper = new AbortController();
   stoppers.push(stopper);
   let started: (daemon: SimDaemon) => void = () => {};
@@ -75,7 +61,7 @@ async function failure(args: string[]): Promise<unknown> {
 
 describe("cuzkit sim (in process)", () => {
   it("documents every flag with examples", () => {
-    const help = createSimCommand(memoryIO(dir).io).helpInformation();
+    const help = createSimCommand(memoryIO({ cwd: dir }).io).helpInformation();
     for (const flag of [
       "--listen",
       "--status-listen",
@@ -93,7 +79,7 @@ describe("cuzkit sim (in process)", () => {
     ]) {
       expect(help).toContain(flag);
     }
-    const withText = createSimCommand(memoryIO(dir).io);
+    const withText = createSimCommand(memoryIO({ cwd: dir }).io);
     let text = "";
     withText.configureOutput({ writeOut: (t) => (text += t) }).exitOverride();
     expect(() => withText.parse(["--help"], { from: "user" })).toThrow();

@@ -1,14 +1,14 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Writable } from "node:stream";
 import { CuzkitError, GiB, readCuzkConfig } from "@cuzkit/core";
 import type { DetectedHardware } from "@cuzkit/tuner";
 import { CommanderError } from "commander";
 import { parse } from "smol-toml";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type CliIO, CommandExit } from "../io.js";
-import { createTuneCommand, parseSafetyMargin, type TuneCommandDeps, writeFileAtomic } from "./tune.js";
+import { memorySink } from "../testing/memory-io.js";
+import { createTuneCommand, parseSafetyMargin, type TuneCommandDeps } from "./tune.js";
 
 let dir: string;
 beforeEach(() => {
@@ -18,21 +18,10 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function sink(): Writable & { text: () => string } {
-  const chunks: string[] = [];
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      chunks.push(String(chunk));
-      done();
-    },
-  });
-  return Object.assign(stream, { text: () => chunks.join("") });
-}
-
 /** Runs `cuzkit tune ...args` in-process. */
 async function run(args: string[], deps: TuneCommandDeps = {}) {
-  const stdout = sink();
-  const stderr = sink();
+  const stdout = memorySink();
+  const stderr = memorySink();
   const io: CliIO = { stdout, stderr, env: {}, cwd: dir };
   const command = createTuneCommand(io, deps).exitOverride();
   let error: unknown;
@@ -139,18 +128,6 @@ describe("cuzkit tune: formats", () => {
     expect(stdout).toBe("");
     expect(stderr).toMatch(/^wrote .*cuzk\.toml/);
     expect(readCuzkConfig(readFileSync(join(dir, "cuzk.toml"), "utf8")).findings).toEqual([]);
-    expect(readdirSync(dir)).toEqual(["cuzk.toml"]);
-  });
-});
-
-describe("writeFileAtomic", () => {
-  it("replaces the file whole, and on failure leaves nothing behind", async () => {
-    const path = join(dir, "cuzk.toml");
-    writeFileSync(path, "old");
-    await writeFileAtomic(path, "new");
-    expect(readFileSync(path, "utf8")).toBe("new");
-    const missing = join(dir, "no-such-folder", "cuzk.toml");
-    await expect(writeFileAtomic(missing, "x")).rejects.toMatchObject({ code: "INVALID_INPUT" });
     expect(readdirSync(dir)).toEqual(["cuzk.toml"]);
   });
 });

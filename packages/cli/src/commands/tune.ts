@@ -1,6 +1,5 @@
-import { randomBytes } from "node:crypto";
-import { readFile, rename, unlink, writeFile } from "node:fs/promises";
-import { basename, dirname, join, resolve } from "node:path";
+import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
 import {
   type DaemonDialect,
   daemonDialects,
@@ -30,6 +29,7 @@ import {
   toTuneReport,
 } from "@cuzkit/tuner";
 import { Command } from "commander";
+import { writeFileAtomic } from "../common.js";
 import { type CliIO, CommandExit } from "../io.js";
 
 /** What `createTuneCommand` can be given besides the IO, for tests and embedding. */
@@ -137,25 +137,6 @@ async function hardwareFor(
   });
 }
 
-/** Writes `text` to `path` atomically: a temporary file in the same folder, then a rename. */
-export async function writeFileAtomic(path: string, text: string): Promise<void> {
-  const temporary = join(
-    dirname(path),
-    `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`,
-  );
-  try {
-    await writeFile(temporary, text, { encoding: "utf8", mode: 0o644 });
-    await rename(temporary, path);
-  } catch (error) {
-    await unlink(temporary).catch(() => undefined);
-    throw new InvalidInputError(
-      `cannot write ${path}: ${error instanceof Error ? error.message : String(error)}`,
-      "check that the folder exists and is writable",
-      error,
-    );
-  }
-}
-
 /**
  * `cuzkit tune`: reads the machine (--detect) or takes it from flags, and writes a daemon
  * config that the model expects to stay under the usable RAM, with the benchmark concurrency,
@@ -224,8 +205,7 @@ export function createTuneCommand(io: CliIO, deps: TuneCommandDeps = {}): Comman
           io.stdout.write(text);
           return;
         }
-        const path = resolve(io.cwd, flags.out);
-        await writeFileAtomic(path, text);
+        const path = await writeFileAtomic(flags.out, text, io);
         io.stderr.write(`wrote ${path} (${formatBytes(Buffer.byteLength(text))})\n`);
       };
 

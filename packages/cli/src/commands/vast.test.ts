@@ -1,12 +1,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Writable } from "node:stream";
 import { CuzkitError, createManualClock } from "@cuzkit/core";
 import { type FakeVastServer, startFakeVastServer } from "@cuzkit/vast";
 import type { Command } from "commander";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type CliIO, CommandExit } from "../io.js";
+import { memorySink } from "../testing/memory-io.js";
 import { createVastCommand, type VastCommandDeps } from "./vast.js";
 
 let server: FakeVastServer;
@@ -21,21 +21,10 @@ afterEach(async () => {
   rmSync(home, { recursive: true, force: true });
 });
 
-function sink(): Writable & { text: () => string } {
-  const chunks: string[] = [];
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      chunks.push(String(chunk));
-      done();
-    },
-  });
-  return Object.assign(stream, { text: () => chunks.join("") });
-}
-
 /** Runs `cuzkit vast ...args` in-process against the fake server. */
 async function run(args: string[], deps: VastCommandDeps = {}, env: Record<string, string | undefined> = {}) {
-  const stdout = sink();
-  const stderr = sink();
+  const stdout = memorySink();
+  const stderr = memorySink();
   const io: CliIO = {
     stdout,
     stderr,
