@@ -11,14 +11,22 @@ import { runBenchmark } from "../src/index.js";
 const proofTimeMs = 10_000;
 const waves = 2;
 const request = await porepRequest({ c1: createSyntheticC1(), minerId: 1000, sectorNumber: 1 });
-const rows: { concurrency: number; truth: number; measured: number; errorPct: number; windowMs: number }[] = [];
+const rows: { concurrency: number; truth: number; measured: number; errorPct: number; windowMs: number }[] =
+  [];
 
 for (const concurrency of [1, 6, 32]) {
   // The simulator runs in its own process, as a real daemon would: the harness is measured alone.
   const sim = await startSimProcess(["--listen", "127.0.0.1:0", "--proof-time-ms", String(proofTimeMs)]);
   try {
-    const report = await runBenchmark({ address: sim.address, request, count: concurrency * waves, concurrency, warmup: "none" });
-    if (report.completed !== concurrency * waves) throw new Error(`only ${report.completed} proofs completed: ${report.verdict.reason}`);
+    const report = await runBenchmark({
+      address: sim.address,
+      request,
+      count: concurrency * waves,
+      concurrency,
+      warmup: "none",
+    });
+    if (report.completed !== concurrency * waves)
+      throw new Error(`only ${report.completed} proofs completed: ${report.verdict.reason}`);
     // Ground truth: the simulator finishes `concurrency` proofs every proofTimeMs.
     const truth = (concurrency * 3_600_000) / proofTimeMs;
     rows.push({

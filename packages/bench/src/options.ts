@@ -1,7 +1,9 @@
 import type { CuzkClientOptions, SubmitProofInput } from "@cuzkit/client";
 import {
   type Clock,
+  type DaemonDialect,
   daemonMaxMessageBytes,
+  type HardwareSpec,
   InvalidInputError,
   type Logger,
   type ProofKind,
@@ -9,6 +11,7 @@ import {
   silentLogger,
   systemClock,
 } from "@cuzkit/core";
+import { recommend } from "@cuzkit/tuner";
 import type { BenchmarkEvent, ProgressSnapshot } from "./progress.js";
 import type { DaemonSupervisor } from "./supervisor.js";
 
@@ -36,8 +39,12 @@ export interface BenchmarkOptions {
   kind?: ProofKind;
   /** Timed proofs. Default 12. */
   count?: number;
-  /** Proofs in flight at once. Default 1. (The CLI's `auto` takes it from the tuner.) */
-  concurrency?: number;
+  /** Proofs in flight at once, or "auto": the tuner's value for `hardware`. Default 1. */
+  concurrency?: number | "auto";
+  /** The daemon's machine; needed by concurrency "auto". */
+  hardware?: HardwareSpec;
+  /** The daemon dialect concurrency "auto" tunes for. Default "budget" (the current daemon). */
+  dialect?: DaemonDialect;
   /** Warmup: "auto" (one untimed proof with the warmup deadline), "none", or a number of proofs. Default "auto". */
   warmup?: "auto" | "none" | number;
   /** Deadline of one timed proof in ms. Default: the client's (30 min). */
@@ -106,6 +113,35 @@ function wholeNumber(
   return value;
 }
 
+const workloadOf: Record<ProofKind, "porep" | "snap" | "wpost"> = {
+  porep: "porep",
+  snap: "snap",
+  wpost: "wpost",
+  winning: "wpost",
+};
+
+/** The tuner's benchmark concurrency for the machine. */
+function autoConcurrency(
+  kind: ProofKind,
+  hardware: HardwareSpec | undefined,
+  dialect: DaemonDialect | undefined,
+): number {
+  if (!hardware) {
+    throw new InvalidInputError(
+      'concurrency "auto" needs the machine',
+      "pass hardware (detectHardware() from @cuzkit/tuner, or hardwareFrom()), or give a number",
+    );
+  }
+  const recommendation = recommend(hardware, { dialect: dialect ?? "budget", workload: workloadOf[kind] });
+  if (!recommendation.feasible) {
+    throw new InvalidInputError(
+      `no safe config for this machine: ${recommendation.infeasibleReason ?? ""}`,
+      "give a concurrency explicitly, or try the other daemon dialect",
+    );
+  }
+  return recommendation.bench.concurrency;
+}
+
 /** Fills defaults and rejects bad options before any daemon work. */
 export function resolveBenchmarkOptions(options: BenchmarkOptions): ResolvedBenchmarkOptions {
   const wireKind = Number((options.request as { proofKind?: number }).proofKind ?? 0);
@@ -117,13 +153,16 @@ export function resolveBenchmarkOptions(options: BenchmarkOptions): ResolvedBenc
     );
   }
   const count = wholeNumber("count", options.count, 12, 1, "give the number of timed proofs, such as 12");
-  const concurrency = wholeNumber(
-    "concurrency",
-    options.concurrency,
-    1,
-    1,
-    "give at least 1 proof in flight (cuzkit tune suggests one)",
-  );
+  const concurrency =
+    options.concurrency === "auto"
+      ? autoConcurrency(kind, options.hardware, options.dialect)
+      : wholeNumber(
+          "concurrency",
+          options.concurrency,
+          1,
+          1,
+          "give at least 1 proof in flight (cuzkit tune suggests one)",
+        );
   const warmup = options.warmup ?? "auto";
   const warmupProofs =
     warmup === "auto"

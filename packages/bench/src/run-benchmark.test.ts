@@ -173,3 +173,25 @@ describe("runBenchmark against the simulator", () => {
     await expect(runBenchmark({ address: "127.0.0.1:9", request: huge })).rejects.toThrow(InvalidInputError);
   });
 });
+
+describe("concurrency auto", () => {
+  it("takes the tuner's concurrency for the machine", async () => {
+    sim = await startSimDaemon({ proofTimeMs: 5 });
+    const { hardwareFrom } = await import("@cuzkit/core");
+    const { recommend } = await import("@cuzkit/tuner");
+    const hardware = hardwareFrom({ ram: "512GiB", cores: 64, gpus: "2xRTX4090" });
+    const expected = recommend(hardware, { dialect: "budget" }).bench.concurrency;
+    const report = await runBenchmark({
+      address: sim.address,
+      request: await request(),
+      count: 2,
+      warmup: "none",
+      concurrency: "auto",
+      hardware,
+    });
+    expect(report.concurrency).toBe(expected);
+    await expect(
+      runBenchmark({ address: sim.address, request: await request(), concurrency: "auto" }),
+    ).rejects.toThrow(/needs the machine/);
+  });
+});

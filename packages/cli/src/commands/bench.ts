@@ -136,16 +136,8 @@ Examples:
             workload: input.kind === "porep" ? "porep" : input.kind === "snap" ? "snap" : "wpost",
           })
         : undefined;
-      let concurrency: number;
-      if (flags.concurrency === "auto") {
-        if (!recommendation) {
-          throw new InvalidInputError(
-            "--concurrency auto needs the machine",
-            "add --detect or --ram/--cores/--gpus, or give a number",
-          );
-        }
-        concurrency = recommendation.bench.concurrency;
-      } else {
+      let concurrency: number | "auto" = "auto";
+      if (flags.concurrency !== "auto") {
         concurrency = Number(flags.concurrency);
         if (!Number.isInteger(concurrency) || concurrency < 1) {
           throw new InvalidInputError(
@@ -153,6 +145,11 @@ Examples:
             "give the proofs to keep in flight, such as 2, or auto with --detect",
           );
         }
+      } else if (!hardware) {
+        throw new InvalidInputError(
+          "--concurrency auto needs the machine",
+          "add --detect or --ram/--cores/--gpus, or give a number",
+        );
       }
 
       let supervision: SupervisionOptions | undefined;
@@ -211,6 +208,7 @@ Examples:
           kind: input.kind,
           count: flags.count,
           concurrency,
+          ...(hardware ? { hardware, dialect: flags.dialect } : {}),
           warmup: parseWarmup(flags.warmup),
           signal: interrupt.signal,
           onProgress: (event, snapshot) => progress.update(event, snapshot),
