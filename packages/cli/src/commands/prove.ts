@@ -115,14 +115,13 @@ Examples:
           );
         } else {
           const t = result.timings;
-          io.stdout.write(
-            [
-              `completed ${result.jobId}: ${result.proof.byteLength} bytes of proof in ${secondsText(result.wallMs)}`,
-              `  daemon: total ${secondsText(t.totalMs)}, queue ${secondsText(t.queueWaitMs)}, synthesis ${secondsText(t.synthesisMs)} and GPU ${secondsText(t.gpuComputeMs)} (sums over partitions)`,
-              `  attempts ${result.attempts}, resumed ${result.resumes}, resubmitted ${result.resubmits}`,
-              written ? `  proof written to ${written}` : "  (no --out: proof not written)",
-            ].join("\n") + "\n",
-          );
+          const lines = [
+            `completed ${result.jobId}: ${result.proof.byteLength} bytes of proof in ${secondsText(result.wallMs)}`,
+            `  daemon: total ${secondsText(t.totalMs)}, queue ${secondsText(t.queueWaitMs)}, synthesis ${secondsText(t.synthesisMs)} and GPU ${secondsText(t.gpuComputeMs)} (sums over partitions)`,
+            `  attempts ${result.attempts}, resumed ${result.resumes}, resubmitted ${result.resubmits}`,
+            written ? `  proof written to ${written}` : "  (no --out: proof not written)",
+          ];
+          io.stdout.write(`${lines.join("\n")}\n`);
         }
       } finally {
         await client.close();

@@ -73,7 +73,8 @@ export function findGpuModel(text: string): GpuModelInfo | undefined {
   const found =
     key === ""
       ? undefined
-      : (byLength.find((entry) => key === entry.key) ?? byLength.find((entry) => key.includes(entry.key)))?.gpu;
+      : (byLength.find((entry) => key === entry.key) ?? byLength.find((entry) => key.includes(entry.key)))
+          ?.gpu;
   if (lookups.size < 1000) lookups.set(text, found);
   return found;
 }

@@ -1,0 +1,464 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { realSleep, type Sleep } from "@cuzkit/core";
+import {
+  createManualScheduler,
+  createSyntheticC1,
+  type SimDaemon,
+  type SimDaemonOptions,
+  startSimDaemon,
+} from "@cuzkit/sim";
+import { afterEach, describe, expect, it, onTestFinished } from "vitest";
+import { type CuzkClient, createCuzkClient } from "./client.js";
+import {
+  AbortedError,
+  ConnectionLostError,
+  DaemonRestartedError,
+  DaemonUnavailableError,
+  DeadlineExceededError,
+  InvalidAddressError,
+  InvalidRequestError,
+  JobNotFoundError,
+  PayloadTooLargeError,
+  ProofFailedError,
+} from "./errors.js";
+import type { ProveEvent } from "./events.js";
+import type { CuzkClientOptions } from "./options.js";
+import { porepRequest, winningPostRequest } from "./requests.js";
+import { fetchStatusJson } from "./status-json.js";
+
+// The client against @cuzkit/sim (a grpc-js server: a second, independent HTTP/2 stack) over
+// real loopback sockets, TCP and unix. Faults are triggered from the client's own events so
+// each test is deterministic; where real time is measured the bounds are generous.
+
+const sims: SimDaemon[] = [];
+const clients: CuzkClient[] = [];
+const dirs: string[] = [];
+
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close()));
+  await Promise.all(sims.splice(0).map((s) => s.stop()));
+  await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+});
+
+async function sim(options: SimDaemonOptions = {}): Promise<SimDaemon> {
+  const daemon = await startSimDaemon(options);
+  sims.push(daemon);
+  return daemon;
+}
+
+function client(address: string, options: Partial<CuzkClientOptions> = {}): CuzkClient {
+  const c = createCuzkClient({ address, ...options });
+  clients.push(c);
+  return c;
+}
+
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "cuzkit-client-"));
+  dirs.push(dir);
+  return dir;
+}
+
+const porep = (sizeBytes = 4096) =>
+  porepRequest({ c1: createSyntheticC1({ sizeBytes }), sectorNumber: 1, minerId: 1000 });
+
+/** Collects events and lets a test react to one. */
+function recorder(on?: (event: ProveEvent) => void) {
+  const events: ProveEvent[] = [];
+  return {
+    events,
+    types: () => events.map((e) => e.type),
+    onEvent: (event: ProveEvent) => {
+      events.push(event);
+      on?.(event);
+    },
+  };
+}
+
+/** Waits until the sim has a proof in flight whose AwaitProof has surely reached it. */
+async function awaitInFlight(): Promise<void> {
+  // Loopback: the AwaitProof frame needs microseconds; 100 ms is a wide margin. If it were
+  // not there yet, the test would fail (no connection-lost event), never pass wrongly.
+  await realSleep(100);
+}
+
+describe("createCuzkClient over real sockets", () => {
+  it("proves over TCP: one submission, proof completed once, events in order", async () => {
+    const daemon = await sim({ proofTimeMs: 20 });
+    const c = client(daemon.address);
+    const rec = recorder();
+    const result = await c.prove(await porep(), { onEvent: rec.onEvent });
+    expect(rec.types()).toEqual(["attempt", "submitted", "completed"]);
+    expect(result.proof.byteLength).toBe(1920);
+    expect(result.jobId).toMatch(/^porep-1000-1-a1-/);
+    const stats = daemon.stats();
+    expect(stats.submissionsByRequestId).toEqual({ [result.jobId]: 1 });
+    expect(stats.proofsCompleted).toBe(1);
+  });
+
+  it("works over a unix socket (unix:///abs and unix:/abs forms)", async () => {
+    const path = join(await tempDir(), "cuzk.sock");
+    const daemon = await sim({ listen: `unix://${path}`, proofTimeMs: 0 });
+    expect(daemon.address).toBe(`unix://${path}`);
+    const c = client(`unix:${path}`);
+    expect(c.address).toBe(`unix://${path}`);
+    const status = await c.getStatus();
+    expect(status.gpus.length).toBeGreaterThan(0);
+    const result = await c.prove(await porep());
+    expect(result.proof.byteLength).toBe(1920);
+  });
+
+  it("works over IPv6 loopback", async () => {
+    const daemon = await sim({ listen: "[::1]:0", proofTimeMs: 0 }).catch(() => undefined);
+    if (daemon === undefined) return; // no IPv6 on this host
+    const c = client(daemon.address);
+    expect((await c.prove(await porep())).proof.byteLength).toBe(1920);
+  });
+
+  it("sends a 51 MB PoRep intact through the pre-encoded path (the sim parses the C1)", async () => {
+    const daemon = await sim({ proofTimeMs: 0 });
+    const c = client(`http://${daemon.address}`);
+    const request = await porep(51_000_000);
+    const result = await c.prove(request);
+    expect(result.proof.byteLength).toBe(1920);
+    const once = await c.proveOnce(request);
+    expect(once.result?.status).toBe(1);
+    expect(once.result?.jobId).toMatch(/^porep-1000-1-p-/);
+  });
+
+  it("resumes after a dropped connection without duplicate work", async () => {
+    const scheduler = createManualScheduler();
+    const daemon = await sim({ proofTimeMs: 60_000, scheduler });
+    const c = client(daemon.address);
+    const rec = recorder((event) => {
+      if (event.type === "submitted") void awaitInFlight().then(() => daemon.dropConnections());
+      if (event.type === "resumed") void awaitInFlight().then(() => scheduler.advance(60_000));
+    });
+    const result = await c.prove(await porep(), { onEvent: rec.onEvent });
+    expect(rec.types()).toEqual(["attempt", "submitted", "connection-lost", "resumed", "completed"]);
+    expect(result).toMatchObject({ resumes: 1, resubmits: 0, attempts: 1 });
+    const stats = daemon.stats();
+    expect(Object.values(stats.submissionsByRequestId)).toEqual([1]);
+    expect(stats.proofsCompleted).toBe(1);
+  });
+
+  it("resubmits under a new id after a restart when allowed (uptime went back)", async () => {
+    const scheduler = createManualScheduler();
+    const daemon = await sim({ proofTimeMs: 60_000, scheduler });
+    scheduler.advance(3_600_000); // the daemon has been up an hour
+    let restarted: Promise<void> = Promise.resolve();
+    const sleep: Sleep = async (ms, signal) => {
+      await restarted;
+      await realSleep(Math.min(ms, 20), signal);
+    };
+    const c = client(daemon.address, { sleep, statusBaselineMaxAgeMs: 600_000 });
+    const rec = recorder((event) => {
+      if (event.type === "submitted" && event.attempt === 1) {
+        void awaitInFlight().then(() => {
+          daemon.crash("oom");
+          restarted = daemon.restart();
+        });
+      }
+      if (event.type === "submitted" && event.attempt === 2)
+        void awaitInFlight().then(() => scheduler.advance(60_000));
+    });
+    const result = await c.prove(await porep(), { resubmit: true, onEvent: rec.onEvent });
+    expect(result).toMatchObject({ resubmits: 1, attempts: 2 });
+    const restartEvent = rec.events.find((e) => e.type === "daemon-restarted");
+    expect(restartEvent).toBeDefined();
+    expect(["refused", "uptime"]).toContain((restartEvent as { evidence: string }).evidence);
+    const ids = Object.keys(daemon.stats().submissionsByRequestId);
+    expect(ids).toHaveLength(2);
+    expect(ids[0]).not.toBe(ids[1]);
+    expect(Object.values(daemon.stats().submissionsByRequestId)).toEqual([1, 1]);
+  });
+
+  it("fails fast with ConnectionLostError and the OOM hint when the daemon dies mid-proof and resubmit is off", async () => {
+    const daemon = await sim({ proofTimeMs: 600_000 });
+    const c = client(daemon.address);
+    let crashedAt = 0;
+    const rec = recorder((event) => {
+      if (event.type === "submitted") {
+        void awaitInFlight().then(() => {
+          crashedAt = performance.now();
+          daemon.crash("oom");
+        });
+      }
+    });
+    const error = await c.prove(await porep(), { onEvent: rec.onEvent }).catch((e) => e);
+    const detectedMs = performance.now() - crashedAt;
+    expect(error).toBeInstanceOf(ConnectionLostError);
+    expect(error.hint).toMatch(/OOM-killed.*dmesg.*cuzkit tune/);
+    expect(error.message).toMatch(/refused connections/);
+    // The proof deadline is 30 minutes; the verdict comes in well under 5 s (typically ms).
+    expect(detectedMs).toBeLessThan(5_000);
+    expect(rec.types()).toContain("connection-lost");
+    expect(rec.types().at(-1)).toBe("failed");
+  });
+
+  it("fails with DaemonRestartedError when the daemon came back without the job and resubmit is off", async () => {
+    const daemon = await sim({ proofTimeMs: 600_000, faults: {} });
+    let restarted: Promise<void> | undefined;
+    const sleep: Sleep = async (ms, signal) => {
+      await restarted;
+      await realSleep(Math.min(ms, 20), signal);
+    };
+    const c = client(daemon.address, {
+      sleep,
+      keepalive: { pingIntervalMs: 100, pingTimeoutMs: 100 },
+      reconnect: { probeTimeoutMs: 200, giveUpAfterMs: 10_000 },
+    });
+    const rec = recorder((event) => {
+      if (event.type === "submitted") void awaitInFlight().then(() => daemon.stall());
+      if (event.type === "reconnecting" && restarted === undefined) {
+        // Frozen, then killed and restarted by its supervisor.
+        daemon.crash("oom");
+        restarted = daemon.restart();
+      }
+    });
+    const started = performance.now();
+    const error = await c.prove(await porep(), { onEvent: rec.onEvent }).catch((e) => e);
+    expect(error).toBeInstanceOf(DaemonRestartedError);
+    expect(error.message).toMatch(/no longer knows the job|uptime went back/);
+    expect(error.hint).toMatch(/OOM-killed/);
+    expect(performance.now() - started).toBeLessThan(8_000);
+    expect(rec.types()).toEqual(
+      expect.arrayContaining(["connection-lost", "reconnecting", "daemon-restarted", "failed"]),
+    );
+  });
+
+  it("fails a call to a frozen daemon within keepalive interval + timeout", async () => {
+    const daemon = await sim({ proofTimeMs: 600_000 });
+    const c = client(daemon.address, { keepalive: { pingIntervalMs: 200, pingTimeoutMs: 200 } });
+    const request = await porep();
+    const submitted = await c.submitProof({ ...request, requestId: "stall-1" });
+    const pending = c.awaitProof(submitted.jobId).catch((e) => e);
+    await awaitInFlight();
+    const stalledAt = performance.now();
+    daemon.stall();
+    const error = await pending;
+    const elapsed = performance.now() - stalledAt;
+    expect(error).toBeInstanceOf(ConnectionLostError);
+    expect(error.message).toMatch(/PING/);
+    expect(elapsed).toBeLessThan(2_000); // 200 + 200 ms configured; the deadline is 30 min
+  });
+
+  it("gives up on a frozen daemon with DaemonUnavailableError after the reconnect window", async () => {
+    // Also guards against connect-node's PING-timeout race (an uncaught exception that would
+    // kill the caller's process): transport.ts keeps an error listener on every session.
+    const uncaught: unknown[] = [];
+    const onUncaught = (error: unknown) => uncaught.push(error);
+    process.on("uncaughtException", onUncaught);
+    onTestFinished(() => {
+      process.off("uncaughtException", onUncaught);
+    });
+    const daemon = await sim({ proofTimeMs: 600_000 });
+    const c = client(daemon.address, {
+      keepalive: { pingIntervalMs: 100, pingTimeoutMs: 100 },
+      reconnect: { initialDelayMs: 50, probeTimeoutMs: 100, giveUpAfterMs: 600 },
+    });
+    const rec = recorder((event) => {
+      if (event.type === "submitted") void awaitInFlight().then(() => daemon.stall());
+    });
+    const started = performance.now();
+    const error = await c.prove(await porep(), { onEvent: rec.onEvent }).catch((e) => e);
+    expect(error).toBeInstanceOf(DaemonUnavailableError);
+    expect(error.hint).toMatch(/stopped answering/);
+    expect(performance.now() - started).toBeLessThan(5_000);
+    await realSleep(300); // let every PING timer of the dead sessions fire
+    expect(uncaught).toEqual([]);
+  });
+
+  it("applies deadlines: awaitProof and prove end with DeadlineExceededError naming the job", async () => {
+    const daemon = await sim({ proofTimeMs: 600_000 });
+    const c = client(daemon.address);
+    const submitted = await c.submitProof({ ...(await porep()), requestId: "deadline-1" });
+    const awaited = await c.awaitProof(submitted.jobId, { timeoutMs: 150 }).catch((e) => e);
+    expect(awaited).toBeInstanceOf(DeadlineExceededError);
+    const proved = await c.prove(await porep(), { timeoutMs: 300 }).catch((e) => e);
+    expect(proved).toBeInstanceOf(DeadlineExceededError);
+    expect(proved.jobId).toMatch(/^porep-1000-1-a1-/);
+    expect(proved.hint).toMatch(/awaitProof/);
+  });
+
+  it("reports a caller abort as AbortedError, not as a lost connection", async () => {
+    const daemon = await sim({ proofTimeMs: 600_000 });
+    const c = client(daemon.address);
+    const controller = new AbortController();
+    const rec = recorder((event) => {
+      if (event.type === "submitted") void awaitInFlight().then(() => controller.abort());
+    });
+    const error = await c
+      .prove(await porep(), { signal: controller.signal, onEvent: rec.onEvent })
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(AbortedError);
+    expect(error.code).toBe("ABORTED");
+    expect(rec.types()).not.toContain("connection-lost");
+    // The daemon is fine and still answers.
+    await expect(c.getStatus()).resolves.toBeDefined();
+  });
+
+  it("validates before sending: nothing reaches the daemon", async () => {
+    const daemon = await sim({ proofTimeMs: 0 });
+    const c = client(daemon.address, { maxRequestBytes: 2_000 });
+    await expect(c.submitProof({ ...(await porep(1024)), requestId: "" })).rejects.toBeInstanceOf(
+      InvalidRequestError,
+    );
+    await expect(c.prove({ proofKind: 0, vanillaProof: new Uint8Array(5) })).rejects.toThrow(
+      /unknown proof kind/,
+    );
+    await expect(c.prove({ proofKind: 1 })).rejects.toThrow(/empty/);
+    await expect(c.prove(await porep(4096))).rejects.toBeInstanceOf(PayloadTooLargeError);
+    await expect(c.proveOnce(await porep(4096))).rejects.toBeInstanceOf(PayloadTooLargeError);
+    await expect(
+      c.prove({ proofKind: 4, vanillaProofs: [new Uint8Array(3)], randomness: new Uint8Array(31) }),
+    ).rejects.toThrow(/randomness must be 32 bytes/);
+    await expect(c.preloadSrs("porep-16g")).rejects.toBeInstanceOf(InvalidRequestError);
+    await expect(c.getStatus({ timeoutMs: 0 })).rejects.toThrow(/timeoutMs/);
+    await expect(c.prove(await porep(1024), { timeoutMs: -1 })).rejects.toThrow(/timeoutMs/);
+    await expect(c.awaitProof("")).rejects.toBeInstanceOf(InvalidRequestError);
+    const stats = daemon.stats();
+    expect(stats.submissionsByRequestId).toEqual({});
+    expect(stats.connections).toBe(0);
+  });
+
+  it("admits proofs in FIFO order under maxInFlight", async () => {
+    const daemon = await sim({ proofTimeMs: 30 });
+    const c = client(daemon.address, { maxInFlight: 1 });
+    const submittedOrder: string[] = [];
+    const runs = ["first", "second", "third"].map(async (name) =>
+      c.prove(
+        {
+          ...(await winningPostRequest({
+            vanillaProofs: [new Uint8Array(64)],
+            randomness: "00".repeat(32),
+            minerId: 7,
+          })),
+          requestId: name,
+        },
+        {
+          onEvent: (e) => {
+            if (e.type === "submitted") submittedOrder.push(name);
+          },
+        },
+      ),
+    );
+    await realSleep(10);
+    expect(c.inFlight()).toEqual({ active: 1, pending: 2 });
+    await Promise.all(runs);
+    expect(submittedOrder).toEqual(["first", "second", "third"]);
+    expect(c.inFlight()).toEqual({ active: 0, pending: 0 });
+  });
+
+  it("reports a FAILED proof as ProofFailedError with the daemon's message", async () => {
+    const daemon = await sim({ proofTimeMs: 0 });
+    daemon.failNextProofs(1, "partition 3 synthesis failed: injected");
+    const c = client(daemon.address);
+    const error = await c.prove(await porep()).catch((e) => e);
+    expect(error).toBeInstanceOf(ProofFailedError);
+    expect(error.daemonMessage).toBe("partition 3 synthesis failed: injected");
+  });
+
+  it("de-duplicates GPUs in getStatus and parses getMetrics", async () => {
+    const daemon = await sim({ proofTimeMs: 0 });
+    const c = client(daemon.address);
+    await c.prove(await porep());
+    const raw = daemon.options.config.gpuWorkersPerDevice;
+    const status = await c.getStatus();
+    expect(status.gpus.map((g) => g.ordinal)).toEqual([0, 1]);
+    expect(status.gpuWorkers).toBe(status.raw.gpus.length);
+    expect(status.gpus.every((g) => g.workers === status.raw.gpus.length / 2)).toBe(true);
+    expect(raw).toBeGreaterThan(0);
+    expect(status.pinnedMemoryBytes).toBeUndefined();
+    expect(status.totalProofsCompleted).toBe(1);
+    const metrics = await c.getMetrics();
+    expect(metrics.proofsCompletedTotal).toBe(1);
+    expect(metrics.byKind.porep?.completed).toBe(1);
+  });
+
+  it("lists one GPU per ordinal when the daemon runs two workers per GPU", async () => {
+    const base = await sim({ proofTimeMs: 0 });
+    const config = { ...base.options.config, gpuWorkersPerDevice: 2 };
+    const daemon = await sim({ proofTimeMs: 0, config });
+    const status = await client(daemon.address).getStatus();
+    expect(status.raw.gpus).toHaveLength(4);
+    expect(status.gpus).toHaveLength(2);
+    expect(status.gpus.map((g) => g.workers)).toEqual([2, 2]);
+  });
+
+  it("reads the daemon's HTTP /status", async () => {
+    const daemon = await sim({ proofTimeMs: 0, statusListen: "127.0.0.1:0" });
+    await client(daemon.address).prove(await porep());
+    const status = await fetchStatusJson(daemon.statusUrl!, { timeoutMs: 2_000 });
+    expect(status.uptimeSecs).toBeGreaterThanOrEqual(0);
+    expect(status.memory?.totalBytes).toBeGreaterThan(0);
+    expect(status.counters?.totalCompleted).toBe(1);
+  });
+
+  it("waits for a slow-starting daemon, and times out with DaemonUnavailableError", async () => {
+    const slow = await sim({ proofTimeMs: 0, faults: { startDelayMs: 400 } });
+    const c = client(slow.address, { reconnect: { initialDelayMs: 50, maxDelayMs: 100 } });
+    await expect(c.getStatus()).rejects.toBeInstanceOf(DaemonUnavailableError);
+    const status = await c.waitForReady({ timeoutMs: 10_000 });
+    expect(status.uptimeSeconds).toBeGreaterThanOrEqual(0);
+
+    const never = await sim({ proofTimeMs: 0, faults: { startDelayMs: 60_000 } });
+    const c2 = client(never.address, { reconnect: { initialDelayMs: 50, maxDelayMs: 100 } });
+    const error = await c2.waitForReady({ timeoutMs: 300 }).catch((e) => e);
+    expect(error).toBeInstanceOf(DaemonUnavailableError);
+    expect(error.message).toMatch(/did not become ready within 300 ms/);
+  });
+
+  it("names a missing daemon: refused TCP port, missing unix socket, bad address at creation", async () => {
+    const daemon = await sim({ proofTimeMs: 0 });
+    const address = daemon.address;
+    await daemon.stop();
+    const tcp = await client(address)
+      .getStatus()
+      .catch((e) => e);
+    expect(tcp).toBeInstanceOf(DaemonUnavailableError);
+    expect(tcp.message).toMatch(/refused/);
+    const unix = await client(`unix://${join(await tempDir(), "none.sock")}`)
+      .getStatus()
+      .catch((e) => e);
+    expect(unix).toBeInstanceOf(DaemonUnavailableError);
+    expect(unix.message).toMatch(/does not exist/);
+    expect(() => createCuzkClient({ address: "https://127.0.0.1:9820" })).toThrow(InvalidAddressError);
+  });
+
+  it("answers NOT_FOUND for a job lost in a restart as JobNotFoundError", async () => {
+    const daemon = await sim({ proofTimeMs: 600_000 });
+    const c = client(daemon.address);
+    const submitted = await c.submitProof({ ...(await porep()), requestId: "lost-1" });
+    daemon.crash("killed");
+    await daemon.restart();
+    // A caller that comes back later (a fresh client: the old connection died with the daemon).
+    const later = client(daemon.address);
+    await expect(later.awaitProof(submitted.jobId)).rejects.toBeInstanceOf(JobNotFoundError);
+  });
+
+  it("close() fails open calls with AbortedError and releases the HTTP/2 session", async () => {
+    const daemon = await sim({ proofTimeMs: 600_000 });
+    const c = createCuzkClient({ address: daemon.address });
+    const submitted = await c.submitProof({ ...(await porep()), requestId: "close-1" });
+    const pending = c.awaitProof(submitted.jobId).catch((e) => e);
+    await awaitInFlight();
+    expect(daemon.stats().openConnections).toBe(1);
+    await c.close();
+    expect(await pending).toBeInstanceOf(AbortedError);
+    await expect(c.getStatus()).rejects.toBeInstanceOf(AbortedError);
+    for (let i = 0; i < 50 && daemon.stats().openConnections > 0; i++) await realSleep(10);
+    expect(daemon.stats().openConnections).toBe(0);
+  });
+
+  it("preloads and evicts SRS (the daemon's eviction is a no-op)", async () => {
+    const daemon = await sim({ proofTimeMs: 0 });
+    const c = client(daemon.address);
+    const preloaded = await c.preloadSrs("winning-32g");
+    expect(preloaded.alreadyLoaded).toBe(false);
+    expect((await c.getStatus()).loadedSrs.map((s) => s.circuitId)).toContain("winning-32g");
+    expect((await c.evictSrs("winning-32g")).wasLoaded).toBe(false);
+    expect((await c.cancelProof("nothing")).wasRunning).toBe(false);
+  });
+});

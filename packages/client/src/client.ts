@@ -1,0 +1,373 @@
+import { create, type MessageInitShape } from "@bufbuild/protobuf";
+import { createClient } from "@connectrpc/connect";
+import { InvalidInputError, isCircuitId, linkSignals } from "@cuzkit/core";
+import {
+  type AwaitProofRequestSchema,
+  type AwaitProofResponse,
+  type CancelProofRequestSchema,
+  type CancelProofResponse,
+  type EvictSrsRequestSchema,
+  type EvictSrsResponse,
+  type PreloadSrsRequestSchema,
+  type PreloadSrsResponse,
+  type ProveResponse,
+  ProvingEngine,
+  type SubmitProofRequest,
+  SubmitProofRequestSchema,
+  type SubmitProofResponse,
+} from "@cuzkit/proto";
+import { formatDaemonAddress } from "./address.js";
+import { createAdmission } from "./admission.js";
+import { encodeSubmitFrame, toSubmitRequest } from "./encode.js";
+import { AbortedError, InvalidRequestError } from "./errors.js";
+import { toCuzkError } from "./map-error.js";
+import { type DaemonMetrics, parseDaemonMetrics } from "./metrics.js";
+import { type CuzkClientOptions, type ResolvedClientOptions, resolveClientOptions } from "./options.js";
+import {
+  defaultRequestIdBase,
+  type InternalCallOptions,
+  type ProofResult,
+  type ProveDeps,
+  type ProveOptions,
+  proveWithResume,
+  submitTimeoutMs,
+} from "./prove.js";
+import { waitUntilReady } from "./ready.js";
+import { porepRequest, snapRequest, windowPostRequest, winningPostRequest } from "./requests.js";
+import { type DaemonStatus, normalizeStatus } from "./status.js";
+import { createDaemonTransport, preEncodedHeader } from "./transport.js";
+import { validateSubmitRequest } from "./validate.js";
+
+/** Options every RPC takes. */
+export interface CallOptions {
+  /** Aborts the call with AbortedError. */
+  signal?: AbortSignal;
+  /** Deadline of this call in ms; overrides the client's default for the RPC kind. */
+  timeoutMs?: number;
+}
+
+/** Options of the proof-waiting RPCs (AwaitProof, Prove). */
+export interface ProofCallOptions extends CallOptions {
+  /** Use the warmup deadline (a first proof without caches). Default false. */
+  warmup?: boolean;
+}
+
+/** Options of waitForReady. */
+export interface WaitForReadyOptions {
+  /** Give up after this long, in ms. Default 600000 (10 min: parameter loading before the daemon listens). */
+  timeoutMs?: number;
+  /** Aborts the wait with AbortedError. */
+  signal?: AbortSignal;
+}
+
+/** A SubmitProofRequest, as a message or an init object. */
+export type SubmitProofInput = SubmitProofRequest | MessageInitShape<typeof SubmitProofRequestSchema>;
+
+/** A client of one cuzk daemon. Create with `createCuzkClient`; release with `close()`. */
+export interface CuzkClient {
+  /** The daemon address, normalised (`unix:///path` or `host:port`). */
+  readonly address: string;
+  /** The options in effect, defaults filled in. */
+  readonly options: ResolvedClientOptions;
+  /** SubmitProof: queues a job under request.requestId (required, must be unique). Validated before sending. */
+  submitProof(request: SubmitProofInput, options?: CallOptions): Promise<SubmitProofResponse>;
+  /** AwaitProof: blocks until the job ends; the response's status says COMPLETED or FAILED. Deadline: proof (or warmup). */
+  awaitProof(
+    request: string | MessageInitShape<typeof AwaitProofRequestSchema>,
+    options?: ProofCallOptions,
+  ): Promise<AwaitProofResponse>;
+  /** Submit, then await, with resume after a broken connection and resubmission after a restart. Throws ProofFailedError on FAILED. */
+  prove(request: SubmitProofInput, options?: ProveOptions): Promise<ProofResult>;
+  /** The daemon's single Prove RPC (as cuzk-bench and Curio use it): no resume. An empty request id is filled in. */
+  proveOnce(request: SubmitProofInput, options?: ProofCallOptions): Promise<ProveResponse>;
+  /** CancelProof. A no-op in the daemon (always was_running=false): the job keeps running. */
+  cancelProof(
+    request: string | MessageInitShape<typeof CancelProofRequestSchema>,
+    options?: CallOptions,
+  ): Promise<CancelProofResponse>;
+  /** GetStatus, with GPUs de-duplicated by ordinal and never-filled fields as undefined. */
+  getStatus(options?: CallOptions): Promise<DaemonStatus>;
+  /** GetMetrics, parsed from Prometheus text into typed values. */
+  getMetrics(options?: CallOptions): Promise<DaemonMetrics>;
+  /** PreloadSRS for a circuit id (porep-32g, wpost-32g, winning-32g, snap-32g, ...). Deadline: preload. */
+  preloadSrs(
+    request: string | MessageInitShape<typeof PreloadSrsRequestSchema>,
+    options?: CallOptions,
+  ): Promise<PreloadSrsResponse>;
+  /** EvictSRS. A no-op in the daemon (always was_loaded=false). */
+  evictSrs(
+    request: string | MessageInitShape<typeof EvictSrsRequestSchema>,
+    options?: CallOptions,
+  ): Promise<EvictSrsResponse>;
+  /** Polls GetStatus with backoff until the daemon answers; DaemonUnavailableError on timeout. */
+  waitForReady(options?: WaitForReadyOptions): Promise<DaemonStatus>;
+  /** Runs `task` inside one of the client's `maxInFlight` slots (FIFO), e.g. your own submit/await pair. */
+  admit<T>(task: () => Promise<T>, options?: { signal?: AbortSignal }): Promise<T>;
+  /** Proofs running and waiting for a slot. */
+  inFlight(): { active: number; pending: number };
+  /** Builds a PoRep request (reads the C1 file when given a path). */
+  porepRequest: typeof porepRequest;
+  /** Builds a SnapDeals request. */
+  snapRequest: typeof snapRequest;
+  /** Builds a WindowPoSt request. */
+  windowPostRequest: typeof windowPostRequest;
+  /** Builds a WinningPoSt request. */
+  winningPostRequest: typeof winningPostRequest;
+  /** Fails open calls with AbortedError and releases the HTTP/2 session. */
+  close(): Promise<void>;
+}
+
+/** Longest timer Node can run (about 24.8 days). */
+const maxTimerMs = 2_147_483_647;
+
+function checkTimeout(timeoutMs: number | undefined, fallback: number): number {
+  if (timeoutMs === undefined) return Math.min(fallback, maxTimerMs);
+  if (typeof timeoutMs !== "number" || Number.isNaN(timeoutMs) || timeoutMs <= 0) {
+    throw new InvalidInputError(
+      `invalid timeoutMs ${String(timeoutMs)}`,
+      "give a positive number of milliseconds; every call has a deadline",
+    );
+  }
+  return Math.min(Math.ceil(timeoutMs), maxTimerMs);
+}
+
+/**
+ * Creates a client of one cuzk daemon over gRPC (HTTP/2, TCP or unix socket). Nothing is
+ * dialled until the first call, but the options and address are checked here: a bad address
+ * throws InvalidAddressError now.
+ */
+export function createCuzkClient(clientOptions: CuzkClientOptions): CuzkClient {
+  const options = resolveClientOptions(clientOptions);
+  const address = formatDaemonAddress(options.address);
+  const daemonTransport = createDaemonTransport({
+    address: options.address,
+    pingIntervalMs: options.keepalive.pingIntervalMs,
+    pingTimeoutMs: options.keepalive.pingTimeoutMs,
+    idleConnectionTimeoutMs: options.keepalive.idleConnectionTimeoutMs,
+    readMaxBytes: options.maxRequestBytes,
+  });
+  const rpc = createClient(ProvingEngine, daemonTransport.transport);
+  const closing = new AbortController();
+  const admission = createAdmission(options.maxInFlight);
+  let lastStatus: { uptimeSeconds: number; atMs: number } | undefined;
+
+  /** Runs one RPC with the caller's signal, the close signal and a deadline; maps every failure. */
+  async function invoke<T>(
+    name: string,
+    call: { signal?: AbortSignal | undefined; timeoutMs: number; jobId?: string | undefined },
+    run: (o: { signal: AbortSignal; timeoutMs: number }) => Promise<T>,
+  ): Promise<T> {
+    if (closing.signal.aborted) throw new AbortedError("the client is closed", { rpc: name, address });
+    const linked = linkSignals(call.signal, closing.signal);
+    try {
+      return await run({ signal: linked.signal, timeoutMs: call.timeoutMs });
+    } catch (error) {
+      throw toCuzkError(error, {
+        rpc: name,
+        jobId: call.jobId,
+        address,
+        callerSignal: call.signal,
+        clientClosed: closing.signal.aborted,
+        timeoutMs: call.timeoutMs,
+      });
+    } finally {
+      linked.dispose();
+    }
+  }
+
+  /** Sends SubmitProof (or Prove) from a frame encoded without copying the payload. */
+  async function sendEncoded<T>(
+    name: "SubmitProof" | "Prove",
+    request: SubmitProofRequest,
+    call: InternalCallOptions,
+  ): Promise<T> {
+    const token = daemonTransport.registerBody(encodeSubmitFrame(request, name === "Prove"));
+    try {
+      return await invoke(name, { ...call, jobId: request.requestId }, (o) => {
+        const headers = { [preEncodedHeader]: token };
+        // The message given to connect is empty: the registered frame is what goes out.
+        return (
+          name === "Prove" ? rpc.prove({}, { ...o, headers }) : rpc.submitProof({}, { ...o, headers })
+        ) as Promise<T>;
+      });
+    } finally {
+      daemonTransport.releaseBody(token);
+    }
+  }
+
+  async function status(call: InternalCallOptions): Promise<DaemonStatus> {
+    const raw = await invoke("GetStatus", call, (o) => rpc.getStatus({}, o));
+    const normalized = normalizeStatus(raw);
+    lastStatus = { uptimeSeconds: normalized.uptimeSeconds, atMs: options.clock.now() };
+    return normalized;
+  }
+
+  async function awaitJob(jobId: string, call: InternalCallOptions): Promise<AwaitProofResponse> {
+    // timeout_ms is ignored by the daemon; sent anyway for daemons that honour it.
+    return invoke("AwaitProof", { ...call, jobId }, (o) =>
+      rpc.awaitProof({ jobId, timeoutMs: BigInt(call.timeoutMs) }, o),
+    );
+  }
+
+  const proveDeps: ProveDeps = {
+    options,
+    address,
+    submit: (request, call) => sendEncoded<SubmitProofResponse>("SubmitProof", request, call),
+    awaitJob,
+    status,
+    lastStatus: () => lastStatus,
+  };
+
+  const proofDeadline = (o: ProofCallOptions | undefined) =>
+    checkTimeout(o?.timeoutMs, o?.warmup ? options.deadlines.warmupProofMs : options.deadlines.proofMs);
+
+  const circuit = (name: string, value: string | { circuitId?: string }) => {
+    const circuitId = typeof value === "string" ? value : (value.circuitId ?? "");
+    if (!isCircuitId(circuitId)) {
+      throw new InvalidRequestError(
+        `unknown circuit id ${JSON.stringify(circuitId)}`,
+        "use one of porep-32g, porep-64g, wpost-32g, winning-32g, snap-32g, snap-64g",
+        { rpc: name, address },
+      );
+    }
+    return circuitId;
+  };
+
+  return {
+    address,
+    options,
+    async submitProof(request, callOptions) {
+      const message = toSubmitRequest(request);
+      const { sizeBytes } = validateSubmitRequest(message, {
+        maxRequestBytes: options.maxRequestBytes,
+        rpc: "SubmitProof",
+      });
+      return sendEncoded<SubmitProofResponse>("SubmitProof", message, {
+        signal: callOptions?.signal,
+        timeoutMs: checkTimeout(callOptions?.timeoutMs, submitTimeoutMs(options, sizeBytes)),
+      });
+    },
+    awaitProof(request, callOptions) {
+      const jobId = typeof request === "string" ? request : (request.jobId ?? "");
+      if (jobId === "") {
+        return Promise.reject(
+          new InvalidRequestError(
+            "awaitProof needs a job id",
+            "pass the request id the job was submitted with",
+            {
+              rpc: "AwaitProof",
+              address,
+            },
+          ),
+        );
+      }
+      return awaitJob(jobId, { signal: callOptions?.signal, timeoutMs: proofDeadline(callOptions) });
+    },
+    async prove(request, callOptions = {}) {
+      const message = toSubmitRequest(request);
+      if (callOptions.timeoutMs !== undefined) checkTimeout(callOptions.timeoutMs, 0);
+      return admission.run(() => {
+        if (closing.signal.aborted)
+          throw new AbortedError("the client is closed", { rpc: "SubmitProof", address });
+        return proveWithResume(proveDeps, message, callOptions);
+      }, callOptions.signal);
+    },
+    async proveOnce(request, callOptions) {
+      let message = toSubmitRequest(request);
+      const { kind, sizeBytes } = validateSubmitRequest(message, {
+        requireRequestId: false,
+        maxRequestBytes: options.maxRequestBytes,
+        asProve: true,
+        rpc: "Prove",
+      });
+      if (message.requestId.trim() === "") {
+        // The daemon answers job_id "" to a Prove without an id; give it a unique one.
+        const suffix = Math.floor(options.random() * 36 ** 6).toString(36);
+        message = create(SubmitProofRequestSchema, {
+          ...message,
+          requestId: `${defaultRequestIdBase(kind, message)}-p-${suffix}`,
+        });
+      }
+      const timeoutMs = checkTimeout(
+        callOptions?.timeoutMs,
+        proofDeadline(callOptions) + submitTimeoutMs(options, sizeBytes),
+      );
+      return admission.run(
+        () => sendEncoded<ProveResponse>("Prove", message, { signal: callOptions?.signal, timeoutMs }),
+        callOptions?.signal,
+      );
+    },
+    async cancelProof(request, callOptions) {
+      const jobId = typeof request === "string" ? request : (request.jobId ?? "");
+      return invoke(
+        "CancelProof",
+        {
+          signal: callOptions?.signal,
+          timeoutMs: checkTimeout(callOptions?.timeoutMs, options.deadlines.cancelMs),
+          jobId,
+        },
+        (o) => rpc.cancelProof({ jobId }, o),
+      );
+    },
+    async getStatus(callOptions) {
+      return status({
+        signal: callOptions?.signal,
+        timeoutMs: checkTimeout(callOptions?.timeoutMs, options.deadlines.statusMs),
+      });
+    },
+    async getMetrics(callOptions) {
+      const raw = await invoke(
+        "GetMetrics",
+        {
+          signal: callOptions?.signal,
+          timeoutMs: checkTimeout(callOptions?.timeoutMs, options.deadlines.metricsMs),
+        },
+        (o) => rpc.getMetrics({}, o),
+      );
+      return parseDaemonMetrics(raw.prometheusText);
+    },
+    async preloadSrs(request, callOptions) {
+      const circuitId = circuit("PreloadSRS", request);
+      return invoke(
+        "PreloadSRS",
+        {
+          signal: callOptions?.signal,
+          timeoutMs: checkTimeout(callOptions?.timeoutMs, options.deadlines.preloadMs),
+        },
+        (o) => rpc.preloadSRS({ circuitId }, o),
+      );
+    },
+    async evictSrs(request, callOptions) {
+      const circuitId = circuit("EvictSRS", request);
+      return invoke(
+        "EvictSRS",
+        {
+          signal: callOptions?.signal,
+          timeoutMs: checkTimeout(callOptions?.timeoutMs, options.deadlines.evictMs),
+        },
+        (o) => rpc.evictSRS({ circuitId }, o),
+      );
+    },
+    async waitForReady(waitOptions = {}) {
+      return waitUntilReady(
+        { options, address, status },
+        { timeoutMs: checkTimeout(waitOptions.timeoutMs, 10 * 60_000), signal: waitOptions.signal },
+      );
+    },
+    admit(task, admitOptions) {
+      return admission.run(task, admitOptions?.signal);
+    },
+    inFlight() {
+      return { active: admission.active, pending: admission.pending };
+    },
+    porepRequest,
+    snapRequest,
+    windowPostRequest,
+    winningPostRequest,
+    async close() {
+      if (closing.signal.aborted) return;
+      closing.abort(new AbortedError("the client was closed", { address }));
+      daemonTransport.close();
+    },
+  };
+}

@@ -1,0 +1,108 @@
+import type { CuzkitError, Logger, ProofKind } from "@cuzkit/core";
+
+// Events `prove` emits for each step, to a typed callback and as log lines.
+
+/** Fields every prove event has. */
+interface EventBase {
+  /** The proof kind. */
+  kind: ProofKind;
+  /** Request id (= job id) of the current attempt. */
+  requestId: string;
+  /** Attempt number, from 1. */
+  attempt: number;
+  /** Milliseconds since prove was called (injected clock). */
+  elapsedMs: number;
+}
+
+/** One step of a `prove` call. */
+export type ProveEvent =
+  | (EventBase & { type: "attempt"; sizeBytes: number })
+  | (EventBase & { type: "submitted"; queuePosition: number })
+  | (EventBase & { type: "connection-lost"; phase: "submit" | "await"; error: CuzkitError })
+  | (EventBase & { type: "reconnecting"; probe: number; delayMs: number; error: CuzkitError })
+  | (EventBase & { type: "resumed"; uptimeSeconds: number })
+  | (EventBase & {
+      type: "daemon-restarted";
+      /** What showed the restart: uptime went back, the daemon refused connections, or it no longer knew the job. */
+      evidence: "uptime" | "refused" | "not-found";
+      uptimeBeforeSeconds: number | undefined;
+      uptimeAfterSeconds: number | undefined;
+    })
+  | (EventBase & {
+      type: "resubmitted";
+      previousRequestId: string;
+      /** daemon-restarted: the job was lost; not-accepted: the submit broke before the daemon took it. */
+      reason: "daemon-restarted" | "not-accepted";
+      resubmits: number;
+    })
+  | (EventBase & { type: "completed"; totalMs: number; proofBytes: number })
+  | (EventBase & { type: "failed"; error: CuzkitError });
+
+/** The type names of prove events. */
+export type ProveEventType = ProveEvent["type"];
+
+/** Writes an event to the logger: warnings for trouble, errors for failure, info otherwise. */
+export function logProveEvent(logger: Logger, event: ProveEvent): void {
+  const { type, kind, requestId, attempt, elapsedMs } = event;
+  const fields: Record<string, unknown> = { kind, requestId, attempt, elapsedMs };
+  switch (event.type) {
+    case "attempt":
+      logger.info("cuzk prove: attempt", { ...fields, sizeBytes: event.sizeBytes });
+      return;
+    case "submitted":
+      logger.info("cuzk prove: submitted", { ...fields, queuePosition: event.queuePosition });
+      return;
+    case "connection-lost":
+      logger.warn("cuzk prove: connection lost", {
+        ...fields,
+        phase: event.phase,
+        code: event.error.code,
+        error: event.error.message,
+      });
+      return;
+    case "reconnecting":
+      logger.warn("cuzk prove: reconnecting", {
+        ...fields,
+        probe: event.probe,
+        delayMs: event.delayMs,
+        code: event.error.code,
+      });
+      return;
+    case "resumed":
+      logger.info("cuzk prove: resumed", { ...fields, uptimeSeconds: event.uptimeSeconds });
+      return;
+    case "daemon-restarted":
+      logger.warn("cuzk prove: daemon restarted, job lost", {
+        ...fields,
+        evidence: event.evidence,
+        uptimeBeforeSeconds: event.uptimeBeforeSeconds,
+        uptimeAfterSeconds: event.uptimeAfterSeconds,
+      });
+      return;
+    case "resubmitted":
+      logger.warn("cuzk prove: resubmitted", {
+        ...fields,
+        previousRequestId: event.previousRequestId,
+        reason: event.reason,
+        resubmits: event.resubmits,
+      });
+      return;
+    case "completed":
+      logger.info("cuzk prove: completed", {
+        ...fields,
+        totalMs: event.totalMs,
+        proofBytes: event.proofBytes,
+      });
+      return;
+    case "failed":
+      logger.error("cuzk prove: failed", {
+        ...fields,
+        code: event.error.code,
+        error: event.error.message,
+        hint: event.error.hint,
+      });
+      return;
+    default:
+      logger.info(`cuzk prove: ${type}`, fields);
+  }
+}

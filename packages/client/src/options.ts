@@ -1,0 +1,226 @@
+import {
+  type Clock,
+  daemonMaxMessageBytes,
+  InvalidInputError,
+  type Logger,
+  type ProofKind,
+  realSleep,
+  type Sleep,
+  silentLogger,
+  systemClock,
+} from "@cuzkit/core";
+import { type DaemonAddress, parseDaemonAddress } from "./address.js";
+
+/** HTTP/2 keepalive while a call is open. */
+export interface KeepaliveOptions {
+  /** Send a PING after this long without a frame from the daemon, in ms. Default 15000. */
+  pingIntervalMs?: number;
+  /** Fail the connection when a PING is not answered within this, in ms. Default 10000. */
+  pingTimeoutMs?: number;
+  /** Close an HTTP/2 connection idle for this long, in ms. Default 900000 (15 min). */
+  idleConnectionTimeoutMs?: number;
+}
+
+/** Deadlines per RPC kind, in milliseconds. Every call can override its own with `timeoutMs`. */
+export interface DeadlineOptions {
+  /** GetStatus. Default 10000 (the daemon forks nvidia-smi on each call). */
+  statusMs?: number;
+  /** GetMetrics. Default 10000. */
+  metricsMs?: number;
+  /** CancelProof (a no-op upstream). Default 10000. */
+  cancelMs?: number;
+  /** EvictSRS (a no-op upstream). Default 10000. */
+  evictMs?: number;
+  /** PreloadSRS: loading 44-57 GiB of parameters, and it may wait for memory. Default 600000 (10 min). */
+  preloadMs?: number;
+  /** SubmitProof base deadline, before the payload allowance. Default 10000. */
+  submitBaseMs?: number;
+  /** SubmitProof allowance per MiB of encoded request. Default 125 (1 s per 8 MiB). */
+  submitPerMiBMs?: number;
+  /** A whole proof (submit, await, reconnects and resubmits). Default 1800000 (30 min, like Curio). */
+  proofMs?: number;
+  /** A whole warmup proof: the first proof, without SRS in memory or PCE cache. Default 3600000 (60 min). */
+  warmupProofMs?: number;
+}
+
+/** How `prove` reconnects after a broken connection. */
+export interface ReconnectOptions {
+  /** First delay between probes of the daemon, in ms. Default 250. */
+  initialDelayMs?: number;
+  /** Growth factor of the delay. Default 2. */
+  factor?: number;
+  /** Largest delay between probes, in ms. Default 5000. */
+  maxDelayMs?: number;
+  /** Give up (DaemonUnavailableError) when the daemon has not answered for this long, in ms. Default 120000. */
+  giveUpAfterMs?: number;
+  /** Deadline of each probe (GetStatus), in ms. Default 5000. */
+  probeTimeoutMs?: number;
+}
+
+/** Options of `createCuzkClient`. Only `address` is required. */
+export interface CuzkClientOptions {
+  /** Daemon address: `unix:///run/curio/cuzk.sock`, `127.0.0.1:9820`, `[::1]:9820`, `http://host:9820`. */
+  address: string;
+  /** HTTP/2 keepalive. Defaults: 15 s interval, 10 s timeout (a frozen daemon fails a call within 25 s). */
+  keepalive?: KeepaliveOptions;
+  /** Deadlines per RPC kind; see DeadlineOptions for each default. */
+  deadlines?: DeadlineOptions;
+  /** Reconnect backoff for `prove`; see ReconnectOptions for each default. */
+  reconnect?: ReconnectOptions;
+  /**
+   * How many times `prove` may resubmit a job the daemon lost (restart, OOM kill), per kind.
+   * Default: porep 0, snap 0 (large inputs, long proofs, an OOM tends to repeat), wpost 2, winning 2
+   * (small inputs, deadline-critical). A per-call `resubmit` overrides it.
+   */
+  resubmit?: Partial<Record<ProofKind, number>>;
+  /** Proofs in flight at once through this client (prove and `admit`); the excess waits in FIFO order. Default 10 (Curio's MaxPending). */
+  maxInFlight?: number;
+  /** Largest encoded request the client sends, in bytes. Default 134217728 (the daemon's 128 MiB cap). */
+  maxRequestBytes?: number;
+  /** Reuse a GetStatus seen this recently as the uptime baseline of a new proof, in ms. Default 30000. */
+  statusBaselineMaxAgeMs?: number;
+  /** Where the client logs its steps. Default: silent. */
+  logger?: Logger;
+  /** Clock for elapsed times and the reconnect budget. Default: the system clock. */
+  clock?: Clock;
+  /** Sleep used between reconnect probes and readiness polls. Default: a real timer. */
+  sleep?: Sleep;
+  /** Random source for request ids (0 <= x < 1). Default Math.random. */
+  random?: () => number;
+}
+
+/** Every client option with its default filled in. */
+export interface ResolvedClientOptions {
+  address: DaemonAddress;
+  keepalive: Required<KeepaliveOptions>;
+  deadlines: Required<DeadlineOptions>;
+  reconnect: Required<ReconnectOptions>;
+  resubmit: Record<ProofKind, number>;
+  maxInFlight: number;
+  maxRequestBytes: number;
+  statusBaselineMaxAgeMs: number;
+  logger: Logger;
+  clock: Clock;
+  sleep: Sleep;
+  random: () => number;
+}
+
+/** Default keepalive: 15 s + 10 s. */
+export const defaultKeepalive: Required<KeepaliveOptions> = {
+  pingIntervalMs: 15_000,
+  pingTimeoutMs: 10_000,
+  idleConnectionTimeoutMs: 15 * 60_000,
+};
+
+/** Default deadlines per RPC kind. */
+export const defaultDeadlines: Required<DeadlineOptions> = {
+  statusMs: 10_000,
+  metricsMs: 10_000,
+  cancelMs: 10_000,
+  evictMs: 10_000,
+  preloadMs: 10 * 60_000,
+  submitBaseMs: 10_000,
+  submitPerMiBMs: 125,
+  proofMs: 30 * 60_000,
+  warmupProofMs: 60 * 60_000,
+};
+
+/** Default reconnect backoff: 250 ms doubling to 5 s, giving up after 2 min. */
+export const defaultReconnect: Required<ReconnectOptions> = {
+  initialDelayMs: 250,
+  factor: 2,
+  maxDelayMs: 5_000,
+  giveUpAfterMs: 120_000,
+  probeTimeoutMs: 5_000,
+};
+
+/** Default resubmit budget per kind. */
+export const defaultResubmit: Record<ProofKind, number> = { porep: 0, snap: 0, wpost: 2, winning: 2 };
+
+/** Default admission limit (Curio's `MaxPending`). */
+export const defaultMaxInFlight = 10;
+
+function positive(name: string, value: number | undefined, fallback: number, allowZero = false): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || Number.isNaN(value) || value < 0 || (!allowZero && value === 0)) {
+    throw new InvalidInputError(
+      `invalid client option ${name}: ${String(value)}`,
+      `give ${name} as a ${allowZero ? "non-negative" : "positive"} number`,
+    );
+  }
+  return value;
+}
+
+/**
+ * Fills every client option with its documented default and checks the values. The address
+ * is parsed here, so a bad address fails at creation with InvalidAddressError.
+ */
+export function resolveClientOptions(options: CuzkClientOptions): ResolvedClientOptions {
+  if (options === null || typeof options !== "object") {
+    throw new InvalidInputError(
+      "createCuzkClient needs an options object",
+      "pass { address: '127.0.0.1:9820' }",
+    );
+  }
+  const address = parseDaemonAddress(options.address);
+  const k = options.keepalive ?? {};
+  const d = options.deadlines ?? {};
+  const r = options.reconnect ?? {};
+  const resubmit = { ...defaultResubmit };
+  for (const [kind, n] of Object.entries(options.resubmit ?? {})) {
+    if (n !== undefined) resubmit[kind as ProofKind] = Math.floor(positive(`resubmit.${kind}`, n, 0, true));
+  }
+  return {
+    address,
+    keepalive: {
+      pingIntervalMs: positive("keepalive.pingIntervalMs", k.pingIntervalMs, defaultKeepalive.pingIntervalMs),
+      pingTimeoutMs: positive("keepalive.pingTimeoutMs", k.pingTimeoutMs, defaultKeepalive.pingTimeoutMs),
+      idleConnectionTimeoutMs: positive(
+        "keepalive.idleConnectionTimeoutMs",
+        k.idleConnectionTimeoutMs,
+        defaultKeepalive.idleConnectionTimeoutMs,
+      ),
+    },
+    deadlines: {
+      statusMs: positive("deadlines.statusMs", d.statusMs, defaultDeadlines.statusMs),
+      metricsMs: positive("deadlines.metricsMs", d.metricsMs, defaultDeadlines.metricsMs),
+      cancelMs: positive("deadlines.cancelMs", d.cancelMs, defaultDeadlines.cancelMs),
+      evictMs: positive("deadlines.evictMs", d.evictMs, defaultDeadlines.evictMs),
+      preloadMs: positive("deadlines.preloadMs", d.preloadMs, defaultDeadlines.preloadMs),
+      submitBaseMs: positive("deadlines.submitBaseMs", d.submitBaseMs, defaultDeadlines.submitBaseMs),
+      submitPerMiBMs: positive(
+        "deadlines.submitPerMiBMs",
+        d.submitPerMiBMs,
+        defaultDeadlines.submitPerMiBMs,
+        true,
+      ),
+      proofMs: positive("deadlines.proofMs", d.proofMs, defaultDeadlines.proofMs),
+      warmupProofMs: positive("deadlines.warmupProofMs", d.warmupProofMs, defaultDeadlines.warmupProofMs),
+    },
+    reconnect: {
+      initialDelayMs: positive(
+        "reconnect.initialDelayMs",
+        r.initialDelayMs,
+        defaultReconnect.initialDelayMs,
+        true,
+      ),
+      factor: Math.max(1, positive("reconnect.factor", r.factor, defaultReconnect.factor)),
+      maxDelayMs: positive("reconnect.maxDelayMs", r.maxDelayMs, defaultReconnect.maxDelayMs, true),
+      giveUpAfterMs: positive(
+        "reconnect.giveUpAfterMs",
+        r.giveUpAfterMs,
+        defaultReconnect.giveUpAfterMs,
+        true,
+      ),
+      probeTimeoutMs: positive("reconnect.probeTimeoutMs", r.probeTimeoutMs, defaultReconnect.probeTimeoutMs),
+    },
+    resubmit,
+    maxInFlight: Math.floor(positive("maxInFlight", options.maxInFlight, defaultMaxInFlight)),
+    maxRequestBytes: positive("maxRequestBytes", options.maxRequestBytes, daemonMaxMessageBytes),
+    statusBaselineMaxAgeMs: positive("statusBaselineMaxAgeMs", options.statusBaselineMaxAgeMs, 30_000, true),
+    logger: options.logger ?? silentLogger,
+    clock: options.clock ?? systemClock,
+    sleep: options.sleep ?? realSleep,
+    random: options.random ?? Math.random,
+  };
+}

@@ -1,0 +1,345 @@
+import { create } from "@bufbuild/protobuf";
+import { createConsoleLogger, createManualClock } from "@cuzkit/core";
+import {
+  type AwaitProofResponse,
+  AwaitProofResponseSchema,
+  type SubmitProofRequest,
+  SubmitProofRequestSchema,
+  type SubmitProofResponse,
+  SubmitProofResponseSchema,
+} from "@cuzkit/proto";
+import { describe, expect, it } from "vitest";
+import {
+  AbortedError,
+  ConnectionLostError,
+  DaemonRestartedError,
+  DaemonUnavailableError,
+  DeadlineExceededError,
+  InvalidRequestError,
+  JobNotFoundError,
+  ProofFailedError,
+} from "./errors.js";
+import type { ProveEvent } from "./events.js";
+import { type CuzkClientOptions, resolveClientOptions } from "./options.js";
+import { type InternalCallOptions, type ProveDeps, type ProveOptions, proveWithResume } from "./prove.js";
+import { type DaemonStatus, normalizeStatus } from "./status.js";
+import { create as createStatus } from "./testing/status-fixture.js";
+
+// The resume/resubmit decisions, against a scripted fake daemon and a manual clock: each
+// branch runs in microseconds and deterministically. The same branches run over real
+// sockets against @cuzkit/sim in client.integration.test.ts.
+
+type Step<T> = T | Error;
+
+interface Script {
+  status?: Step<number>[];
+  submit?: Step<SubmitProofResponse>[];
+  await?: Step<AwaitProofResponse>[];
+}
+
+const completed = (proofBytes = 1920) =>
+  create(AwaitProofResponseSchema, {
+    status: 1,
+    proof: new Uint8Array(proofBytes),
+    totalMs: 900n,
+    gpuComputeMs: 300n,
+  });
+const lost = () => new ConnectionLostError("the daemon closed the call mid-flight (AwaitProof)");
+const refused = () => new DaemonUnavailableError("the daemon refused the connection");
+const notFound = () => new JobNotFoundError("job not found");
+
+function setup(script: Script, clientOptions: Partial<CuzkClientOptions> = {}) {
+  const clock = createManualClock(1_000_000);
+  let rnd = 0;
+  const options = resolveClientOptions({
+    address: "127.0.0.1:9820",
+    clock,
+    sleep: clock.sleep,
+    random: () => {
+      rnd = (rnd + 0.137) % 1;
+      return rnd;
+    },
+    ...clientOptions,
+  });
+  const calls = { status: 0, submitted: [] as string[], awaited: [] as string[], timeouts: [] as number[] };
+  let last: { uptimeSeconds: number; atMs: number } | undefined;
+  const take = <T>(queue: Step<T>[] | undefined, fallback: () => T): T => {
+    const next = queue?.shift();
+    if (next === undefined) return fallback();
+    if (next instanceof Error) throw next;
+    return next;
+  };
+  const deps: ProveDeps = {
+    options,
+    address: "127.0.0.1:9820",
+    async status(_call: InternalCallOptions): Promise<DaemonStatus> {
+      calls.status += 1;
+      const uptime = take(script.status, () => 100);
+      last = { uptimeSeconds: uptime, atMs: clock.now() };
+      return normalizeStatus(createStatus(uptime));
+    },
+    async submit(request: SubmitProofRequest, call: InternalCallOptions) {
+      calls.submitted.push(request.requestId);
+      calls.timeouts.push(call.timeoutMs);
+      return take(script.submit, () => create(SubmitProofResponseSchema, { jobId: request.requestId }));
+    },
+    async awaitJob(jobId: string, call: InternalCallOptions) {
+      calls.awaited.push(jobId);
+      calls.timeouts.push(call.timeoutMs);
+      return take(script.await, () => completed());
+    },
+    lastStatus: () => last,
+  };
+  const events: ProveEvent[] = [];
+  const run = (request: SubmitProofRequest, o: ProveOptions = {}) =>
+    proveWithResume(deps, request, { onEvent: (e) => events.push(e), ...o });
+  return { clock, calls, events, run, types: () => events.map((e) => e.type) };
+}
+
+const porep = create(SubmitProofRequestSchema, {
+  proofKind: 1,
+  vanillaProof: new Uint8Array(1000),
+  minerId: 1000n,
+  sectorNumber: 7n,
+});
+const winning = create(SubmitProofRequestSchema, {
+  proofKind: 4,
+  vanillaProofs: [new Uint8Array(100)],
+  randomness: new Uint8Array(32),
+  minerId: 1000n,
+  requestId: "winpost-mine",
+});
+
+describe("proveWithResume", () => {
+  it("submits once under a fresh id and returns the proof with timings", async () => {
+    const t = setup({});
+    const result = await t.run(porep);
+    expect(t.types()).toEqual(["attempt", "submitted", "completed"]);
+    expect(t.calls.submitted).toHaveLength(1);
+    expect(t.calls.submitted[0]).toMatch(/^porep-1000-7-a1-[0-9a-z]{6}$/);
+    expect(t.calls.awaited).toEqual(t.calls.submitted);
+    expect(t.calls.status).toBe(1); // the uptime baseline
+    expect(result).toMatchObject({
+      kind: "porep",
+      attempts: 1,
+      resubmits: 0,
+      resumes: 0,
+      jobId: t.calls.submitted[0],
+    });
+    expect(result.proof).toHaveLength(1920);
+    expect(result.timings).toEqual({ queueWaitMs: 0, synthesisMs: 0, gpuComputeMs: 300, totalMs: 900 });
+  });
+
+  it("uses the caller's request id as the base of every attempt's id", async () => {
+    const t = setup({ status: [1000, 3], await: [lost()] });
+    await t.run(winning);
+    expect(t.calls.submitted).toHaveLength(2);
+    expect(t.calls.submitted[0]).toMatch(/^winpost-mine-a1-/);
+    expect(t.calls.submitted[1]).toMatch(/^winpost-mine-a2-/);
+    expect(new Set(t.calls.submitted).size).toBe(2);
+  });
+
+  it("resumes the same job after a broken connection when the daemon did not restart (no duplicate work)", async () => {
+    const lines: string[] = [];
+    const logger = createConsoleLogger("debug", (line) => lines.push(line));
+    const t = setup({ status: [100, 160], await: [lost()] }, { logger });
+    const result = await t.run(porep);
+    expect(
+      lines.some(
+        (l) => l.startsWith("warn cuzk prove: connection lost") && l.includes("code=CONNECTION_LOST"),
+      ),
+    ).toBe(true);
+    expect(lines.some((l) => l.startsWith("info cuzk prove: resumed"))).toBe(true);
+    expect(t.types()).toEqual(["attempt", "submitted", "connection-lost", "resumed", "completed"]);
+    expect(t.calls.submitted).toHaveLength(1);
+    expect(t.calls.awaited).toEqual([t.calls.submitted[0], t.calls.submitted[0]]);
+    expect(result).toMatchObject({ resumes: 1, resubmits: 0, attempts: 1 });
+  });
+
+  it("resubmits under a new id when the uptime went back and resubmitting is allowed", async () => {
+    const t = setup({ status: [5000, 2], await: [lost()] });
+    const result = await t.run(winning);
+    expect(t.types()).toEqual([
+      "attempt",
+      "submitted",
+      "connection-lost",
+      "daemon-restarted",
+      "attempt",
+      "resubmitted",
+      "submitted",
+      "completed",
+    ]);
+    const restarted = t.events.find((e) => e.type === "daemon-restarted");
+    expect(restarted).toMatchObject({ evidence: "uptime", uptimeBeforeSeconds: 5000, uptimeAfterSeconds: 2 });
+    expect(result).toMatchObject({ resubmits: 1, attempts: 2, jobId: t.calls.submitted[1] });
+  });
+
+  it("fails with DaemonRestartedError and the OOM hint when resubmitting is off (PoRep default)", async () => {
+    const t = setup({ status: [5000, 2], await: [lost()] });
+    const error = await t.run(porep).catch((e) => e);
+    expect(error).toBeInstanceOf(DaemonRestartedError);
+    expect(error.message).toMatch(/uptime went back from 5000 s to 2 s/);
+    expect(error.hint).toMatch(/OOM-killed.*dmesg.*cuzkit tune/);
+    expect(error.jobId).toBe(t.calls.submitted[0]);
+    expect(t.calls.submitted).toHaveLength(1);
+    expect(t.types().at(-1)).toBe("failed");
+  });
+
+  it("honours a per-call resubmit for PoRep", async () => {
+    const t = setup({ status: [5000, 2], await: [lost()] });
+    const result = await t.run(porep, { resubmit: true });
+    expect(result.resubmits).toBe(1);
+  });
+
+  it("fails within one probe, with no backoff, when the daemon refuses after the break and no resubmit is allowed", async () => {
+    const t = setup({ status: [100, refused()], await: [lost()] });
+    const error = await t.run(porep).catch((e) => e);
+    expect(error).toBeInstanceOf(ConnectionLostError);
+    expect(error.message).toMatch(/refused connections: the daemon process died/);
+    expect(error.hint).toMatch(/OOM-killed/);
+    expect(t.clock.sleeps).toEqual([]);
+    expect(t.calls.status).toBe(2);
+  });
+
+  it("waits with backoff for a refusing daemon to come back, then resubmits (evidence: refused)", async () => {
+    const t = setup({ status: [100, refused(), refused(), refused(), 1], await: [lost()] });
+    const result = await t.run(winning);
+    expect(t.clock.sleeps).toEqual([250, 500, 1000]);
+    expect(
+      t.events.filter((e) => e.type === "reconnecting").map((e) => (e as { probe: number }).probe),
+    ).toEqual([1, 2, 3]);
+    expect(t.events.find((e) => e.type === "daemon-restarted")).toMatchObject({ evidence: "refused" });
+    expect(result.resubmits).toBe(1);
+  });
+
+  it("gives up with DaemonUnavailableError when the daemon does not come back in time", async () => {
+    const silent = Array.from({ length: 50 }, () => new DeadlineExceededError("probe timed out"));
+    const t = setup({ status: [100, ...silent], await: [lost()] }, { reconnect: { giveUpAfterMs: 4_000 } });
+    const error = await t.run(winning).catch((e) => e);
+    expect(error).toBeInstanceOf(DaemonUnavailableError);
+    expect(error.message).toMatch(/did not come back within 4000 ms/);
+    expect(error.hint).toMatch(/stopped answering/);
+    expect(t.clock.sleeps).toEqual([250, 500, 1000, 2000]);
+  });
+
+  it("caps the backoff delay", async () => {
+    const silent = Array.from({ length: 12 }, () => new DeadlineExceededError("probe timed out"));
+    const t = setup(
+      { status: [100, ...silent], await: [lost()] },
+      { reconnect: { maxDelayMs: 1_500, giveUpAfterMs: 60_000 } },
+    );
+    await t.run(winning).catch(() => {});
+    expect(Math.max(...t.clock.sleeps)).toBe(1_500);
+  });
+
+  it("treats NOT_FOUND after a resume as a lost job (restart without uptime evidence)", async () => {
+    const t = setup({ status: [100, 150], await: [lost(), notFound()] });
+    const result = await t.run(winning);
+    expect(t.events.find((e) => e.type === "daemon-restarted")).toMatchObject({ evidence: "not-found" });
+    expect(result.resubmits).toBe(1);
+    const t2 = setup({ status: [100, 150], await: [lost(), notFound()] });
+    await expect(t2.run(porep)).rejects.toBeInstanceOf(DaemonRestartedError);
+  });
+
+  it("re-sends a submit that broke before the daemon took it, even without resubmit (nothing was lost)", async () => {
+    const t = setup({ status: [100, 101], submit: [lost()], await: [notFound()] });
+    const result = await t.run(porep);
+    const resent = t.events.find((e) => e.type === "resubmitted");
+    expect(resent).toMatchObject({ reason: "not-accepted" });
+    expect(t.calls.submitted).toHaveLength(2);
+    expect(result).toMatchObject({ resubmits: 0, attempts: 2 });
+  });
+
+  it("resumes a submit whose connection broke after the daemon took it", async () => {
+    const t = setup({ status: [100, 101], submit: [lost()] });
+    const result = await t.run(porep);
+    expect(t.calls.submitted).toHaveLength(1);
+    expect(result.resumes).toBe(1);
+  });
+
+  it("treats a refused AwaitProof (the daemon died between calls) as a break", async () => {
+    const t = setup({ status: [100, refused()], await: [refused()] });
+    const error = await t.run(porep).catch((e) => e);
+    expect(error).toBeInstanceOf(ConnectionLostError);
+    expect(error.hint).toMatch(/OOM-killed/);
+    expect(t.types()).toContain("connection-lost");
+  });
+
+  it("stops resubmitting when the budget is spent", async () => {
+    const t = setup(
+      { status: [5000, 4000, 3000, 2000], await: [lost(), lost(), lost()] },
+      { resubmit: { winning: 2 } },
+    );
+    const error = await t.run(winning).catch((e) => e);
+    expect(error).toBeInstanceOf(DaemonRestartedError);
+    expect(error.message).toMatch(/after 2 resubmit/);
+    expect(t.calls.submitted).toHaveLength(3);
+  });
+
+  it("reports the proof deadline as DeadlineExceededError naming the job to await later", async () => {
+    const t = setup({ await: [new DeadlineExceededError("deadline exceeded (AwaitProof)")] });
+    const error = await t.run(porep, { timeoutMs: 60_000 }).catch((e) => e);
+    expect(error).toBeInstanceOf(DeadlineExceededError);
+    expect(error.jobId).toBe(t.calls.submitted[0]);
+    expect(error.hint).toContain(`awaitProof("${t.calls.submitted[0]}")`);
+    expect(t.calls.timeouts.at(-1)).toBe(60_000);
+  });
+
+  it("uses the warmup deadline for a first proof", async () => {
+    const t = setup({});
+    await t.run(porep, { warmup: true });
+    expect(t.calls.timeouts.at(-1)).toBe(3_600_000);
+    const t2 = setup({});
+    await t2.run(porep);
+    expect(t2.calls.timeouts.at(-1)).toBe(1_800_000);
+  });
+
+  it("scales the submit deadline with the payload size", async () => {
+    const t = setup({});
+    await t.run(
+      create(SubmitProofRequestSchema, { ...porep, vanillaProof: new Uint8Array(64 * 1024 * 1024) }),
+    );
+    expect(t.calls.timeouts[0]).toBeGreaterThanOrEqual(10_000 + 8_000);
+    expect(t.calls.timeouts[0]).toBeLessThan(10_000 + 8_100);
+  });
+
+  it("turns a caller abort during the reconnect wait into AbortedError", async () => {
+    const controller = new AbortController();
+    const t = setup({ status: [100, refused(), refused()], await: [lost()] });
+    const error = await t
+      .run(winning, {
+        signal: controller.signal,
+        onEvent: (e) => {
+          if (e.type === "reconnecting") controller.abort();
+        },
+      })
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(AbortedError);
+  });
+
+  it("throws ProofFailedError with the daemon's message for a FAILED proof, without retrying", async () => {
+    const t = setup({
+      await: [create(AwaitProofResponseSchema, { status: 2, errorMessage: "C1 parse failed: bad json" })],
+    });
+    const error = await t.run(porep).catch((e) => e);
+    expect(error).toBeInstanceOf(ProofFailedError);
+    expect(error.daemonMessage).toBe("C1 parse failed: bad json");
+    expect(error.message).toContain("C1 parse failed");
+    expect(t.calls.submitted).toHaveLength(1);
+    expect(t.events.at(-1)).toMatchObject({ type: "failed" });
+  });
+
+  it("validates before sending anything", async () => {
+    const t = setup({});
+    await expect(t.run(create(SubmitProofRequestSchema, { proofKind: 1 }))).rejects.toBeInstanceOf(
+      InvalidRequestError,
+    );
+    expect(t.calls).toMatchObject({ status: 0, submitted: [], awaited: [] });
+  });
+
+  it("fails fast with DaemonUnavailableError when no daemon answers the baseline status", async () => {
+    const t = setup({ status: [refused()] });
+    await expect(t.run(porep)).rejects.toBeInstanceOf(DaemonUnavailableError);
+    expect(t.calls.submitted).toEqual([]);
+  });
+});

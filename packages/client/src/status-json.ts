@@ -1,0 +1,302 @@
+import { linkSignals } from "@cuzkit/core";
+import {
+  AbortedError,
+  DaemonInternalError,
+  DaemonUnavailableError,
+  DeadlineExceededError,
+} from "./errors.js";
+import { unreachableCode } from "./map-error.js";
+
+// The daemon's optional HTTP `GET /status` (daemon.status_listen; cuzk-daemon.md section 2):
+// the only live view of the memory budget, partition pipelines and GPU workers. Read with
+// fetch and validated field by field, because it is hand-rolled JSON from a version we do
+// not control: a wrong type fails loudly with the field's path, a missing section is undefined.
+
+/** Partition states the daemon reports. */
+export type PartitionState = "pending" | "synthesizing" | "synth_done" | "gpu" | "done" | "failed";
+
+/** One partition of a pipelined job. */
+export interface StatusPartition {
+  index: number;
+  state: PartitionState | string;
+  /** Synthesis time in ms, when done. */
+  synthMs: number | undefined;
+  /** GPU time in ms, when done. */
+  gpuMs: number | undefined;
+}
+
+/** A partitioned job (PoRep, SnapDeals) in the pipeline; PoSt jobs are not listed. */
+export interface StatusPipeline {
+  jobId: string;
+  /** "porep-c2" or "snap-update". */
+  proofKind: string;
+  startedSecsAgo: number;
+  totalPartitions: number;
+  partitionsDone: number;
+  partitions: StatusPartition[];
+}
+
+/** A GPU worker. */
+export interface StatusGpuWorker {
+  workerId: number;
+  gpuOrdinal: number;
+  /** "idle" or "proving". */
+  state: string;
+  currentJob: string | undefined;
+  currentPartition: number | undefined;
+  busySecs: number | undefined;
+}
+
+/** A resident SRS or PCE allocation. */
+export interface StatusAllocation {
+  circuitId: string;
+  bytes: number;
+  lastUsedSecsAgo: number;
+  evictable: boolean;
+}
+
+/** The daemon's HTTP /status snapshot, typed. Sections the daemon omitted are undefined. */
+export interface DaemonStatusJson {
+  uptimeSecs: number;
+  /** The unified memory budget. */
+  memory: { totalBytes: number; usedBytes: number; availableBytes: number } | undefined;
+  /** max_concurrent is budget / 9 GiB, not the real worker count; active = partitions synthesizing. */
+  synthesis: { maxConcurrent: number; active: number } | undefined;
+  pipelines: StatusPipeline[] | undefined;
+  gpuWorkers: StatusGpuWorker[] | undefined;
+  /** SRS list is empty on a poll where the daemon's SRS lock was busy. */
+  allocations: { srs: StatusAllocation[]; pce: StatusAllocation[] } | undefined;
+  /** Counts only the partitioned PoRep/Snap path: PoSt completions are missing here. */
+  counters:
+    | {
+        totalCompleted: number;
+        totalFailed: number;
+        completedByKind: Record<string, number>;
+        failedByKind: Record<string, number>;
+        queueDepth: number;
+      }
+    | undefined;
+  buffers: Record<string, number> | undefined;
+  /** The parsed JSON as received. */
+  raw: unknown;
+}
+
+/** Options of fetchStatusJson. */
+export interface FetchStatusJsonOptions {
+  /** Aborts the request. */
+  signal?: AbortSignal;
+  /** Deadline in ms. Default 5000 (the endpoint is built for 500 ms polling). */
+  timeoutMs?: number;
+}
+
+type Json = unknown;
+
+class ShapeError extends Error {}
+
+function at(path: string, value: Json, expected: string): never {
+  throw new ShapeError(`${path}: expected ${expected}, got ${value === null ? "null" : typeof value}`);
+}
+
+function obj(path: string, value: Json): Record<string, Json> {
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    return at(path, value, "an object");
+  return value as Record<string, Json>;
+}
+function number(path: string, value: Json): number {
+  if (typeof value !== "number" || !Number.isFinite(value)) return at(path, value, "a number");
+  return value;
+}
+function optNumber(path: string, value: Json): number | undefined {
+  return value === null || value === undefined ? undefined : number(path, value);
+}
+function string(path: string, value: Json): string {
+  if (typeof value !== "string") return at(path, value, "a string");
+  return value;
+}
+function optString(path: string, value: Json): string | undefined {
+  return value === null || value === undefined ? undefined : string(path, value);
+}
+function bool(path: string, value: Json): boolean {
+  if (typeof value !== "boolean") return at(path, value, "a boolean");
+  return value;
+}
+function list<T>(path: string, value: Json, item: (path: string, value: Json) => T): T[] {
+  if (!Array.isArray(value)) return at(path, value, "an array");
+  return value.map((v, i) => item(`${path}[${i}]`, v));
+}
+function section<T>(
+  root: Record<string, Json>,
+  key: string,
+  read: (path: string, value: Json) => T,
+): T | undefined {
+  return root[key] === undefined || root[key] === null ? undefined : read(key, root[key]);
+}
+function numberMap(path: string, value: Json): Record<string, number> {
+  const o = obj(path, value);
+  return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, number(`${path}.${k}`, v)]));
+}
+function allocation(path: string, value: Json): StatusAllocation {
+  const o = obj(path, value);
+  return {
+    circuitId: string(`${path}.circuit_id`, o.circuit_id),
+    bytes: number(`${path}.bytes`, o.bytes),
+    lastUsedSecsAgo: number(`${path}.last_used_secs_ago`, o.last_used_secs_ago),
+    evictable: bool(`${path}.evictable`, o.evictable),
+  };
+}
+
+/** Validates parsed /status JSON into typed fields; throws an Error naming the first bad field. */
+export function parseStatusJson(raw: Json): DaemonStatusJson {
+  const root = obj("status", raw);
+  return {
+    uptimeSecs: number("uptime_secs", root.uptime_secs),
+    memory: section(root, "memory", (p, v) => {
+      const o = obj(p, v);
+      return {
+        totalBytes: number(`${p}.total_bytes`, o.total_bytes),
+        usedBytes: number(`${p}.used_bytes`, o.used_bytes),
+        availableBytes: number(`${p}.available_bytes`, o.available_bytes),
+      };
+    }),
+    synthesis: section(root, "synthesis", (p, v) => {
+      const o = obj(p, v);
+      return {
+        maxConcurrent: number(`${p}.max_concurrent`, o.max_concurrent),
+        active: number(`${p}.active`, o.active),
+      };
+    }),
+    pipelines: section(root, "pipelines", (p, v) =>
+      list(p, v, (ip, iv) => {
+        const o = obj(ip, iv);
+        return {
+          jobId: string(`${ip}.job_id`, o.job_id),
+          proofKind: string(`${ip}.proof_kind`, o.proof_kind),
+          startedSecsAgo: number(`${ip}.started_secs_ago`, o.started_secs_ago),
+          totalPartitions: number(`${ip}.total_partitions`, o.total_partitions),
+          partitionsDone: number(`${ip}.partitions_done`, o.partitions_done),
+          partitions: list(`${ip}.partitions`, o.partitions ?? [], (pp, pv) => {
+            const po = obj(pp, pv);
+            return {
+              index: number(`${pp}.index`, po.index),
+              state: string(`${pp}.state`, po.state),
+              synthMs: optNumber(`${pp}.synth_ms`, po.synth_ms),
+              gpuMs: optNumber(`${pp}.gpu_ms`, po.gpu_ms),
+            };
+          }),
+        };
+      }),
+    ),
+    gpuWorkers: section(root, "gpu_workers", (p, v) =>
+      list(p, v, (ip, iv) => {
+        const o = obj(ip, iv);
+        return {
+          workerId: number(`${ip}.worker_id`, o.worker_id),
+          gpuOrdinal: number(`${ip}.gpu_ordinal`, o.gpu_ordinal),
+          state: string(`${ip}.state`, o.state),
+          currentJob: optString(`${ip}.current_job`, o.current_job),
+          currentPartition: optNumber(`${ip}.current_partition`, o.current_partition),
+          busySecs: optNumber(`${ip}.busy_secs`, o.busy_secs),
+        };
+      }),
+    ),
+    allocations: section(root, "allocations", (p, v) => {
+      const o = obj(p, v);
+      return {
+        srs: list(`${p}.srs`, o.srs ?? [], allocation),
+        pce: list(`${p}.pce`, o.pce ?? [], allocation),
+      };
+    }),
+    counters: section(root, "counters", (p, v) => {
+      const o = obj(p, v);
+      return {
+        totalCompleted: number(`${p}.total_completed`, o.total_completed),
+        totalFailed: number(`${p}.total_failed`, o.total_failed),
+        completedByKind: numberMap(`${p}.completed_by_kind`, o.completed_by_kind ?? {}),
+        failedByKind: numberMap(`${p}.failed_by_kind`, o.failed_by_kind ?? {}),
+        queueDepth: number(`${p}.queue_depth`, o.queue_depth ?? 0),
+      };
+    }),
+    buffers: section(root, "buffers", numberMap),
+    raw,
+  };
+}
+
+/** Turns `127.0.0.1:9821`, `http://host:9821` or `http://host:9821/status` into the /status URL. */
+export function statusJsonUrl(statusUrl: string): URL {
+  const text = statusUrl.trim();
+  let url: URL;
+  try {
+    url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `http://${text}`);
+  } catch (cause) {
+    throw new DaemonUnavailableError(
+      `invalid status URL ${JSON.stringify(statusUrl)}`,
+      { cause },
+      "give the daemon's status_listen address, e.g. http://127.0.0.1:9821",
+    );
+  }
+  if (url.pathname === "" || url.pathname === "/") url.pathname = "/status";
+  return url;
+}
+
+/**
+ * Reads the daemon's HTTP /status JSON (enabled with `daemon.status_listen`). Throws
+ * DaemonUnavailableError (not listening), DeadlineExceededError, AbortedError, or
+ * DaemonInternalError (non-200 answer, invalid JSON, or a field of the wrong type).
+ */
+export async function fetchStatusJson(
+  statusUrl: string,
+  options: FetchStatusJsonOptions = {},
+): Promise<DaemonStatusJson> {
+  const url = statusJsonUrl(statusUrl);
+  const timeoutMs = options.timeoutMs ?? 5_000;
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const linked = linkSignals(options.signal, timeout);
+  const context = { rpc: "GET /status", address: url.href };
+  let text: string;
+  let status: number;
+  try {
+    const response = await fetch(url, { signal: linked.signal, headers: { accept: "application/json" } });
+    status = response.status;
+    text = await response.text();
+  } catch (cause) {
+    if (options.signal?.aborted)
+      throw new AbortedError("aborted by the caller (GET /status)", { ...context, cause });
+    if (timeout.aborted) {
+      throw new DeadlineExceededError(`GET ${url.href} did not answer within ${timeoutMs} ms`, {
+        ...context,
+        cause,
+        timeoutMs,
+      });
+    }
+    const code = unreachableCode(cause);
+    throw new DaemonUnavailableError(
+      `cannot reach the daemon's status endpoint ${url.href}${code ? ` (${code})` : ""}`,
+      { ...context, cause },
+      "check daemon.status_listen in cuzk.toml (it is off by default) and that the daemon is running",
+    );
+  } finally {
+    linked.dispose();
+  }
+  if (status !== 200) {
+    throw new DaemonInternalError(`GET ${url.href} answered HTTP ${status}: ${text.slice(0, 200)}`, context);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (cause) {
+    throw new DaemonInternalError(`GET ${url.href} did not return JSON: ${text.slice(0, 120)}`, {
+      ...context,
+      cause,
+    });
+  }
+  try {
+    return parseStatusJson(json);
+  } catch (cause) {
+    if (!(cause instanceof ShapeError)) throw cause;
+    throw new DaemonInternalError(
+      `the daemon's /status JSON has an unexpected shape: ${cause.message}`,
+      { ...context, cause },
+      "the daemon version may differ from the one this client knows; compare with cuzk-daemon status.rs",
+    );
+  }
+}

@@ -1,0 +1,136 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer, type Http2Server, type ServerHttp2Session } from "node:http2";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { create, toBinary } from "@bufbuild/protobuf";
+import { createClient } from "@connectrpc/connect";
+import { ProvingEngine, SubmitProofRequestSchema, SubmitProofResponseSchema } from "@cuzkit/proto";
+import { afterEach, describe, expect, it } from "vitest";
+import { parseDaemonAddress } from "./address.js";
+import { encodeSubmitFrame } from "./encode.js";
+import { createDaemonTransport, preEncodedHeader } from "./transport.js";
+
+// The transport seam against a bare node:http2 server, so the test sees the raw bytes and
+// headers on the wire.
+
+interface Received {
+  body: Buffer;
+  headers: Record<string, unknown>;
+}
+
+let server: Http2Server | undefined;
+let dir: string | undefined;
+const sessions = new Set<ServerHttp2Session>();
+
+async function startServer(
+  listen: { port: number } | { path: string },
+): Promise<{ received: Received[]; address: string }> {
+  const received: Received[] = [];
+  server = createServer();
+  server.on("session", (session) => {
+    sessions.add(session);
+    session.on("close", () => sessions.delete(session));
+  });
+  server.on("stream", (stream, headers) => {
+    const chunks: Buffer[] = [];
+    stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+    stream.on("end", () => {
+      received.push({ body: Buffer.concat(chunks), headers });
+      const message = toBinary(SubmitProofResponseSchema, create(SubmitProofResponseSchema, { jobId: "ok" }));
+      const frame = Buffer.alloc(5 + message.byteLength);
+      frame.writeUInt32BE(message.byteLength, 1);
+      frame.set(message, 5);
+      stream.respond({ ":status": 200, "content-type": "application/grpc" }, { waitForTrailers: true });
+      stream.on("wantTrailers", () => stream.sendTrailers({ "grpc-status": "0" }));
+      stream.end(frame);
+    });
+  });
+  await new Promise<void>((resolve) => {
+    if ("port" in listen) server!.listen(listen.port, "127.0.0.1", resolve);
+    else server!.listen(listen.path, resolve);
+  });
+  const address =
+    "port" in listen ? `127.0.0.1:${(server.address() as AddressInfo).port}` : `unix://${listen.path}`;
+  return { received, address };
+}
+
+afterEach(async () => {
+  for (const session of sessions) session.destroy();
+  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  server = undefined;
+  if (dir) await rm(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+function transportFor(address: string) {
+  return createDaemonTransport({
+    address: parseDaemonAddress(address),
+    pingIntervalMs: 15_000,
+    pingTimeoutMs: 10_000,
+    idleConnectionTimeoutMs: 60_000,
+    readMaxBytes: 1 << 20,
+  });
+}
+
+describe("createDaemonTransport", () => {
+  it("sends a registered pre-encoded frame instead of connect's serialization, and strips the marker header", async () => {
+    const { received, address } = await startServer({ port: 0 });
+    const t = transportFor(address);
+    const request = create(SubmitProofRequestSchema, {
+      requestId: "r1",
+      proofKind: 1,
+      vanillaProof: new Uint8Array(100_000).fill(9),
+    });
+    const encoded = encodeSubmitFrame(request);
+    const token = t.registerBody(encoded);
+    const rpc = createClient(ProvingEngine, t.transport);
+    // The message handed to connect differs on purpose: only the registered frame must go out.
+    const response = await rpc.submitProof(
+      { requestId: "ignored" },
+      { headers: { [preEncodedHeader]: token } },
+    );
+    t.releaseBody(token);
+    expect(response.jobId).toBe("ok");
+    const expected = Buffer.concat(encoded.chunks);
+    expect(Buffer.compare(received[0]!.body, expected)).toBe(0);
+    expect(received[0]!.headers[preEncodedHeader]).toBeUndefined();
+    expect(received[0]!.headers[":path"]).toBe("/cuzk.v1.ProvingEngine/SubmitProof");
+    expect(received[0]!.headers["grpc-accept-encoding"]).toBeUndefined();
+    // Plain calls still use connect's own serialization.
+    await rpc.submitProof({ requestId: "plain" });
+    expect(
+      Buffer.compare(
+        received[1]!.body.subarray(5),
+        Buffer.from(
+          toBinary(SubmitProofRequestSchema, create(SubmitProofRequestSchema, { requestId: "plain" })),
+        ),
+      ),
+    ).toBe(0);
+    t.close();
+  });
+
+  it("fails a call whose registered body is gone instead of sending the wrong bytes", async () => {
+    const { received, address } = await startServer({ port: 0 });
+    const t = transportFor(address);
+    const rpc = createClient(ProvingEngine, t.transport);
+    await expect(rpc.submitProof({}, { headers: { [preEncodedHeader]: "nope" } })).rejects.toThrow(
+      /pre-encoded body nope is missing/,
+    );
+    expect(received).toEqual([]);
+    t.close();
+  });
+
+  it("dials a unix socket, and close() ends the HTTP/2 session", async () => {
+    dir = await mkdtemp(join(tmpdir(), "cuzkit-transport-"));
+    const { received, address } = await startServer({ path: join(dir, "d.sock") });
+    const t = transportFor(address);
+    const rpc = createClient(ProvingEngine, t.transport);
+    await rpc.submitProof({ requestId: "u" });
+    expect(received).toHaveLength(1);
+    expect(sessions.size).toBe(1);
+    t.close();
+    for (let i = 0; i < 100 && sessions.size > 0; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(sessions.size).toBe(0);
+  });
+});
