@@ -21,7 +21,7 @@ export interface ProgressSnapshot {
 export type BenchmarkEvent =
   | {
       type: "phase";
-      phase: "starting-daemon" | "warmup" | "restarting-daemon" | "timed" | "done";
+      phase: "starting-daemon" | "waiting-for-daemon" | "warmup" | "restarting-daemon" | "timed" | "done";
       message: string;
     }
   | { type: "proof-started"; index: number; warmup: boolean }

@@ -46,6 +46,7 @@ describe("runBenchmark against the simulator", () => {
     expect(sim.stats().proofsCompleted).toBe(5);
     expect(Object.values(sim.stats().submissionsByRequestId).every((n) => n === 1)).toBe(true);
     expect(events.filter((e) => e.type === "phase").map((e) => (e as { phase: string }).phase)).toEqual([
+      "waiting-for-daemon",
       "warmup",
       "timed",
       "done",

@@ -170,6 +170,11 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
       );
     }
     throwIfStopped(stop.signal);
+    emit({
+      type: "phase",
+      phase: "waiting-for-daemon",
+      message: `waiting for the daemon at ${client.address} to answer (up to ${(o.readyTimeoutMs / 60_000).toFixed(1)} min: it may be loading parameters)`,
+    });
     const status = await client.waitForReady({ timeoutMs: o.readyTimeoutMs, signal: stop.signal });
     lastDaemonStartMs = clock.now() - status.uptimeSeconds * 1000;
 

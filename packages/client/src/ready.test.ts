@@ -47,4 +47,26 @@ describe("waitUntilReady", () => {
     ).rejects.toBeInstanceOf(AbortedError);
     expect(t.calls()).toBeLessThanOrEqual(1);
   });
+
+  it("stops at once when the host name does not resolve", async () => {
+    const t = setup(0);
+    const notFound = Object.assign(new Error("getaddrinfo ENOTFOUND nowhere"), {
+      code: "ENOTFOUND",
+      syscall: "getaddrinfo",
+    });
+    let calls = 0;
+    const deps = {
+      ...t.deps,
+      async status(): Promise<never> {
+        calls += 1;
+        throw notFound;
+      },
+    };
+    const error = await waitUntilReady(deps, { timeoutMs: 600_000 }).catch((e) => e);
+    expect(error).toBeInstanceOf(DaemonUnavailableError);
+    expect(error.message).toMatch(/cannot resolve the daemon's host/);
+    expect(error.hint).toMatch(/check the host name/);
+    expect(calls).toBe(1);
+    expect(t.clock.sleeps).toEqual([]);
+  });
 });

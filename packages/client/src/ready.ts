@@ -1,7 +1,7 @@
 import type { CuzkitError } from "@cuzkit/core";
 import pRetry, { AbortError as RetryStop } from "p-retry";
 import { AbortedError, DaemonUnavailableError } from "./errors.js";
-import { toCuzkError } from "./map-error.js";
+import { toCuzkError, unreachableCode } from "./map-error.js";
 import type { ResolvedClientOptions } from "./options.js";
 import type { InternalCallOptions } from "./prove.js";
 import type { DaemonStatus } from "./status.js";
@@ -42,6 +42,17 @@ export async function waitUntilReady(
           });
           lastError = err;
           if (err instanceof AbortedError) throw new RetryStop(err);
+          // A name that does not resolve is a typo, not a daemon still loading parameters:
+          // waiting minutes for it would only hide the mistake.
+          if (unreachableCode(error) === "ENOTFOUND") {
+            throw new RetryStop(
+              new DaemonUnavailableError(
+                `cannot resolve the daemon's host in ${deps.address}`,
+                { rpc: "GetStatus", address: deps.address, cause: error },
+                "check the host name in the address; cuzk itself listens on an IP address and port (127.0.0.1:9820) or unix:///path",
+              ),
+            );
+          }
           throw err;
         }
       },
