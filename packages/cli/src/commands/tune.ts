@@ -145,7 +145,7 @@ async function hardwareFor(
  */
 export function createTuneCommand(io: CliIO, deps: TuneCommandDeps = {}): Command {
   return new Command("tune")
-    .description("Size the cuzk daemon to this machine (or check a cuzk.toml against it)")
+    .description("size the cuzk daemon to this machine (or check a cuzk.toml against it)")
     .option("--detect", "read this machine: RAM, container limits (cgroups), CPU quota, GPUs (nvidia-smi)")
     .option("--ram <size>", 'host RAM, such as "256GiB" or "251GB"')
     .option("--cores <n>", "CPU threads the daemon may use")

@@ -43,7 +43,7 @@ const apiKeyNote =
  */
 export function createVastCommand(io: CliIO, deps: VastCommandDeps = {}): Command {
   const vast = new Command("vast")
-    .description("Rent, inspect and destroy Vast.ai GPU machines")
+    .description("rent, inspect and destroy Vast.ai GPU machines")
     .addHelpText("after", `\n${apiKeyNote}`)
     .option("--url <url>", "Vast.ai API base URL (default: VAST_URL, else https://console.vast.ai)")
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
@@ -82,7 +82,7 @@ export function createVastCommand(io: CliIO, deps: VastCommandDeps = {}): Comman
 
   vast
     .command("offers")
-    .description("Search rentable offers (verified, rentable, not rented by default)")
+    .description("search rentable offers (verified, rentable, not rented by default)")
     .option("--gpu <names>", 'GPU model, or several comma-separated ("RTX 4090,RTX 3090")')
     .option("--num-gpus <n>", "exact number of GPUs")
     .option("--min-ram <size>", 'minimum host RAM, such as "256GiB"')
@@ -113,7 +113,7 @@ export function createVastCommand(io: CliIO, deps: VastCommandDeps = {}): Comman
 
   vast
     .command("rent")
-    .description("Rent an offer and start an image on it (asks first unless --yes)")
+    .description("rent an offer and start an image on it (asks first unless --yes)")
     .argument("<offerId>", "offer id from `cuzkit vast offers`")
     .requiredOption("--image <image>", "Docker image to run")
     .option("--env <KEY=VALUE>", "environment variable (repeatable)", collectValues, [] as string[])
@@ -204,7 +204,7 @@ export function createVastCommand(io: CliIO, deps: VastCommandDeps = {}): Comman
 
   vast
     .command("instances")
-    .description("List your instances")
+    .description("list your instances")
     .option("--label <label>", "only instances with this label")
     .option("--json", "print JSON instead of a table")
     .action(async (opts: { label?: string; json?: boolean }, command: Command) => {
@@ -220,7 +220,7 @@ export function createVastCommand(io: CliIO, deps: VastCommandDeps = {}): Comman
 
   vast
     .command("show")
-    .description("Show one instance")
+    .description("show one instance")
     .argument("<id>", "instance id")
     .option("--json", "print JSON")
     .action(async (idText: string, opts: { json?: boolean }, command: Command) => {
@@ -237,7 +237,7 @@ export function createVastCommand(io: CliIO, deps: VastCommandDeps = {}): Comman
 
   vast
     .command("logs")
-    .description("Print an instance's logs")
+    .description("print an instance's logs")
     .argument("<id>", "instance id")
     .option("--tail <lines>", "last lines", "1000")
     .option("--filter <pattern>", "grep pattern applied by the server")
@@ -255,7 +255,7 @@ export function createVastCommand(io: CliIO, deps: VastCommandDeps = {}): Comman
 
   vast
     .command("destroy")
-    .description("Destroy instances, ending all billing and deleting their disks (asks first unless --yes)")
+    .description("destroy instances, ending all billing and deleting their disks (asks first unless --yes)")
     .argument("<ids...>", "instance ids")
     .option("-y, --yes", "do not ask for confirmation")
     .option("--json", "print JSON")
@@ -282,7 +282,7 @@ export function createVastCommand(io: CliIO, deps: VastCommandDeps = {}): Comman
 
   vast
     .command("label")
-    .description("Set an instance's label")
+    .description("set an instance's label")
     .argument("<id>", "instance id")
     .argument("<label>", "new label")
     .action(async (idText: string, label: string, _opts: unknown, command: Command) => {
