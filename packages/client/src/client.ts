@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { createClient } from "@connectrpc/connect";
 import { InvalidInputError, isCircuitId, linkSignals } from "@cuzkit/core";
@@ -148,6 +149,8 @@ export function createCuzkClient(clientOptions: CuzkClientOptions): CuzkClient {
   });
   const rpc = createClient(ProvingEngine, daemonTransport.transport);
   const closing = new AbortController();
+  // Every call in flight listens for close(): hundreds are normal, not a leak.
+  setMaxListeners(0, closing.signal);
   const admission = createAdmission(options.maxInFlight);
   let lastStatus: { uptimeSeconds: number; atMs: number } | undefined;
 
