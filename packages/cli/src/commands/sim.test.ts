@@ -2,11 +2,11 @@ import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { CuzkitError } from "@cuzkit/core";
 import { AwaitProofResponse_Status, ProofKind } from "@cuzkit/proto";
 import { createPlainGrpcClient, createSyntheticC1, type PlainGrpcClient, type SimDaemon } from "@cuzkit/sim";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { cuzkitArgv, repoRoot } from "../../../../test/support/cuzkit-process.js";
 import { CommandExit } from "../io.js";
 import { memoryIO } from "../testing/memory-io.js";
 import { createSimCommand, parseFaults } from "./sim.js";
@@ -208,11 +208,9 @@ describe("parseFaults", () => {
 });
 
 // The command as a real child process, the way a supervisor or the bench runs it.
-const runner = fileURLToPath(new URL("./sim-main.ts", import.meta.url));
-const repoRoot = fileURLToPath(new URL("../../../../", import.meta.url));
-
 function spawnSim(args: string[]) {
-  const child = spawn(process.execPath, ["--import", "tsx", runner, ...args], { cwd: repoRoot });
+  const [node, cuzkit] = cuzkitArgv();
+  const child = spawn(node, [...cuzkit, "sim", ...args], { cwd: repoRoot });
   children.push(child);
   let stdout = "";
   let stderr = "";
