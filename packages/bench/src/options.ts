@@ -113,13 +113,6 @@ function wholeNumber(
   return value;
 }
 
-const workloadOf: Record<ProofKind, "porep" | "snap" | "wpost"> = {
-  porep: "porep",
-  snap: "snap",
-  wpost: "wpost",
-  winning: "wpost",
-};
-
 /** The tuner's benchmark concurrency for the machine. */
 function autoConcurrency(
   kind: ProofKind,
@@ -132,7 +125,7 @@ function autoConcurrency(
       "pass hardware (detectHardware() from @cuzkit/tuner, or hardwareFrom()), or give a number",
     );
   }
-  const recommendation = recommend(hardware, { dialect: dialect ?? "budget", workload: workloadOf[kind] });
+  const recommendation = recommend(hardware, { dialect: dialect ?? "budget", workload: { kind } });
   if (!recommendation.feasible) {
     throw new InvalidInputError(
       `no safe config for this machine: ${recommendation.infeasibleReason ?? ""}`,

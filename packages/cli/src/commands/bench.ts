@@ -133,7 +133,7 @@ Examples:
       const recommendation = hardware
         ? recommend(hardware, {
             dialect: flags.dialect,
-            workload: input.kind === "porep" ? "porep" : input.kind === "snap" ? "snap" : "wpost",
+            workload: { kind: input.kind },
           })
         : undefined;
       let concurrency: number | "auto" = "auto";
