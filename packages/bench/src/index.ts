@@ -5,6 +5,7 @@ export {
   createProgressOutput,
   formatProgressLine,
   type ProgressOutput,
+  type ProgressOutputOptions,
   type ProgressSnapshot,
 } from "./progress.js";
 export {
@@ -13,6 +14,7 @@ export {
   decideVerdict,
   formatReport,
   type ProofFailure,
+  toMachineTime,
   type Verdict,
   verdictExitCode,
 } from "./report.js";

@@ -37,10 +37,20 @@ export interface ProgressOutput {
   finish(): void;
 }
 
-const secondsText = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+/** Options of the progress output. */
+export interface ProgressOutputOptions {
+  /** Real seconds per displayed second: durations are divided and rates multiplied by it (a simulator's time scale). Default 1. */
+  timeScale?: number;
+}
 
 /** One plain line for an event, or undefined for events not worth a line. */
-export function formatProgressLine(event: BenchmarkEvent, s: ProgressSnapshot): string | undefined {
+export function formatProgressLine(
+  event: BenchmarkEvent,
+  s: ProgressSnapshot,
+  options: ProgressOutputOptions = {},
+): string | undefined {
+  const scale = options.timeScale ?? 1;
+  const secondsText = (ms: number) => `${(ms / scale / 1000).toFixed(1)} s`;
   const counts = `[${s.done + s.failed}/${s.total}]`;
   switch (event.type) {
     case "phase":
@@ -50,8 +60,10 @@ export function formatProgressLine(event: BenchmarkEvent, s: ProgressSnapshot): 
     case "proof-completed":
       return event.warmup
         ? `warmup proof completed in ${secondsText(event.wallMs)}`
-        : `${counts} proof ${event.index} completed in ${secondsText(event.wallMs)} (${s.ratePerHour.toFixed(1)} proofs/hour, ${s.inFlight} in flight)`;
+        : `${counts} proof ${event.index} completed in ${secondsText(event.wallMs)} (${(s.ratePerHour * scale).toFixed(1)} proofs/hour, ${s.inFlight} in flight)`;
     case "proof-failed":
+      if (event.code === "BENCHMARK_STOPPED")
+        return `${counts} proof ${event.index} not completed: the benchmark stopped`;
       return event.warmup
         ? `warmup proof failed: ${event.code}: ${event.message}`
         : `${counts} proof ${event.index} FAILED: ${event.code}: ${event.message}`;
@@ -66,11 +78,16 @@ export function formatProgressLine(event: BenchmarkEvent, s: ProgressSnapshot): 
  * A live progress bar (done/failed/in flight, rate, ETA) when `stream` is a terminal, and one
  * plain line per notable event otherwise (logs, CI, pipes).
  */
-export function createProgressOutput(stream: Writable & { isTTY?: boolean }, total: number): ProgressOutput {
+export function createProgressOutput(
+  stream: Writable & { isTTY?: boolean },
+  total: number,
+  options: ProgressOutputOptions = {},
+): ProgressOutput {
+  const scale = options.timeScale ?? 1;
   if (!stream.isTTY) {
     return {
       update(event, snapshot) {
-        const line = formatProgressLine(event, snapshot);
+        const line = formatProgressLine(event, snapshot, options);
         if (line !== undefined) stream.write(`${line}\n`);
       },
       finish() {},
@@ -92,8 +109,8 @@ export function createProgressOutput(stream: Writable & { isTTY?: boolean }, tot
       const payload = {
         failed: snapshot.failed,
         inFlight: snapshot.inFlight,
-        rate: snapshot.ratePerHour.toFixed(1),
-        etaText: snapshot.etaMs === undefined ? "-" : secondsText(snapshot.etaMs),
+        rate: (snapshot.ratePerHour * scale).toFixed(1),
+        etaText: snapshot.etaMs === undefined ? "-" : `${(snapshot.etaMs / scale / 1000).toFixed(1)} s`,
       };
       if (
         event.type === "phase" ||
@@ -102,7 +119,7 @@ export function createProgressOutput(stream: Writable & { isTTY?: boolean }, tot
       ) {
         // Messages go above the bar.
         // Messages go above the bar: clear its line, print, and let the next update redraw it.
-        const line = formatProgressLine(event, snapshot);
+        const line = formatProgressLine(event, snapshot, options);
         if (line) stream.write(`${started ? "\r\x1b[2K" : ""}${line}\n`);
       }
       if (event.type === "phase" && event.phase === "timed" && !started) {

@@ -105,6 +105,45 @@ export function verdictExitCode(verdict: Verdict): number {
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
+function scaleStats(stats: DurationStats, factor: number): DurationStats {
+  return {
+    count: stats.count,
+    p50Ms: stats.p50Ms * factor,
+    p95Ms: stats.p95Ms * factor,
+    maxMs: stats.maxMs * factor,
+    meanMs: stats.meanMs * factor,
+  };
+}
+
+/**
+ * A report of a run against a simulator at `timeScale` (real seconds per simulated second),
+ * with every duration and rate converted to the simulated machine's time.
+ */
+export function toMachineTime(report: BenchmarkReport, timeScale: number): BenchmarkReport {
+  const slower = 1 / timeScale;
+  const t = report.daemonTimings;
+  const proofsPerHour = report.proofsPerHour * timeScale;
+  return {
+    ...report,
+    warmup: { ...report.warmup, durationMs: report.warmup.durationMs * slower },
+    proofsPerHour,
+    // A threshold is read in the machine's time too.
+    verdict:
+      report.verdict.status === "failed"
+        ? report.verdict
+        : decideVerdict(report.completed, proofsPerHour, report.verdict.minProofsPerHour),
+    timedWindowMs: report.timedWindowMs * slower,
+    wallTime: scaleStats(report.wallTime, slower),
+    daemonTimings: {
+      ...t,
+      queueWait: scaleStats(t.queueWait, slower),
+      synthesisSum: scaleStats(t.synthesisSum, slower),
+      gpuComputeSum: scaleStats(t.gpuComputeSum, slower),
+      total: scaleStats(t.total, slower),
+    },
+  };
+}
+
 /** A human summary of the report, a few lines long. */
 export function formatReport(report: BenchmarkReport): string {
   const lines = [
@@ -119,15 +158,22 @@ export function formatReport(report: BenchmarkReport): string {
   if (report.daemonRestarts > 0)
     lines.push(`  restarts:    the daemon restarted ${report.daemonRestarts} time(s)`);
   for (const exit of report.daemonExits) lines.push(`  daemon exit: ${exit.explanation}`);
-  const shown = report.failures.slice(0, 5);
-  for (const failure of shown) {
-    lines.push(
-      `  failure ${failure.warmup ? "(warmup)" : `#${failure.index}`}: ${failure.code}: ${failure.message}`,
-    );
+  // Failures with the same cause (every proof cut by one OOM kill) print once, with a count.
+  const groups = new Map<string, { failure: ProofFailure; count: number }>();
+  for (const failure of report.failures) {
+    const key = `${failure.warmup}|${failure.code}|${failure.message}`;
+    const group = groups.get(key);
+    if (group) group.count++;
+    else groups.set(key, { failure, count: 1 });
+  }
+  const shown = [...groups.values()].slice(0, 5);
+  for (const { failure, count } of shown) {
+    const which = failure.warmup ? "(warmup)" : count > 1 ? `x${count}` : `#${failure.index}`;
+    lines.push(`  failure ${which}: ${failure.code}: ${failure.message}`);
     if (failure.hint) lines.push(`      hint: ${failure.hint}`);
   }
-  if (report.failures.length > shown.length)
-    lines.push(`  ... and ${report.failures.length - shown.length} more failure(s) (see --json)`);
+  if (groups.size > shown.length)
+    lines.push(`  ... and ${groups.size - shown.length} more kinds of failure (see --json)`);
   lines.push(`verdict: ${report.verdict.status.toUpperCase()}: ${report.verdict.reason}`);
   return lines.join("\n");
 }

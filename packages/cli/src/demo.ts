@@ -71,13 +71,19 @@ export interface DemoOptions {
   /** Real seconds the tuned run should take; sets the simulator's time scale. Default 25. */
   targetSeconds?: number;
   /** Progress of both runs. */
-  onProgress?: (run: "tuned" | "incident", event: BenchmarkEvent, snapshot: ProgressSnapshot) => void;
+  onProgress?: (
+    run: "tuned" | "incident",
+    event: BenchmarkEvent,
+    snapshot: ProgressSnapshot,
+    timeScale: number,
+  ) => void;
 }
 
 /** What the demo found. */
 export interface DemoResult {
   machine: string;
   hardware: HardwareSpec;
+  /** Real seconds per simulated second; the reports are in real time (see toMachineTime). */
   timeScale: number;
   tuned: { recommendation: Recommendation; report: BenchmarkReport | undefined };
   incident: { check: CheckResult; report: BenchmarkReport };
@@ -156,7 +162,9 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
         count: proofs,
         concurrency: recommendation.bench.concurrency,
       },
-      options.onProgress ? (event, snapshot) => options.onProgress?.("tuned", event, snapshot) : undefined,
+      options.onProgress
+        ? (event, snapshot) => options.onProgress?.("tuned", event, snapshot, timeScale)
+        : undefined,
     );
   }
   const check = checkConfig(hardware, incidentToml, { concurrency: incidentConcurrency });
@@ -164,7 +172,9 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     hardware,
     timeScale,
     { configToml: incidentToml, count: proofs, concurrency: incidentConcurrency },
-    options.onProgress ? (event, snapshot) => options.onProgress?.("incident", event, snapshot) : undefined,
+    options.onProgress
+      ? (event, snapshot) => options.onProgress?.("incident", event, snapshot, timeScale)
+      : undefined,
   );
   return {
     machine: profile?.description ?? "the given machine",

@@ -1,4 +1,4 @@
-import { createProgressOutput, formatReport, type ProgressOutput } from "@cuzkit/bench";
+import { createProgressOutput, formatReport, type ProgressOutput, toMachineTime } from "@cuzkit/bench";
 import { daemonDialects, describeHardware, formatBytes } from "@cuzkit/core";
 import { Command, Option } from "commander";
 import { intOption, positiveNumber } from "../common.js";
@@ -16,9 +16,6 @@ interface DemoFlags extends HardwareFlags {
 
 const gib = (bytes: number) => formatBytes(bytes);
 /** Proofs/hour of a scaled run, converted back to the simulated machine's time. */
-const modelledRate = (realPerHour: number, timeScale: number) => (realPerHour * timeScale).toFixed(1);
-const modelledMinutes = (realMs: number, timeScale: number) =>
-  `${(realMs / timeScale / 60_000).toFixed(1)} min`;
 
 /** The closing comparison: the tuned config against the incidents' hand-set one. */
 export function formatDemoSummary(result: DemoResult): string {
@@ -37,7 +34,7 @@ export function formatDemoSummary(result: DemoResult): string {
     `   verdict: ${incident.verdict.status.toUpperCase()}: ${incident.verdict.reason}`,
     "",
     "== side by side",
-    `   tuned:     ${rec.feasible ? `${rec.daemonConfig.dialect === "budget" ? `max_parallel_synthesis=${rec.daemonConfig.maxParallelSynthesis}` : `partition_workers=${rec.daemonConfig.partitionWorkers}`}, gpu_workers_per_device=${rec.daemonConfig.gpuWorkersPerDevice}, ${rec.bench.concurrency} in flight; peak ${gib(rec.predicted.peakMemoryBytes)}; ${result.tuned.report ? `${modelledRate(result.tuned.report.proofsPerHour, result.timeScale)} proofs/h simulated (model ${rec.predicted.proofsPerHour.toFixed(1)})` : "not run"}` : `no safe config: ${rec.infeasibleReason ?? ""}`}`,
+    `   tuned:     ${rec.feasible ? `${rec.daemonConfig.dialect === "budget" ? `max_parallel_synthesis=${rec.daemonConfig.maxParallelSynthesis}` : `partition_workers=${rec.daemonConfig.partitionWorkers}`}, gpu_workers_per_device=${rec.daemonConfig.gpuWorkersPerDevice}, ${rec.bench.concurrency} in flight; peak ${gib(rec.predicted.peakMemoryBytes)}; ${result.tuned.report ? `${toMachineTime(result.tuned.report, result.timeScale).proofsPerHour.toFixed(1)} proofs/h simulated (model ${rec.predicted.proofsPerHour.toFixed(1)})` : "not run"}` : `no safe config: ${rec.infeasibleReason ?? ""}`}`,
     `   hand-set:  partition_workers=16, gpu_workers_per_device=2, ${incidentConcurrency} in flight; peak ${gib(check.peakBytes)}; ${incident.completed} proofs before the daemon died`,
     "",
     "A model predicts and a benchmark decides: on a real GPU machine run `cuzkit tune --detect` and `cuzkit bench --spawn ...` (see the README).",
@@ -75,7 +72,7 @@ export function createDemoCommand(io: CliIO): Command {
         dialect: flags.dialect,
         proofs: flags.proofs,
         targetSeconds: flags.seconds,
-        onProgress: (run, event, snapshot) => {
+        onProgress: (run, event, snapshot, timeScale) => {
           let output = outputs[run];
           if (!output) {
             outputs.tuned?.finish();
@@ -84,7 +81,7 @@ export function createDemoCommand(io: CliIO): Command {
                 ? "\n== the tuned config on the simulated machine"
                 : "\n== the incidents' hand-set config on the simulated machine",
             );
-            output = createProgressOutput(io.stderr, flags.proofs);
+            output = createProgressOutput(io.stderr, flags.proofs, { timeScale });
             outputs[run] = output;
           }
           output.update(event, snapshot);
@@ -101,22 +98,17 @@ export function createDemoCommand(io: CliIO): Command {
       const rec = result.tuned.recommendation;
       const out = [
         `cuzkit demo: ${result.machine}`,
-        `machine: ${describeHardware(result.hardware)}; simulated at ${result.timeScale.toPrecision(2)} real seconds per modelled second`,
+        `machine: ${describeHardware(result.hardware)}; simulated at ${result.timeScale.toPrecision(2)} real seconds per machine second`,
         "",
         "== cuzkit tune says",
         ...rec.reasons.slice(0, 6).map((reason) => `   ${reason.about}: ${reason.text}`),
         ...rec.warnings.map((warning) => `   warning: ${warning.message}`),
         `   warmup: ${rec.warmup.steps.join(" ")}`,
         "",
-        "== benchmark of the tuned config (simulated: times below are real seconds of the scaled run)",
+        "== benchmark of the tuned config (times in the simulated machine's time)",
         result.tuned.report
-          ? formatReport(result.tuned.report).replace(/^/gm, "   ")
+          ? formatReport(toMachineTime(result.tuned.report, result.timeScale)).replace(/^/gm, "   ")
           : "   skipped: no safe config for this machine",
-        ...(result.tuned.report
-          ? [
-              `   in machine time: ${modelledRate(result.tuned.report.proofsPerHour, result.timeScale)} proofs/hour, p50 ${modelledMinutes(result.tuned.report.wallTime.p50Ms, result.timeScale)} per proof`,
-            ]
-          : []),
         formatDemoSummary(result),
       ];
       io.stdout.write(`${out.join("\n")}\n`);
