@@ -141,7 +141,7 @@ export function createProvingEngineHandlers(
       return create(ProveResponseSchema, { result: { ...result, jobId: submit.requestId } });
     }),
     CancelProof: unary("CancelProof", CancelProofRequestSchema, logger, hooks, (request) => {
-      logger.info("CancelProof is not implemented by the daemon; nothing cancelled", {
+      logger.info("CancelProof is a no-op in the daemon; nothing cancelled", {
         jobId: request.jobId,
       });
       return create(CancelProofResponseSchema, { wasRunning: false });
@@ -161,7 +161,7 @@ export function createProvingEngineHandlers(
       });
     }),
     EvictSRS: unary("EvictSRS", EvictSrsRequestSchema, logger, hooks, (request) => {
-      logger.info("EvictSRS is not implemented by the daemon; nothing evicted", {
+      logger.info("EvictSRS is a no-op in the daemon; nothing evicted", {
         circuitId: request.circuitId,
       });
       return create(EvictSrsResponseSchema, { wasLoaded: false, freedBytes: 0n });
