@@ -1,0 +1,89 @@
+import { readFile } from "node:fs/promises";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  createDaemonSupervisor,
+  type DaemonExit,
+  DaemonStartError,
+  type DaemonSupervisor,
+} from "./supervisor.js";
+
+// Stand-in daemons: node one-liners that print, wait, or exit the way a real daemon would.
+const node = JSON.stringify(process.execPath);
+const ready = async () => {};
+let supervisor: DaemonSupervisor | undefined;
+
+/** Resolves with the first truthy value of `probe`, polled on the event loop (the child's output arrives asynchronously). */
+async function until<T>(probe: () => T | undefined): Promise<T> {
+  for (;;) {
+    const value = probe();
+    if (value) return value;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+afterEach(async () => {
+  await supervisor?.stop();
+  supervisor = undefined;
+});
+
+describe("createDaemonSupervisor", () => {
+  it("writes the config, substitutes {config} and {addr}, and stops the daemon with SIGTERM", async () => {
+    const script =
+      "console.log('config', process.argv[1], 'addr', process.argv[2]); setInterval(() => {}, 1000)";
+    supervisor = createDaemonSupervisor({
+      command: `${node} -e ${JSON.stringify(script)} {config} {addr}`,
+      address: "127.0.0.1:9820",
+      waitForReady: ready,
+    });
+    await supervisor.start("[gpus]\ngpu_workers_per_device = 1\n", "full");
+    expect(supervisor.running).toBe(true);
+    const started = supervisor;
+    const line = await until(() => started.logTail().find((l) => l.startsWith("config ")));
+    const [, configPath, , addr] = (line ?? "").split(" ");
+    expect(addr).toBe("127.0.0.1:9820");
+    expect(await readFile(configPath ?? "", "utf8")).toBe("[gpus]\ngpu_workers_per_device = 1\n");
+    const exit = await supervisor.stop();
+    expect(exit).toMatchObject({ expected: true, likelyOom: false });
+    expect(supervisor.crashes).toEqual([]);
+  });
+
+  it("reports an exit it did not ask for; exit 137 reads as a likely OOM kill", async () => {
+    supervisor = createDaemonSupervisor({
+      command: `${node} -e ${JSON.stringify("console.error('oom-kill: out of memory'); setTimeout(() => process.exit(137), 100)")} {config} {addr}`,
+      address: "127.0.0.1:9820",
+      waitForReady: ready,
+    });
+    const crashed = new Promise<DaemonExit>((resolve) => supervisor?.onCrash(resolve));
+    await supervisor.start("", "full");
+    const exit = await crashed;
+    expect(exit).toMatchObject({ exitCode: 137, expected: false, likelyOom: true });
+    expect(exit.explanation).toMatch(/OOM killer/);
+    expect(exit.logTail).toContain("oom-kill: out of memory");
+    expect(supervisor.running).toBe(false);
+  });
+
+  it("fails the start with the daemon's last lines when it exits while starting", async () => {
+    supervisor = createDaemonSupervisor({
+      command: `${node} -e ${JSON.stringify("console.error('invalid listen address'); process.exit(3)")} {config} {addr}`,
+      address: "127.0.0.1:9820",
+      // A daemon that never answers: only its exit can end the start.
+      waitForReady: (signal) =>
+        new Promise((_resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason))),
+    });
+    const error = await supervisor.start("", "full").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DaemonStartError);
+    expect((error as DaemonStartError).message).toMatch(/exited while starting: exited with code 3/);
+    expect((error as DaemonStartError).hint).toContain("invalid listen address");
+  });
+
+  it("stops a daemon that did not become ready, and says so", async () => {
+    supervisor = createDaemonSupervisor({
+      command: `${node} -e "setInterval(() => {}, 1000)" -- `,
+      address: "127.0.0.1:9820",
+      waitForReady: async () => {
+        throw new Error("timed out");
+      },
+    });
+    await expect(supervisor.start("", "full")).rejects.toThrow(/did not become ready/);
+    expect(supervisor.running).toBe(false);
+  });
+});
