@@ -149,8 +149,16 @@ describe("runBenchmark against the simulator", () => {
       count: 2,
       warmup: "none",
       signal: controller.signal,
+      // Abort once the daemon has the first proof (which would take 10 s).
+      onProgress: (event) => {
+        if (event.type !== "proof-started") return;
+        const poll = setInterval(() => {
+          if (Object.keys(sim?.stats().submissionsByRequestId ?? {}).length === 0) return;
+          clearInterval(poll);
+          controller.abort();
+        }, 5);
+      },
     });
-    setTimeout(() => controller.abort(), 100);
     const report = await running;
     expect(report.verdict).toMatchObject({ status: "failed", reason: "aborted by the caller" });
     expect(report.failures[0]?.code).toBe("BENCHMARK_STOPPED");

@@ -473,7 +473,13 @@ describe("timeouts and cancellation", () => {
     server.failNext({ path: "/api/v0/asks/1001/", mode: "hang" });
     const controller = new AbortController();
     const pending = client.createInstance(1001, { image: "img", signal: controller.signal });
-    setTimeout(() => controller.abort(), 20);
+    // Abort once the create has reached the server: only then is its outcome unknown.
+    const poll = setInterval(() => {
+      if (server.requestsTo("/api/v0/asks/1001/", "PUT").length > 0) {
+        clearInterval(poll);
+        controller.abort();
+      }
+    }, 5);
     await expect(pending).rejects.toMatchObject({ code: "VAST_CREATE_UNCERTAIN" });
   });
 
