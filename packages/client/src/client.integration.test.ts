@@ -241,7 +241,8 @@ describe("createCuzkClient over real sockets", () => {
     const elapsed = performance.now() - stalledAt;
     expect(error).toBeInstanceOf(ConnectionLostError);
     expect(error.message).toMatch(/PING/);
-    expect(elapsed).toBeLessThan(2_000); // 200 + 200 ms configured; the deadline is 30 min
+    // 200 + 200 ms configured; the deadline is 30 min. The bound leaves room for a loaded CI machine.
+    expect(elapsed).toBeLessThan(5_000);
   });
 
   it("gives up on a frozen daemon with DaemonUnavailableError after the reconnect window", async () => {
