@@ -71,18 +71,15 @@ describe("examples", () => {
   it("prover-image/entrypoint.sh tunes, benchmarks with the daemon spawned, then serves", async () => {
     const [node, args] = cuzkitArgv();
     const cuzkit = [node, ...args].join(" ");
-    const { createServer } = await import("node:net");
-    const probe = createServer();
-    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-    const port = (probe.address() as { port: number }).port;
-    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    // A unix socket: a TCP port found free now could be taken before the daemon binds it.
+    const address = `unix://${join(dir, "cuzk.sock")}`;
     const machine = "--ram 251GiB --cores 32 --gpus 2xRTX3090";
     const child = spawn("bash", [join(import.meta.dirname, "prover-image/entrypoint.sh")], {
       env: {
         ...process.env,
         CUZKIT: cuzkit,
         CUZK_DAEMON: `${cuzkit} sim ${machine} --time-scale 0.0005`,
-        CUZK_ADDR: `127.0.0.1:${port}`,
+        CUZK_ADDR: address,
         CUZK_C1: join(dir, "c1.json"),
         CUZKIT_MACHINE: machine,
         OUT_DIR: join(dir, "out"),
@@ -98,7 +95,7 @@ describe("examples", () => {
       child.once("exit", (code) => reject(new Error(`entrypoint exited with ${code}`)));
     });
     try {
-      expect(await serving).toBe(`listening 127.0.0.1:${port}`);
+      expect(await serving).toBe(`listening ${address}`);
       expect((await readFile(join(dir, "out", "bench.status"), "utf8")).trim()).toBe("0");
       const report = JSON.parse((await readFile(join(dir, "out", "bench.jsonl"), "utf8")).trim());
       expect(report).toMatchObject({ completed: 3, verdict: { status: "met" } });

@@ -1,4 +1,6 @@
-import { createServer } from "node:net";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import {
   type BenchmarkEvent,
   type BenchmarkReport,
@@ -89,39 +91,38 @@ export interface DemoResult {
   incident: { check: CheckResult; report: BenchmarkReport };
 }
 
-async function freeLoopbackPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => server.listen(0, "127.0.0.1", resolve).once("error", reject));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === "string") throw new Error("no loopback port");
-  return address.port;
-}
-
 async function benchOnSim(
   hardware: HardwareSpec,
   timeScale: number,
   run: { configToml: string; warmupConfigToml?: string; count: number; concurrency: number },
   onProgress: ((event: BenchmarkEvent, snapshot: ProgressSnapshot) => void) | undefined,
 ): Promise<BenchmarkReport> {
-  const port = await freeLoopbackPort();
-  const supervisor = await createSimSupervisor({ hardware, timeScale, listen: `127.0.0.1:${port}` });
-  return runBenchmark({
-    address: `127.0.0.1:${port}`,
-    request: await porepRequest({ c1: createSyntheticC1(), minerId: 1000, sectorNumber: 1 }),
-    count: run.count,
-    concurrency: run.concurrency,
-    warmup: "auto",
-    supervision: {
-      supervisor,
-      configToml: run.configToml,
-      ...(run.warmupConfigToml === undefined ? {} : { warmupConfigToml: run.warmupConfigToml }),
-      onCrash: "stop",
-    },
-    // The simulated machine is the only daemon here: give up on it quickly once it is dead.
-    client: { reconnect: { giveUpAfterMs: 2_000, maxDelayMs: 250 } },
-    ...(onProgress ? { onProgress } : {}),
-  });
+  // A unix socket in a fresh folder: the simulator restarts on the same address between the
+  // warmup and the timed batch, and no other program can take it meanwhile (as Curio's
+  // default unix:///run/curio/cuzk.sock).
+  const dir = await mkdtemp(join(tmpdir(), "cuzkit-demo-"));
+  const address = `unix://${join(dir, "cuzk.sock")}`;
+  const supervisor = await createSimSupervisor({ hardware, timeScale, listen: address });
+  try {
+    return await runBenchmark({
+      address,
+      request: await porepRequest({ c1: createSyntheticC1(), minerId: 1000, sectorNumber: 1 }),
+      count: run.count,
+      concurrency: run.concurrency,
+      warmup: "auto",
+      supervision: {
+        supervisor,
+        configToml: run.configToml,
+        ...(run.warmupConfigToml === undefined ? {} : { warmupConfigToml: run.warmupConfigToml }),
+        onCrash: "stop",
+      },
+      // The simulated machine is the only daemon here: give up on it quickly once it is dead.
+      client: { reconnect: { giveUpAfterMs: 2_000, maxDelayMs: 250 } },
+      ...(onProgress ? { onProgress } : {}),
+    });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 /**

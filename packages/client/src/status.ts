@@ -26,7 +26,7 @@ export interface LoadedSrs {
   circuitId: string;
   /** Tier name; the daemon always reports "hot". */
   tier: "hot" | "warm" | "cold" | "unknown";
-  /** Size in bytes; undefined because the daemon reports 0 (a TODO upstream). */
+  /** Size in bytes; undefined because the daemon always reports 0 (never filled in upstream). */
   sizeBytes: number | undefined;
   /** Reference count; undefined when 0 (never filled upstream). */
   refCount: number | undefined;

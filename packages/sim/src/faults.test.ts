@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createSyntheticC1 } from "./c1-wrapper.js";
 import { defaultSimConfig } from "./options.js";
 import type { SimCrashDetail, SimCrashReason, SimDaemon } from "./sim-daemon.js";
-import { PlainGrpcCallError } from "./testing/grpc-test-client.js";
+import { grpcError } from "./testing/grpc-test-client.js";
 import { createTracker } from "./testing/track.js";
 
 const track = createTracker();
@@ -16,16 +16,6 @@ const porep = (requestId: string) => ({
   proofKind: ProofKind.POREP_SEAL_COMMIT,
   vanillaProof: createSyntheticC1(),
 });
-
-async function grpcError(promise: Promise<unknown>): Promise<PlainGrpcCallError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof PlainGrpcCallError) return error;
-    throw error;
-  }
-  throw new Error("expected the call to fail");
-}
 
 function nextCrash(daemon: SimDaemon): Promise<[SimCrashReason, SimCrashDetail]> {
   return new Promise((resolve) => {

@@ -42,6 +42,7 @@ export {
 export type { StatusJson } from "./status-views.js";
 export {
   createPlainGrpcClient,
+  grpcError,
   type PlainCallOptions,
   PlainGrpcCallError,
   type PlainGrpcClient,

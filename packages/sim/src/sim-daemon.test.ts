@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createSyntheticC1 } from "./c1-wrapper.js";
 import { defaultSimConfig } from "./options.js";
 import { simulatedProofBytes } from "./proof-bytes.js";
-import { PlainGrpcCallError } from "./testing/grpc-test-client.js";
+import { grpcError } from "./testing/grpc-test-client.js";
 import { createTracker } from "./testing/track.js";
 
 const track = createTracker();
@@ -33,16 +33,6 @@ const post = (kind: ProofKind, requestId: string, extra: SubmitInit = {}): Submi
   randomness: new Uint8Array(32).fill(9),
   ...extra,
 });
-
-async function grpcError(promise: Promise<unknown>): Promise<PlainGrpcCallError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof PlainGrpcCallError) return error;
-    throw error;
-  }
-  throw new Error("expected the call to fail");
-}
 
 describe("SubmitProof and AwaitProof", () => {
   it("uses the request id as job id and returns a deterministic proof with upstream timings", async () => {

@@ -152,7 +152,7 @@ describe("cuzkit bench", () => {
         "--spawn",
         spawn,
         "--addr",
-        "127.0.0.1:0".replace(":0", `:${await freePort()}`),
+        socketAddress(),
         "--synthetic",
         "--count",
         "3",
@@ -184,7 +184,7 @@ describe("cuzkit bench", () => {
         "--config",
         "incident.toml",
         "--addr",
-        `127.0.0.1:${await freePort()}`,
+        socketAddress(),
         "--synthetic",
         "--count",
         "6",
@@ -209,7 +209,7 @@ describe("cuzkit bench", () => {
         "--config",
         "cuzk.toml",
         "--addr",
-        `127.0.0.1:${await freePort()}`,
+        socketAddress(),
         "--synthetic",
         "--count",
         "5",
@@ -230,11 +230,10 @@ describe("cuzkit bench", () => {
   });
 });
 
-async function freePort(): Promise<number> {
-  const { createServer } = await import("node:net");
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
+/**
+ * A unix socket in the test's folder: a spawned daemon needs its address before it starts, and a
+ * TCP port found free now can be taken by another test before the child process binds it.
+ */
+function socketAddress(): string {
+  return `unix://${join(dir, "cuzk.sock")}`;
 }

@@ -146,3 +146,14 @@ export function createPlainGrpcClient(
     close: () => client.close(),
   };
 }
+
+/** Resolves with the PlainGrpcCallError a call fails with; rejects if it succeeds or fails otherwise (for tests). */
+export async function grpcError(promise: Promise<unknown>): Promise<PlainGrpcCallError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof PlainGrpcCallError) return error;
+    throw error;
+  }
+  throw new Error("expected the call to fail");
+}
