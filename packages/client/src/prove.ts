@@ -217,6 +217,13 @@ export async function proveWithResume(
     emit({ type: "attempt", ...common(), sizeBytes });
   };
 
+  /** Starts a new attempt under a fresh request id and says why the old one was given up. */
+  const resubmitUnderNewId = (reason: "daemon-restarted" | "not-accepted") => {
+    const previousRequestId = requestId;
+    nextAttempt();
+    emit({ type: "resubmitted", ...common(), previousRequestId, reason, resubmits });
+  };
+
   /** Probes the daemon until it answers, applying the backoff, and says what happened to the job. */
   const recover = async (): Promise<Recovery> => {
     const r = options.reconnect;
@@ -320,15 +327,7 @@ export async function proveWithResume(
       );
     }
     resubmits += 1;
-    const previous = requestId;
-    nextAttempt();
-    emit({
-      type: "resubmitted",
-      ...common(),
-      previousRequestId: previous,
-      reason: "daemon-restarted",
-      resubmits,
-    });
+    resubmitUnderNewId("daemon-restarted");
   };
 
   const handleBreak = async (error: CuzkitError) => {
@@ -401,15 +400,7 @@ export async function proveWithResume(
             // Same daemon, and it never took the broken submit: send it again under a new id.
             resends += 1;
             lastBreak = undefined;
-            const previous = requestId;
-            nextAttempt();
-            emit({
-              type: "resubmitted",
-              ...common(),
-              previousRequestId: previous,
-              reason: "not-accepted",
-              resubmits,
-            });
+            resubmitUnderNewId("not-accepted");
             continue;
           }
           onJobLost("not-found", uptimeBeforeBreak, baseline?.uptimeSeconds, err);
