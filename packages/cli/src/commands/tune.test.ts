@@ -7,7 +7,7 @@ import { CommanderError } from "commander";
 import { parse } from "smol-toml";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type CliIO, CommandExit } from "../io.js";
-import { memorySink } from "../testing/memory-io.js";
+import { memorySink, parseCapturingError } from "../testing/memory-io.js";
 import { createTuneCommand, parseSafetyMargin, type TuneCommandDeps } from "./tune.js";
 
 let dir: string;
@@ -24,12 +24,7 @@ async function run(args: string[], deps: TuneCommandDeps = {}) {
   const stderr = memorySink();
   const io: CliIO = { stdout, stderr, env: {}, cwd: dir };
   const command = createTuneCommand(io, deps).exitOverride();
-  let error: unknown;
-  try {
-    await command.parseAsync(args, { from: "user" });
-  } catch (e) {
-    error = e;
-  }
+  const error = await parseCapturingError(command, args);
   return { stdout: stdout.text(), stderr: stderr.text(), error };
 }
 

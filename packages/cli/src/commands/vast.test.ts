@@ -6,7 +6,7 @@ import { type FakeVastServer, startFakeVastServer } from "@cuzkit/vast";
 import type { Command } from "commander";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type CliIO, CommandExit } from "../io.js";
-import { memorySink } from "../testing/memory-io.js";
+import { memorySink, parseCapturingError } from "../testing/memory-io.js";
 import { createVastCommand, type VastCommandDeps } from "./vast.js";
 
 let server: FakeVastServer;
@@ -38,12 +38,7 @@ async function run(args: string[], deps: VastCommandDeps = {}, env: Record<strin
     clientOptions: { sleep: clock.sleep, clock, rateLimit: false, ...deps.clientOptions },
   });
   exitOverrideAll(command);
-  let error: unknown;
-  try {
-    await command.parseAsync(args, { from: "user" });
-  } catch (e) {
-    error = e;
-  }
+  const error = await parseCapturingError(command, args);
   return { stdout: stdout.text(), stderr: stderr.text(), error };
 }
 

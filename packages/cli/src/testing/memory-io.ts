@@ -20,3 +20,16 @@ export function memoryIO(options: { env?: Record<string, string>; cwd?: string }
   const io: CliIO = { stdout, stderr, env: options.env ?? {}, cwd: options.cwd ?? process.cwd() };
   return { io, stdout: () => stdout.text(), stderr: () => stderr.text() };
 }
+
+/** Runs a command in-process with `args`; resolves with what it threw (undefined when it finished). */
+export async function parseCapturingError(
+  command: { parseAsync(args: string[], options: { from: "user" }): Promise<unknown> },
+  args: string[],
+): Promise<unknown> {
+  try {
+    await command.parseAsync(args, { from: "user" });
+    return undefined;
+  } catch (error) {
+    return error;
+  }
+}
