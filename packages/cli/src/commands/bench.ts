@@ -130,13 +130,12 @@ Examples:
         (flags.spawn !== undefined && flags.config === undefined
           ? await resolveHardwareFlags({ detect: true })
           : undefined);
-      const recommendation = hardware
-        ? recommend(hardware, {
-            dialect: flags.dialect,
-            workload: { kind: input.kind },
-          })
-        : undefined;
-      let concurrency: number | "auto" = "auto";
+      // Tuned here only when we write the daemon's config; otherwise runBenchmark tunes the concurrency.
+      const recommendation =
+        hardware && flags.spawn !== undefined && flags.config === undefined
+          ? recommend(hardware, { dialect: flags.dialect, workload: { kind: input.kind } })
+          : undefined;
+      let concurrency: number | "auto" = recommendation?.bench.concurrency ?? "auto";
       if (flags.concurrency !== "auto") {
         concurrency = Number(flags.concurrency);
         if (!Number.isInteger(concurrency) || concurrency < 1) {
