@@ -1,10 +1,14 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
+  bytesToGigabytes,
+  bytesToMebibytes,
   cuzkSizeFallbackBytes,
   formatBytes,
   GiB,
+  gigabytesToBytes,
   MiB,
+  mebibytesToBytes,
   parseByteSize,
   parseCuzkSize,
   toCuzkSize,
@@ -73,5 +77,47 @@ describe("cuzk size strings", () => {
         expect(bytes - (parsed ?? 0)).toBeLessThan(bytes >= GiB ? GiB : bytes >= MiB ? MiB : 1);
       }),
     );
+  });
+});
+
+describe("parseByteSize requireUnit", () => {
+  it("refuses a bare number, naming the flag and suggesting both units", () => {
+    try {
+      parseByteSize("24", { requireUnit: true, what: "--min-gpu-ram" });
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(InvalidInputError);
+      expect((error as InvalidInputError).message).toContain('--min-gpu-ram "24" has no unit');
+      expect((error as InvalidInputError).hint).toContain('"24GiB"');
+      expect((error as InvalidInputError).hint).toContain('"24GB"');
+    }
+    expect(parseByteSize("24GiB", { requireUnit: true })).toBe(24 * GiB);
+    expect(parseByteSize("24")).toBe(24); // without the option a bare number stays bytes
+  });
+});
+
+describe("MiB and GB conversions", () => {
+  it("reads real-shaped memory totals as MiB, both ways", () => {
+    // nvidia-smi totals of an RTX 4090 and an H100 80GB; a /proc/meminfo total of a "256 GB" host.
+    expect(mebibytesToBytes(24564)).toBe(24564 * 1024 * 1024);
+    expect(bytesToMebibytes(mebibytesToBytes(24564))).toBe(24564);
+    expect(mebibytesToBytes(81559) / GiB).toBeCloseTo(79.65, 2);
+    expect(bytesToMebibytes(mebibytesToBytes(81559))).toBe(81559);
+    const memTotalKiB = 263_164_908; // "MemTotal: 263164908 kB"
+    const cpuRamMib = Math.floor(memTotalKiB / 1024);
+    expect(bytesToMebibytes(mebibytesToBytes(cpuRamMib))).toBe(cpuRamMib);
+    expect(mebibytesToBytes(cpuRamMib)).toBeLessThanOrEqual(memTotalKiB * 1024);
+  });
+
+  it("rounds a bound the way it is asked to", () => {
+    expect(bytesToMebibytes(MiB + 1, "up")).toBe(2);
+    expect(bytesToMebibytes(2 * MiB - 1, "down")).toBe(1);
+    expect(bytesToMebibytes(24 * GiB, "up")).toBe(24576);
+  });
+
+  it("reads disk sizes as decimal GB", () => {
+    expect(gigabytesToBytes(500)).toBe(500e9);
+    expect(bytesToGigabytes(10.4e9, "up")).toBe(11);
+    expect(bytesToGigabytes(10.4e9, "down")).toBe(10);
   });
 });

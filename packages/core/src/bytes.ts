@@ -31,12 +31,24 @@ const unitBytes: Record<string, number> = {
   tib: TiB,
 };
 
+/** Options of `parseByteSize`. */
+export interface ParseByteSizeOptions {
+  /**
+   * Refuse a number without a unit ("24"), whose meaning people guess differently (bytes here,
+   * GB in the Vast CLI). Default false: a bare number is bytes.
+   */
+  requireUnit?: boolean | undefined;
+  /** Names the input in the error, such as "--min-gpu-ram". Default "the size". */
+  what?: string | undefined;
+}
+
 /**
  * Parses a size as people and tools write it: "256GiB", "251 GB", "125829120 KiB",
  * "1.5TiB", "512G", or a plain number of bytes. Decimal units (GB) are powers of 1000,
  * binary units (GiB) powers of 1024; a bare "G" counts as GB. Throws InvalidInputError.
  */
-export function parseByteSize(text: string | number): number {
+export function parseByteSize(text: string | number, options: ParseByteSizeOptions = {}): number {
+  const what = options.what ?? "the size";
   if (typeof text === "number") {
     if (Number.isFinite(text) && text >= 0) return Math.round(text);
     throw new InvalidInputError(`invalid size ${text}`, "give a non-negative number of bytes");
@@ -46,11 +58,49 @@ export function parseByteSize(text: string | number): number {
   const factor = unit === "" ? 1 : unitBytes[unit];
   if (!match || factor === undefined) {
     throw new InvalidInputError(
-      `cannot read the size "${text}"`,
+      `cannot read ${what} "${text}"`,
       'write a number with a unit, such as "256GiB", "251GB", "64MiB" or "125829120 KiB"',
     );
   }
+  if (unit === "" && options.requireUnit === true) {
+    throw new InvalidInputError(
+      `${what} "${text}" has no unit`,
+      `write the unit, such as "${match[1]}GiB" (binary) or "${match[1]}GB" (decimal); a bare number would be bytes`,
+    );
+  }
   return Math.round(Number(match[1]) * factor);
+}
+
+/** How a unit conversion rounds: "up" and "down" keep a bound from moving the wrong way. Default "nearest". */
+export type UnitRounding = "up" | "down" | "nearest";
+
+function roundAs(value: number, rounding: UnitRounding): number {
+  if (rounding === "up") return Math.ceil(value - 1e-9);
+  if (rounding === "down") return Math.floor(value + 1e-9);
+  return Math.round(value);
+}
+
+/**
+ * MiB (2^20 bytes) to bytes. Memory totals that nvidia-smi, /proc/meminfo and the Vast.ai API
+ * report as "MB" are MiB: an RTX 4090 reports 24564, an H100 80GB 81559.
+ */
+export function mebibytesToBytes(mib: number): number {
+  return Math.round(mib * MiB);
+}
+
+/** Bytes to MiB, rounded as `rounding` says (default nearest). */
+export function bytesToMebibytes(bytes: number, rounding: UnitRounding = "nearest"): number {
+  return roundAs(bytes / MiB, rounding);
+}
+
+/** Decimal GB (1e9 bytes, disk sizes as sold and as Vast.ai's disk fields mean them) to bytes. */
+export function gigabytesToBytes(gb: number): number {
+  return Math.round(gb * 1e9);
+}
+
+/** Bytes to decimal GB, rounded as `rounding` says (default nearest). */
+export function bytesToGigabytes(bytes: number, rounding: UnitRounding = "nearest"): number {
+  return roundAs(bytes / 1e9, rounding);
 }
 
 /** Formats bytes for people in binary units: "251.0 GiB", "51.2 MiB", "512 B". */

@@ -1,3 +1,4 @@
+import { MiB } from "@cuzkit/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { createVastClient } from "./client.js";
 import {
@@ -43,7 +44,7 @@ describe("searchOffers", () => {
     expect(request!.body).toMatchObject({
       gpu_name: { eq: "RTX 4090" },
       num_gpus: { gte: 2 },
-      cpu_ram: { gte: 214749 },
+      cpu_ram: { gte: 204800 }, // 200 GiB in MiB
       verified: { eq: true },
       rentable: { eq: true },
       rented: { eq: false },
@@ -73,8 +74,8 @@ describe("searchOffers", () => {
     });
     expect(offers).toHaveLength(1);
     expect(offers[0]).toMatchObject({
-      gpuRamBytes: 46_068_000_000,
-      cpuRamBytes: 500_000_000_000,
+      gpuRamBytes: 46_068 * MiB,
+      cpuRamBytes: 500_000 * MiB,
       diskSpaceBytes: 100e9,
     });
     expect(lines.some((l) => l.startsWith("warn vast search skipped") && l.includes("skipped=1"))).toBe(true);

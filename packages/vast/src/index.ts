@@ -61,5 +61,13 @@ export {
   type ScriptedFailure,
   startFakeVastServer,
 } from "./testing/fake-vast-server.js";
-export { vastGbToBytes, vastGigabyteBytes, vastMbToBytes, vastMegabyteBytes } from "./units.js";
+export {
+  bytesToVastDisk,
+  bytesToVastMemory,
+  gpuMemoryClassTolerance,
+  vastDiskToBytes,
+  vastDiskUnitBytes,
+  vastMemoryToBytes,
+  vastMemoryUnitBytes,
+} from "./units.js";
 export { defaultWaitOptions, type WaitForStatusOptions } from "./wait.js";

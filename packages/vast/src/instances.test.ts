@@ -1,4 +1,4 @@
-import { InvalidInputError } from "@cuzkit/core";
+import { InvalidInputError, MiB } from "@cuzkit/core";
 import { describe, expect, it } from "vitest";
 import {
   buildCreateInstanceRequest,
@@ -113,8 +113,8 @@ describe("normaliseInstance", () => {
       id: 5,
       label: undefined,
       actualStatus: null,
-      gpuRamBytes: 24_564_000_000,
-      cpuRamBytes: 125_000_000_000,
+      gpuRamBytes: 24_564 * MiB,
+      cpuRamBytes: 125_000 * MiB,
       diskSpaceBytes: 50_000_000_000,
       ports: { "22/tcp": [{ HostIp: "0.0.0.0", HostPort: "40022" }], "8080/tcp": [{ HostPort: "41080" }] },
     });

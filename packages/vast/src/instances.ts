@@ -2,7 +2,7 @@ import { InvalidInputError } from "@cuzkit/core";
 import { booleanField, isObject, type JsonObject, numberField, stringField } from "./guards.js";
 import { defaultDiskGb } from "./offer-query.js";
 import { redactedMarker } from "./redact.js";
-import { vastGbToBytes, vastMbToBytes } from "./units.js";
+import { vastDiskToBytes, vastMemoryToBytes } from "./units.js";
 
 /** `actual_status` values Vast.ai reports; null while provisioning. */
 export type VastInstanceStatus =
@@ -85,9 +85,9 @@ export function normaliseInstance(record: unknown): VastInstance | undefined {
     machineId: numberField(record, "machine_id"),
     gpuName: stringField(record, "gpu_name"),
     numGpus: numberField(record, "num_gpus"),
-    gpuRamBytes: gpuRam === undefined ? undefined : vastMbToBytes(gpuRam),
-    cpuRamBytes: cpuRam === undefined ? undefined : vastMbToBytes(cpuRam),
-    diskSpaceBytes: disk === undefined ? undefined : vastGbToBytes(disk),
+    gpuRamBytes: gpuRam === undefined ? undefined : vastMemoryToBytes(gpuRam),
+    cpuRamBytes: cpuRam === undefined ? undefined : vastMemoryToBytes(cpuRam),
+    diskSpaceBytes: disk === undefined ? undefined : vastDiskToBytes(disk),
     dphTotal: numberField(record, "dph_total"),
     isBid: booleanField(record, "is_bid"),
     sshHost: stringField(record, "ssh_host"),

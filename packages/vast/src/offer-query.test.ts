@@ -1,4 +1,4 @@
-import { GiB, InvalidInputError } from "@cuzkit/core";
+import { InvalidInputError } from "@cuzkit/core";
 import { describe, expect, it } from "vitest";
 import { buildOfferQuery } from "./offer-query.js";
 
@@ -52,21 +52,42 @@ describe("buildOfferQuery", () => {
     expect(JSON.stringify(body)).not.toMatch(/"\d+(\.\d+)?"/); // no numbers as strings
   });
 
-  it("converts bytes and size strings to API MB and disk to GB, never relaxing a bound", () => {
+  it("converts bytes and size strings to API MiB and disk to GB, never tightening a bound", () => {
     const body = buildOfferQuery({
       filters: {
-        cpuRamBytes: { gte: "256GiB" },
-        gpuRamBytes: { gte: 24 * GiB, lt: 48 * GiB },
-        diskSpaceBytes: { gte: "500GB" },
-        gpuTotalRamBytes: 48_000_000_000,
+        cpuRamBytes: { gte: "256GiB", lte: 1.5e12 },
+        diskSpaceBytes: { gte: "500GB", lte: 1.5e12 },
       },
     });
-    // 256 GiB = 274877.906944 MB: a minimum rounds up.
-    expect(body.cpu_ram).toEqual({ gte: 274878 });
-    // 48 GiB = 51539.607552 MB: a maximum rounds down.
-    expect(body.gpu_ram).toEqual({ gte: 25770, lt: 51539 });
-    expect(body.disk_space).toEqual({ gte: 500 });
-    expect(body.gpu_total_ram).toEqual({ eq: 48000 });
+    expect(body.cpu_ram).toEqual({ gte: 262144, lte: 1430511 }); // 1.5e12 B = 1430511.47 MiB: a maximum rounds down
+    expect(body.disk_space).toEqual({ gte: 500, lte: 1500 });
+    expect(buildOfferQuery({ filters: { cpuRamBytes: { gt: 1 } } }).cpu_ram).toEqual({ gt: 1 }); // a minimum rounds up
+  });
+
+  it("matches GPU memory by card class: 24564 MiB passes 24GiB, a 22 GiB card does not", () => {
+    const passes = (reportedMib: number, condition: Record<string, unknown> | string) => {
+      const bound = buildOfferQuery({ filters: { gpuRamBytes: condition as never } }).gpu_ram as Record<
+        string,
+        number
+      >;
+      return (
+        (bound.gte === undefined || reportedMib >= bound.gte) &&
+        (bound.lte === undefined || reportedMib <= bound.lte) &&
+        (bound.lt === undefined || reportedMib < bound.lt)
+      );
+    };
+    expect(passes(24564, { gte: "24GiB" })).toBe(true); // RTX 4090
+    expect(passes(23028, { gte: "24GiB" })).toBe(true); // A10 (ECC)
+    expect(passes(22528, { gte: "24GiB" })).toBe(false); // 22 GiB 2080 Ti
+    expect(passes(81559, { gte: "80GiB" })).toBe(true); // H100 80GB
+    expect(passes(46068, { gte: "48GiB" })).toBe(true); // A40
+    expect(passes(40960, { gte: "48GiB" })).toBe(false); // A100 40GB
+    expect(passes(24564, "24GiB")).toBe(true); // eq is the class range
+    expect(passes(32607, "24GiB")).toBe(false); // RTX 5090
+    expect(passes(49152, { lte: "46GiB" })).toBe(true); // an upper bound grows by the tolerance too
+    const exact = buildOfferQuery({ filters: { gpuRamBytes: { gte: "24GiB" } }, gpuMemoryTolerance: 0 });
+    expect(exact.gpu_ram).toEqual({ gte: 24576 });
+    expect(() => buildOfferQuery({ gpuMemoryTolerance: 0.9 })).toThrow(/gpuMemoryTolerance/);
   });
 
   it("lets a filter replace a default and 'any' drop one", () => {

@@ -1,13 +1,16 @@
-import { InvalidInputError, parseByteSize } from "@cuzkit/core";
-import { bytesToVastUnits, type FilterRounding, vastGigabyteBytes, vastMegabyteBytes } from "./units.js";
+import { InvalidInputError, parseByteSize, type UnitRounding } from "@cuzkit/core";
+import { bytesToVastDisk, bytesToVastMemory, gpuMemoryClassTolerance } from "./units.js";
 
-/** How a field's values travel: plain, or bytes that the builder converts to API MB or GB. */
-type FieldKind = "number" | "string" | "boolean" | "mb" | "gb";
+/**
+ * How a field's values travel: plain, or bytes that the builder converts to the API's MiB
+ * (`memory`; `gpuMemory` also gets the card-class tolerance) or GB (`disk`).
+ */
+type FieldKind = "number" | "string" | "boolean" | "memory" | "gpuMemory" | "disk";
 
 /**
  * The offer fields a query may filter or order on, by our name, with the API column and the
  * unit. `...Bytes` fields take bytes (or a size string such as "256GiB") and are converted
- * to the API's MB (memory) or GB (disk). Prices are $/hour.
+ * to the API's MiB (memory) or GB (disk). Prices are $/hour.
  */
 export const offerFields = {
   id: { api: "id", kind: "number" },
@@ -17,8 +20,8 @@ export const offerFields = {
   gpuArch: { api: "gpu_arch", kind: "string" },
   numGpus: { api: "num_gpus", kind: "number" },
   gpuFrac: { api: "gpu_frac", kind: "number" },
-  gpuRamBytes: { api: "gpu_ram", kind: "mb" },
-  gpuTotalRamBytes: { api: "gpu_total_ram", kind: "mb" },
+  gpuRamBytes: { api: "gpu_ram", kind: "gpuMemory" },
+  gpuTotalRamBytes: { api: "gpu_total_ram", kind: "gpuMemory" },
   gpuMemBandwidthGBps: { api: "gpu_mem_bw", kind: "number" },
   computeCap: { api: "compute_cap", kind: "number" },
   cudaMaxGood: { api: "cuda_max_good", kind: "number" },
@@ -26,8 +29,8 @@ export const offerFields = {
   cpuArch: { api: "cpu_arch", kind: "string" },
   cpuCores: { api: "cpu_cores", kind: "number" },
   cpuCoresEffective: { api: "cpu_cores_effective", kind: "number" },
-  cpuRamBytes: { api: "cpu_ram", kind: "mb" },
-  diskSpaceBytes: { api: "disk_space", kind: "gb" },
+  cpuRamBytes: { api: "cpu_ram", kind: "memory" },
+  diskSpaceBytes: { api: "disk_space", kind: "disk" },
   diskBandwidthMBps: { api: "disk_bw", kind: "number" },
   inetUpMbps: { api: "inet_up", kind: "number" },
   inetDownMbps: { api: "inet_down", kind: "number" },
@@ -59,7 +62,7 @@ type ValueOfKind<K extends FieldKind> = K extends "string"
   ? string
   : K extends "boolean"
     ? boolean
-    : K extends "mb" | "gb"
+    : K extends "memory" | "gpuMemory" | "disk"
       ? number | string
       : number;
 
@@ -103,6 +106,13 @@ export interface OfferQuery {
   allocatedStorageGb?: number;
   /** Our default filters (verified=true, rentable=true, rented=false). */
   defaults?: OfferDefaults;
+  /**
+   * How far bounds on GPU memory (`gpuRamBytes`, `gpuTotalRamBytes`) are widened so a card of
+   * the class asked for passes: `gte 24GiB` admits an RTX 4090 reporting 24564 MiB. Lower bounds
+   * shrink by it, upper bounds grow by it, `eq` becomes that range; `neq`/`in`/`notin` stay
+   * exact. 0 for exact bounds. Default `gpuMemoryClassTolerance` (0.07, see units.ts).
+   */
+  gpuMemoryTolerance?: number | undefined;
   /** Extra raw API conditions for columns not typed here, such as `{ has_avx: { eq: true } }`. Sent as given. */
   raw?: Record<string, Record<string, unknown>>;
 }
@@ -116,7 +126,7 @@ export const defaultDiskGb = 10;
 const operators: readonly QueryOperator[] = ["eq", "neq", "gt", "gte", "lt", "lte", "in", "notin"];
 
 // A minimum must never be relaxed by unit rounding, nor a maximum.
-const roundingFor: Record<QueryOperator, FilterRounding> = {
+const roundingFor: Record<QueryOperator, UnitRounding> = {
   gt: "up",
   gte: "up",
   lt: "down",
@@ -144,6 +154,13 @@ export function buildOfferQuery(query: OfferQuery = {}): OfferQueryBody {
     const value = defaults[name];
     if (value !== "any") body[offerFields[name].api] = { eq: value };
   }
+  const tolerance = query.gpuMemoryTolerance ?? gpuMemoryClassTolerance;
+  if (!(tolerance >= 0 && tolerance < 0.5)) {
+    throw new InvalidInputError(
+      `gpuMemoryTolerance must be within 0..0.5, got ${tolerance}`,
+      "such as 0.07 (the default), or 0 for exact bounds",
+    );
+  }
   for (const [name, condition] of Object.entries(query.filters ?? {})) {
     if (condition === undefined) continue;
     const field = (offerFields as Record<string, { api: string; kind: FieldKind }>)[name];
@@ -153,7 +170,7 @@ export function buildOfferQuery(query: OfferQuery = {}): OfferQueryBody {
         `use one of: ${Object.keys(offerFields).join(", ")}`,
       );
     }
-    body[field.api] = encodeCondition(name, field.kind, condition);
+    body[field.api] = encodeCondition(name, field.kind, condition, tolerance);
   }
   for (const [column, condition] of Object.entries(query.raw ?? {})) body[column] = condition;
   const order = query.order ?? [["score", "desc"]];
@@ -188,10 +205,16 @@ export function buildOfferQuery(query: OfferQuery = {}): OfferQueryBody {
   return body;
 }
 
-function encodeCondition(name: string, kind: FieldKind, condition: unknown): Record<string, unknown> {
+function encodeCondition(
+  name: string,
+  kind: FieldKind,
+  condition: unknown,
+  tolerance: number,
+): Record<string, unknown> {
   const isOperatorObject = typeof condition === "object" && condition !== null && !Array.isArray(condition);
   const entries = isOperatorObject ? Object.entries(condition) : [["eq", condition] as const];
   const out: Record<string, unknown> = {};
+  const widen = kind === "gpuMemory" ? tolerance : 0;
   for (const [op, value] of entries) {
     if (value === undefined) continue;
     if (!operators.includes(op as QueryOperator)) {
@@ -205,9 +228,18 @@ function encodeCondition(name: string, kind: FieldKind, condition: unknown): Rec
       if (!Array.isArray(value) || (op === "in" && value.length === 0)) {
         throw new InvalidInputError(`${name}.${op} needs a non-empty array`, `such as { ${op}: [...] }`);
       }
-      out[op] = value.map((v) => encodeValue(name, kind, v, rounding));
+      out[op] = value.map((v) => encodeValue(name, kind, v, rounding, 1));
+    } else if (widen > 0 && op === "eq") {
+      // A card class is a range: "24 GB" cards report 22.5 to 24 GiB.
+      mergeBound(out, "gte", encodeValue(name, kind, value, "down", 1 - widen));
+      mergeBound(out, "lte", encodeValue(name, kind, value, "up", 1 + widen));
     } else {
-      out[op] = encodeValue(name, kind, value, rounding);
+      // A widened lower bound rounds down and a widened upper bound up: the tolerance only admits.
+      const lower = op === "gt" || op === "gte";
+      const upper = op === "lt" || op === "lte";
+      const scale = lower ? 1 - widen : upper ? 1 + widen : 1;
+      const widenedRounding = widen > 0 && lower ? "down" : widen > 0 && upper ? "up" : rounding;
+      mergeBound(out, op, encodeValue(name, kind, value, widenedRounding, scale));
     }
   }
   if (Object.keys(out).length === 0) {
@@ -216,11 +248,26 @@ function encodeCondition(name: string, kind: FieldKind, condition: unknown): Rec
   return out;
 }
 
-function encodeValue(name: string, kind: FieldKind, value: unknown, rounding: FilterRounding): unknown {
+/** Sets a bound; where `eq` widening and an explicit bound meet, the tighter one wins. */
+function mergeBound(out: Record<string, unknown>, op: string, value: unknown): void {
+  const previous = out[op];
+  if (typeof previous === "number" && typeof value === "number") {
+    out[op] = op === "gt" || op === "gte" ? Math.max(previous, value) : Math.min(previous, value);
+  } else out[op] = value;
+}
+
+function encodeValue(
+  name: string,
+  kind: FieldKind,
+  value: unknown,
+  rounding: UnitRounding,
+  scale: number,
+): unknown {
+  const sized = kind === "memory" || kind === "gpuMemory" || kind === "disk";
   const wrong = () =>
     new InvalidInputError(
       `bad value ${JSON.stringify(value)} for ${name}`,
-      kind === "mb" || kind === "gb"
+      sized
         ? 'give bytes or a size such as "256GiB"'
         : `give a ${kind === "string" ? "string" : kind === "boolean" ? "boolean" : "finite number"}`,
     );
@@ -234,11 +281,12 @@ function encodeValue(name: string, kind: FieldKind, value: unknown, rounding: Fi
     case "number":
       if (typeof value !== "number" || !Number.isFinite(value)) throw wrong();
       return value;
-    case "mb":
-    case "gb": {
+    case "memory":
+    case "gpuMemory":
+    case "disk": {
       if (typeof value !== "number" && typeof value !== "string") throw wrong();
-      const bytes = parseByteSize(value);
-      return bytesToVastUnits(bytes, kind === "mb" ? vastMegabyteBytes : vastGigabyteBytes, rounding);
+      const bytes = parseByteSize(value) * scale;
+      return kind === "disk" ? bytesToVastDisk(bytes, rounding) : bytesToVastMemory(bytes, rounding);
     }
   }
 }

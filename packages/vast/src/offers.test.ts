@@ -1,18 +1,19 @@
+import { MiB } from "@cuzkit/core";
 import { describe, expect, it } from "vitest";
 import { normaliseOffer, offerHardware } from "./offers.js";
 import { sampleOffers } from "./testing/sample-offers.js";
 
 describe("normaliseOffer", () => {
-  it("converts MB and GB to bytes and keeps the raw record", () => {
+  it("converts MiB memory and GB disk to bytes and keeps the raw record", () => {
     const raw = sampleOffers()[0]!;
     const offer = normaliseOffer(raw)!;
     expect(offer).toMatchObject({
       id: 1001,
       gpuName: "RTX 4090",
       numGpus: 2,
-      gpuRamBytes: 24_564_000_000,
-      gpuTotalRamBytes: 49_128_000_000,
-      cpuRamBytes: 257_000_000_000,
+      gpuRamBytes: 24_564 * MiB,
+      gpuTotalRamBytes: 49_128 * MiB,
+      cpuRamBytes: 257_000 * MiB,
       diskSpaceBytes: 500_000_000_000,
       dphTotal: 0.85,
       reliability: 0.995,
@@ -32,7 +33,7 @@ describe("normaliseOffer", () => {
       dph_total: "1.1",
     })!;
     expect(offer.id).toBe(9);
-    expect(offer.gpuTotalRamBytes).toBe(92_136_000_000);
+    expect(offer.gpuTotalRamBytes).toBe(92_136 * MiB);
     expect(offer.dphTotal).toBe(1.1);
   });
 
@@ -51,13 +52,13 @@ describe("offerHardware", () => {
   it("scales usable RAM by gpu_frac and takes threads from cpu_cores_effective", () => {
     const hw = offerHardware(normaliseOffer(sampleOffers()[0])!);
     expect(hw).toEqual({
-      ramBytes: 257_000_000_000,
-      usableRamBytes: 128_500_000_000,
+      ramBytes: 257_000 * MiB,
+      usableRamBytes: 128_500 * MiB,
       cpuThreads: 32,
       hostCpuThreads: 64,
       gpus: [
-        { model: "RTX 4090", vramBytes: 24_564_000_000 },
-        { model: "RTX 4090", vramBytes: 24_564_000_000 },
+        { model: "RTX 4090", vramBytes: 24_564 * MiB },
+        { model: "RTX 4090", vramBytes: 24_564 * MiB },
       ],
     });
   });

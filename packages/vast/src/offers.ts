@@ -1,6 +1,6 @@
 import type { HardwareSpec } from "@cuzkit/core";
 import { booleanField, isObject, type JsonObject, numberField, stringField } from "./guards.js";
-import { vastGbToBytes, vastMbToBytes } from "./units.js";
+import { vastDiskToBytes, vastMemoryToBytes } from "./units.js";
 
 /**
  * One offer (a rentable bundle of a machine's GPUs), in our units: bytes for memory and
@@ -60,20 +60,20 @@ export function normaliseOffer(record: unknown): VastOffer | undefined {
   const id = numberField(record, "id");
   const gpuName = stringField(record, "gpu_name");
   const numGpus = numberField(record, "num_gpus");
-  const gpuRamMb = numberField(record, "gpu_ram");
-  const cpuRamMb = numberField(record, "cpu_ram");
+  const gpuRamMib = numberField(record, "gpu_ram");
+  const cpuRamMib = numberField(record, "cpu_ram");
   const dphTotal = numberField(record, "dph_total");
   if (
     id === undefined ||
     gpuName === undefined ||
     numGpus === undefined ||
-    gpuRamMb === undefined ||
-    cpuRamMb === undefined ||
+    gpuRamMib === undefined ||
+    cpuRamMib === undefined ||
     dphTotal === undefined
   ) {
     return undefined;
   }
-  const gpuTotalMb = numberField(record, "gpu_total_ram");
+  const gpuTotalMib = numberField(record, "gpu_total_ram");
   const diskGb = numberField(record, "disk_space");
   return {
     id,
@@ -82,13 +82,13 @@ export function normaliseOffer(record: unknown): VastOffer | undefined {
     gpuName,
     numGpus,
     gpuFrac: numberField(record, "gpu_frac"),
-    gpuRamBytes: vastMbToBytes(gpuRamMb),
-    gpuTotalRamBytes: vastMbToBytes(gpuTotalMb ?? gpuRamMb * numGpus),
-    cpuRamBytes: vastMbToBytes(cpuRamMb),
+    gpuRamBytes: vastMemoryToBytes(gpuRamMib),
+    gpuTotalRamBytes: vastMemoryToBytes(gpuTotalMib ?? gpuRamMib * numGpus),
+    cpuRamBytes: vastMemoryToBytes(cpuRamMib),
     cpuCores: numberField(record, "cpu_cores"),
     cpuCoresEffective: numberField(record, "cpu_cores_effective"),
     cpuName: stringField(record, "cpu_name"),
-    diskSpaceBytes: diskGb === undefined ? undefined : vastGbToBytes(diskGb),
+    diskSpaceBytes: diskGb === undefined ? undefined : vastDiskToBytes(diskGb),
     dphTotal,
     minBid: numberField(record, "min_bid"),
     reliability: numberField(record, "reliability") ?? numberField(record, "reliability2"),

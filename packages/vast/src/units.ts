@@ -1,38 +1,55 @@
+import {
+  bytesToGigabytes,
+  bytesToMebibytes,
+  gigabytesToBytes,
+  MiB,
+  mebibytesToBytes,
+  type UnitRounding,
+} from "@cuzkit/core";
+
 /**
- * Vast.ai's units and ours. The API reports memory (`cpu_ram`, `gpu_ram`, `gpu_total_ram`,
- * `mem_usage`) in "MB" and disk (`disk_space`, `disk`, `allocated_storage`) in GB. The official
- * CLI converts the GB people type into API MB by multiplying by 1000, so we read one API MB as
- * 1e6 bytes and one API GB as 1e9 bytes.
+ * Vast.ai's units and ours, in one place (the conversions themselves are core's, shared with
+ * every package).
  *
- * Why not MiB: sample values such as `gpu_ram: 24576` for a 24 GiB card look like MiB. If
- * they are, reading them as 1e6 bytes under-states memory by 4.6 %, which errs on the safe
- * side when sizing a daemon; reading MB as MiB would over-state it. Filters convert the other
- * way and round so that a minimum is never relaxed.
+ * Memory fields (`cpu_ram`, `gpu_ram`, `gpu_total_ram`, `mem_usage`) are MiB, although the docs
+ * label them "MB": they are nvidia-smi and /proc/meminfo totals (an RTX 4090 reports 24564, an
+ * H100 80GB 81559). vast-cli's own newer code says "The column is MiB (binary)"
+ * (vastai/cli/util.py, v1.5.2), and SkyPilot and gpuhunt divide by 1024. Disk fields
+ * (`disk_space`, `disk`, `allocated_storage`) are nominal GB (1e9 bytes).
  */
 
-/** Bytes in one API "MB" (memory fields). */
-export const vastMegabyteBytes = 1e6;
+/** Bytes in one unit of an API memory field (MiB). */
+export const vastMemoryUnitBytes = MiB;
 
-/** Bytes in one API "GB" (disk fields). */
-export const vastGigabyteBytes = 1e9;
+/** Bytes in one unit of an API disk field (GB). */
+export const vastDiskUnitBytes = 1e9;
 
-/** Converts an API memory value (MB) to bytes. */
-export function vastMbToBytes(mb: number): number {
-  return Math.round(mb * vastMegabyteBytes);
+/** An API memory value (MiB) in bytes. */
+export function vastMemoryToBytes(mib: number): number {
+  return mebibytesToBytes(mib);
 }
 
-/** Converts an API disk value (GB) to bytes. */
-export function vastGbToBytes(gb: number): number {
-  return Math.round(gb * vastGigabyteBytes);
+/** Bytes as an API memory value (MiB), rounded as `rounding` says. */
+export function bytesToVastMemory(bytes: number, rounding: UnitRounding): number {
+  return bytesToMebibytes(bytes, rounding);
 }
 
-/** How to round a unit conversion in a filter so it never admits what the caller excluded. */
-export type FilterRounding = "up" | "down" | "nearest";
-
-/** Converts bytes to API units of `unitBytes`, rounded as `rounding` says. */
-export function bytesToVastUnits(bytes: number, unitBytes: number, rounding: FilterRounding): number {
-  const value = bytes / unitBytes;
-  if (rounding === "up") return Math.ceil(value - 1e-9);
-  if (rounding === "down") return Math.floor(value + 1e-9);
-  return Math.round(value);
+/** An API disk value (GB) in bytes. */
+export function vastDiskToBytes(gb: number): number {
+  return gigabytesToBytes(gb);
 }
+
+/** Bytes as an API disk value (GB), rounded as `rounding` says. */
+export function bytesToVastDisk(bytes: number, rounding: UnitRounding): number {
+  return bytesToGigabytes(bytes, rounding);
+}
+
+/**
+ * How far a GPU-memory bound is widened so that a card of the class asked for passes: 7 %.
+ * Cards report less than their class: an RTX 4090 ("24 GB") 24564 MiB, an A10 23028 MiB and an
+ * A40 46068 MiB (ECC reserves 1/16 of the memory), an H100 80GB 81559 MiB. 7 % admits all of
+ * those and still separates neighbouring classes (a 22 GiB card does not pass 24 GiB, 44.6 GiB is
+ * above every 40 GB card). gpuhunt filters Vast.ai offers the same way (`gpu_ram >= GiB x 1024 x
+ * 0.93`, `<= x 1.07`, dstackai/gpuhunt src/gpuhunt/providers/vastai.py).
+ */
+export const gpuMemoryClassTolerance = 0.07;

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { sampleOffers } from "./sample-offers.js";
 
 // A fake Vast.ai HTTP API for tests, examples and demos, built from the facts in the research
-// brief: response envelopes, MB/GB units, v1 paging tokens, 200 with success:false, 404 for a
+// brief: response envelopes, MiB memory and GB disk units, v1 paging tokens, 200 with success:false, 404 for a
 // bad key on /bundles/, 410 on the retired v0 list, no_such_ask, 411, 429 in plain text with
 // no Retry-After, an S3-like log URL that 404s a few times and rejects an Authorization
 // header, and acceptance of duplicate purchases. Loopback only.

@@ -1,5 +1,6 @@
 /**
- * Offer records in the API's own shape and units (memory in MB, disk in GB, prices in $/h),
+ * Offer records in the API's own shape and units (memory in MiB as nvidia-smi and /proc/meminfo
+ * report it, disk in GB, prices in $/h),
  * modelled on the machines in the incident reports. Used by the fake server by default.
  */
 export function sampleOffers(): Record<string, unknown>[] {
