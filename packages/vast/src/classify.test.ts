@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { classifyResponse } from "./classify.js";
+import { classifyResponse, rateLimitThresholdMs } from "./classify.js";
 import {
   VastAuthError,
   VastBadRequestError,
@@ -97,6 +97,14 @@ describe("classifyResponse", () => {
     ["503", facts(503, {}), VastServerError, "VAST_SERVER_ERROR", true],
     ["504", facts(504, {}), VastServerError, "VAST_SERVER_ERROR", true],
     ["500", facts(500, { msg: "oops" }), VastServerError, "VAST_SERVER_ERROR", false],
+    ["501", facts(501, { msg: "Not Implemented" }), VastServerError, "VAST_SERVER_ERROR", false],
+    [
+      "200 success:false Instance not found (logs of a destroyed instance)",
+      facts(200, { success: false, msg: "Instance not found" }),
+      VastNotFoundError,
+      "VAST_NOT_FOUND",
+      false,
+    ],
     [
       "200 success:false",
       facts(200, { success: false, msg: "Instance is busy" }),
@@ -132,5 +140,22 @@ describe("classifyResponse", () => {
 
   it("does not take an HTML page for a message", () => {
     expect(classifyResponse(facts(502, undefined, false, "<html>x</html>"))!.serverMessage).toBeUndefined();
+  });
+});
+
+describe("rateLimitThresholdMs", () => {
+  it.each([
+    ["API requests too frequent endpoint threshold=4.5", 4500],
+    ['{"detail": "API requests too frequent endpoint threshold=1.0"}', 1000],
+    ["API requests too frequent", undefined],
+    ["threshold=99999", undefined],
+  ])("reads %j", (text, ms) => {
+    expect(rateLimitThresholdMs(text)).toBe(ms);
+  });
+
+  it("puts the threshold on the 429 error", () => {
+    const error = classifyResponse(facts(429, undefined, false, "too frequent endpoint threshold=3.0"));
+    expect(error).toBeInstanceOf(VastRateLimitedError);
+    expect((error as VastRateLimitedError).thresholdMs).toBe(3000);
   });
 });

@@ -90,6 +90,9 @@ export function classifyResponse(facts: ResponseFacts): VastApiError | undefined
     return new VastOfferGoneError(message, details);
   }
   if (status === 404) return new VastNotFoundError(message, details);
+  // A 200 with success:false that says "not found" (logs of a destroyed instance) is a not-found.
+  if (ok && /not found|no longer exists|does not exist/i.test(said))
+    return new VastNotFoundError(message, details);
   if (status === 410) return new VastEndpointGoneError(message, details);
   if (
     status === 402 ||
@@ -99,10 +102,22 @@ export function classifyResponse(facts: ResponseFacts): VastApiError | undefined
   ) {
     return new VastInsufficientCreditError(message, details);
   }
-  if (status === 429 || serverError === "rate_limit_exceeded")
-    return new VastRateLimitedError(message, details);
+  if (status === 429 || serverError === "rate_limit_exceeded") {
+    return new VastRateLimitedError(message, { ...details, thresholdMs: rateLimitThresholdMs(facts.text) });
+  }
   if (status >= 500) return new VastServerError(message, details);
   if (ok) return new VastUnsuccessfulError(message, details);
   if (status >= 400) return new VastBadRequestError(message, details);
   return new VastUnexpectedStatusError(message, details);
+}
+
+/**
+ * The minimum interval a 429 body names, in ms: `API requests too frequent endpoint threshold=4.5`
+ * (docs PR vast-ai/docs#61 says the number is seconds). Undefined when the body names none.
+ */
+export function rateLimitThresholdMs(text: string): number | undefined {
+  const match = /threshold\s*[=:]\s*"?(\d+(?:\.\d+)?)/i.exec(text);
+  if (!match) return undefined;
+  const seconds = Number(match[1]);
+  return Number.isFinite(seconds) && seconds > 0 && seconds <= 600 ? Math.round(seconds * 1000) : undefined;
 }

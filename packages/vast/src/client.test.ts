@@ -5,6 +5,7 @@ import {
   VastAbortedError,
   VastAuthError,
   VastBadRequestError,
+  VastDuplicateRentError,
   VastEndpointGoneError,
   VastInsufficientCreditError,
   VastMalformedResponseError,
@@ -254,10 +255,34 @@ describe("instances", () => {
 describe("create errors", () => {
   it("reports a gone offer without retrying", async () => {
     const { client, server } = await start();
-    const error = await client.createInstance(999, { image: "img" }).catch((e: unknown) => e);
+    const error = await client
+      .createInstance(999, { image: "img", recheckOffer: false })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(VastOfferGoneError);
     expect(error).toMatchObject({ serverError: "no_such_ask", retryable: false });
     expect(server.requestsTo("/api/v0/asks/999/")).toHaveLength(1);
+  });
+
+  it("re-checks the offer right before the create and rents nothing when it was rented meanwhile", async () => {
+    const { client, server } = await start();
+    server.offers.find((o) => o.id === 1001)!.rented = true; // someone else got it
+    const error = await client.createInstance(1001, { image: "img" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(VastOfferGoneError);
+    expect(error).toMatchObject({ serverError: "not_rentable" });
+    expect((error as Error).message).toContain("nothing was rented");
+    const [check] = server.requestsTo("/api/v0/bundles/");
+    expect(check!.body).toMatchObject({ id: { eq: 1001 }, rentable: { eq: true }, rented: { eq: false } });
+    expect(check!.body).not.toHaveProperty("verified"); // an unverified offer can be rented too
+    expect(server.requestsTo("/api/v0/asks/1001/")).toHaveLength(0);
+    expect(server.instances.size).toBe(0);
+  });
+
+  it("lets a bid re-check an offer that is rented (a bid may outbid the tenant)", async () => {
+    const { client, server } = await start();
+    server.offers.find((o) => o.id === 1001)!.rented = true;
+    const created = await client.createInstance(1001, { image: "img", bidPricePerHour: 0.5 });
+    expect(created.interruptible).toBe(true);
+    expect(server.requestsTo("/api/v0/bundles/")[0]!.body).not.toHaveProperty("rented");
   });
 
   it("maps 411 to insufficient credit", async () => {
@@ -277,15 +302,44 @@ describe("create errors", () => {
     await expect(client.createInstance(1001, { image: "img" })).rejects.toBeInstanceOf(VastBadRequestError);
   });
 
-  it("never replays a create on 429", async () => {
-    const { client, server } = await start();
+  it("retries a create after a 429 (it was not executed), waiting the threshold the body names, and rents once", async () => {
+    const { client, server, clock, lines } = await start();
     server.failNext({
       path: "/api/v0/asks/1001/",
       status: 429,
       body: "API requests too frequent endpoint threshold=4.5",
     });
+    const created = await client.createInstance(1001, { image: "img" });
+    expect(server.requestsTo("/api/v0/asks/1001/")).toHaveLength(2);
+    expect(server.instances.size).toBe(1);
+    expect(created.recoveredByLabel).toBe(false);
+    expect(clock.sleeps).toEqual([4500]); // the threshold, above the 1000 ms first backoff
+    expect(lines.find((l) => l.startsWith("warn vast call failed, retrying"))).toMatch(
+      /endpoint=PUT \/api\/v0\/asks\/1001\/ code=VAST_RATE_LIMITED status=429 attempt=1 of=5 delayMs=4500 thresholdMs=4500/,
+    );
+  });
+
+  it("gives up on a create that stays rate-limited with the 429, renting nothing", async () => {
+    const { client, server } = await start({}, { retry: { retries: 2 } });
+    server.failNext({
+      path: "/api/v0/asks/1001/",
+      times: 3,
+      status: 429,
+      body: "too frequent threshold=4.5",
+    });
     const error = await client.createInstance(1001, { image: "img" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(VastRateLimitedError);
+    expect(error).toMatchObject({ thresholdMs: 4500 });
+    expect(server.requestsTo("/api/v0/asks/1001/")).toHaveLength(3);
+    expect(server.instances.size).toBe(0);
+  });
+
+  it("does not retry a create after a 502: it may have happened (label recovery instead)", async () => {
+    const { client, server } = await start({}, { createRecovery: { attempts: 1, delayMs: 0 } });
+    server.failNext({ path: "/api/v0/asks/1001/", status: 502, body: "bad gateway" });
+    await expect(client.createInstance(1001, { image: "img" })).rejects.toMatchObject({
+      code: "VAST_CREATE_UNCERTAIN",
+    });
     expect(server.requestsTo("/api/v0/asks/1001/")).toHaveLength(1);
   });
 
@@ -342,11 +396,39 @@ describe("create errors", () => {
     expect(server.requestsTo("/api/v0/asks/1001/")).toHaveLength(0);
   });
 
-  it("accepts a second purchase of the same offer, as Vast.ai does", async () => {
+  it("rents once when two creates of one offer run concurrently (Vast.ai would accept both)", async () => {
     const { client, server } = await start();
+    const results = await Promise.allSettled([
+      client.createInstance(1001, { image: "img" }),
+      client.createInstance(1001, { image: "img" }),
+    ]);
+    expect(results.map((r) => r.status).sort()).toEqual(["fulfilled", "rejected"]);
+    const refused = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
+    expect(refused.reason).toBeInstanceOf(VastDuplicateRentError);
+    expect(refused.reason).toMatchObject({ code: "VAST_DUPLICATE_RENT", offerId: 1001 });
+    expect(server.requestsTo("/api/v0/asks/1001/")).toHaveLength(1);
+    expect(server.instances.size).toBe(1);
+  });
+
+  it("refuses a second create of an offer it rented until that instance is destroyed", async () => {
+    const { client, server } = await start();
+    const first = await client.createInstance(1001, { image: "img", recheckOffer: false });
+    const error = await client
+      .createInstance(1001, { image: "img", recheckOffer: false })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "VAST_DUPLICATE_RENT", instanceId: first.instanceId });
+    expect((error as { hint: string }).hint).toContain(`cuzkit vast destroy ${first.instanceId}`);
+    await client.destroyInstance(first.instanceId);
+    await client.createInstance(1001, { image: "img", recheckOffer: false });
+    expect(server.requestsTo("/api/v0/asks/1001/")).toHaveLength(2);
+  });
+
+  it("lets a create be tried again after a definite refusal", async () => {
+    const { client, server } = await start();
+    server.failNext({ path: "/api/v0/asks/1001/", status: 400, body: { error: "invalid_args", msg: "no" } });
+    await expect(client.createInstance(1001, { image: "img" })).rejects.toBeInstanceOf(VastBadRequestError);
     await client.createInstance(1001, { image: "img" });
-    await client.createInstance(1001, { image: "img" });
-    expect(server.instances.size).toBe(2);
+    expect(server.instances.size).toBe(1);
   });
 });
 
@@ -363,7 +445,7 @@ describe("retries", () => {
     const user = await client.getCurrentUser();
     expect(user.id).toBe(42);
     expect(server.requestsTo("/api/v0/users/current/")).toHaveLength(4);
-    expect(clock.sleeps).toEqual([1000, 2000, 4000]);
+    expect(clock.sleeps).toEqual([2000, 2000, 4000]); // the 429's threshold=2.0 beats the 1000 ms backoff
     expect(lines.filter((l) => l.startsWith("warn vast call failed, retrying"))).toHaveLength(3);
   });
 
@@ -517,7 +599,30 @@ describe("rate limiting", () => {
     const id = server.addInstance();
     await client.destroyInstance(id);
     await client.destroyInstance(id);
-    expect(clock.sleeps).toEqual([1000]);
+    expect(clock.sleeps).toEqual([3000]); // destroy's published threshold
+  });
+
+  it("paces a script that rents twice and polls so the server's own thresholds never answer 429", async () => {
+    const { client, server, lines } = await start({ rateLimits: {} }, { rateLimit: {} });
+    const a = await client.createInstance(1001, { image: "img" });
+    const b = await client.createInstance(1002, { image: "img" });
+    for (let i = 0; i < 3; i++) await client.showInstance(a.instanceId);
+    await client.destroyInstance(a.instanceId);
+    await client.destroyInstance(b.instanceId);
+    expect(lines.some((l) => l.includes("VAST_RATE_LIMITED"))).toBe(false); // no 429 at all
+    expect(server.instances.size).toBe(0);
+    const creates = server.requestsTo(/^\/api\/v0\/asks\//).map((r) => r.at);
+    expect(creates[1]! - creates[0]!).toBeGreaterThanOrEqual(4500);
+    expect(lines.some((l) => l.startsWith("debug vast pacing: waiting before the next call"))).toBe(true);
+  });
+
+  it("the fake server answers 429 with its threshold when a client does not pace", async () => {
+    const { client, server, clock } = await start({ rateLimits: {} });
+    const id = server.addInstance();
+    await client.showInstance(id);
+    await client.showInstance(id); // 429 threshold=2.0, waited out, then answered
+    expect(server.requestsTo(`/api/v0/instances/${id}/`, "GET")).toHaveLength(3);
+    expect(clock.sleeps).toEqual([2000]);
   });
 });
 

@@ -1,13 +1,13 @@
 import { accountApi, type VastSshKey, type VastUser } from "./account.js";
 import type { ApiKeySource } from "./api-key.js";
-import { type CallOptions, malformedResponse } from "./call.js";
-import { isObject } from "./guards.js";
+import type { CallOptions } from "./call.js";
 import { type CreatedInstance, instanceApi, type ListInstancesOptions } from "./instance-api.js";
 import type { CreateInstanceOptions, VastInstance, VastInstanceStatus } from "./instances.js";
 import { type GetLogsOptions, getLogs } from "./logs.js";
-import { buildOfferQuery, type OfferQuery } from "./offer-query.js";
-import { normaliseOffer, type VastOffer } from "./offers.js";
+import type { OfferQuery } from "./offer-query.js";
+import type { VastOffer } from "./offers.js";
 import { resolveVastOptions, type VastClientOptions } from "./options.js";
+import { searchApi } from "./search.js";
 import { createTransport } from "./transport.js";
 import { type WaitForStatusOptions, waitForStatus } from "./wait.js";
 
@@ -19,7 +19,19 @@ export interface VastClient {
   apiKeySource(): ApiKeySource | undefined;
   /** Searches offers (`POST /api/v0/bundles/`); units normalised, raw record kept. Records missing core fields are skipped with a warning. */
   searchOffers(query?: OfferQuery, call?: CallOptions): Promise<VastOffer[]>;
-  /** Rents an offer (`PUT /api/v0/asks/{id}/`). Never replayed; see README "Creates". */
+  /**
+   * The offer with this id if it can be rented now (rentable, not rented; verified or not), else
+   * undefined: what a rent prompt shows. `allowRented` for a bid that may outbid the tenant.
+   */
+  getOffer(
+    offerId: number,
+    call?: CallOptions & { allowRented?: boolean | undefined },
+  ): Promise<VastOffer | undefined>;
+  /**
+   * Rents an offer (`PUT /api/v0/asks/{id}/`). Refuses an offer this client is already renting,
+   * re-checks that the offer is still rentable, retries only a 429, and after an ambiguous
+   * failure finds the instance by its label; see README "Creates".
+   */
   createInstance(offerId: number, options: CreateInstanceOptions & CallOptions): Promise<CreatedInstance>;
   /** One instance, or null when it does not exist (any more). */
   showInstance(id: number, call?: CallOptions): Promise<VastInstance | null>;
@@ -61,44 +73,15 @@ export interface VastClient {
 export function createVastClient(options: VastClientOptions = {}): VastClient {
   const resolved = resolveVastOptions(options);
   const transport = createTransport(resolved);
-  const instances = instanceApi(transport);
+  const search = searchApi(transport);
+  const instances = instanceApi(transport, search);
   const account = accountApi(transport);
-
-  async function searchOffers(query: OfferQuery = {}, call: CallOptions = {}): Promise<VastOffer[]> {
-    const path = "/api/v0/bundles/";
-    const body = await transport.request({
-      endpoint: "searchOffers",
-      method: "POST",
-      path,
-      body: buildOfferQuery(query),
-      idempotent: true, // a search changes nothing
-      signal: call.signal,
-      timeoutMs: call.timeoutMs,
-    });
-    if (!isObject(body) || !Array.isArray(body.offers))
-      throw malformedResponse("POST", path, 'expected {"offers": [...]}');
-    const offers: VastOffer[] = [];
-    let skipped = 0;
-    for (const record of body.offers) {
-      const offer = normaliseOffer(record);
-      if (offer === undefined) skipped++;
-      else offers.push(offer);
-    }
-    if (skipped > 0) {
-      transport.logger.warn(
-        "vast search skipped offers missing id, gpu_name, num_gpus, gpu_ram, cpu_ram or dph_total",
-        {
-          skipped,
-        },
-      );
-    }
-    return offers;
-  }
 
   return {
     baseUrl: resolved.baseUrl,
     apiKeySource: transport.keySource,
-    searchOffers,
+    searchOffers: search.searchOffers,
+    getOffer: (offerId, call) => search.findRentableOffer(offerId, call),
     createInstance: instances.createInstance,
     showInstance: instances.showInstance,
     listInstances: instances.listInstances,

@@ -93,6 +93,24 @@ export class VastOfferGoneError extends VastApiError {
   }
 }
 
+/** A create of an offer this client is already renting (in flight, or rented and not destroyed). */
+export class VastDuplicateRentError extends VastApiError {
+  /** The offer asked for twice. */
+  readonly offerId: number;
+  /** The instance this client already rented from it, when the first create has finished. */
+  readonly instanceId: number | undefined;
+  constructor(message: string, offerId: number, instanceId: number | undefined, details: VastErrorDetails) {
+    super("VAST_DUPLICATE_RENT", message, details, {
+      hint:
+        instanceId === undefined
+          ? "another create of this offer is in flight in this process; wait for it instead of renting twice (Vast.ai would accept both and bill both)"
+          : `this client already rented instance ${instanceId} from this offer; use it, or destroy it first (\`cuzkit vast destroy ${instanceId}\`)`,
+    });
+    this.offerId = offerId;
+    this.instanceId = instanceId;
+  }
+}
+
 /** 410 on an endpoint Vast.ai has retired (such as the v0 instance list). */
 export class VastEndpointGoneError extends VastApiError {
   constructor(message: string, details: VastErrorDetails) {
@@ -120,22 +138,31 @@ export class VastInsufficientCreditError extends VastApiError {
   }
 }
 
-/** 429: too many calls to this endpoint. Vast.ai sends no Retry-After. */
+/** 429: too many calls to this endpoint. Vast.ai sends no Retry-After; the body may name a `threshold=` in seconds. */
 export class VastRateLimitedError extends VastApiError {
-  constructor(message: string, details: VastErrorDetails) {
+  /** The minimum interval the 429 body named (`threshold=4.5` is 4500), in ms, when it named one. */
+  readonly thresholdMs: number | undefined;
+  constructor(message: string, details: VastErrorDetails & { thresholdMs?: number | undefined }) {
     super("VAST_RATE_LIMITED", message, details, {
       retryable: true,
-      hint: "Vast.ai limits calls per endpoint and key; wait a few seconds, or raise rateLimit minIntervalMs",
+      hint: "Vast.ai limits calls per endpoint and key; wait a few seconds, or space calls further apart (rateLimit minIntervalMs)",
     });
+    this.thresholdMs = details.thresholdMs;
   }
 }
 
-/** 5xx. 502/503/504 are retryable; 500 is not (it has been a deterministic server bug). */
+/** HTTP statuses after which a call is worth repeating: the gateway or the server was briefly unavailable. */
+const transientServerStatuses: readonly number[] = [502, 503, 504];
+
+/** 5xx. 502/503/504 are retryable; 500 (a deterministic server bug so far), 501 and others are not. */
 export class VastServerError extends VastApiError {
   constructor(message: string, details: VastErrorDetails) {
     super("VAST_SERVER_ERROR", message, details, {
-      retryable: details.status !== 500,
-      hint: "Vast.ai had a server problem; try again later",
+      retryable: details.status !== undefined && transientServerStatuses.includes(details.status),
+      hint:
+        details.status === 501
+          ? "Vast.ai does not implement this call (501); upgrade @cuzkit/vast, or report it"
+          : "Vast.ai had a server problem; try again later",
     });
   }
 }

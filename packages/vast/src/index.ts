@@ -56,8 +56,10 @@ export {
 } from "./options.js";
 export { redactedMarker } from "./redact.js";
 export {
+  type FakeRateLimitedEndpoint,
   type FakeVastServer,
   type FakeVastServerOptions,
+  fakeRateLimitSeconds,
   type ScriptedFailure,
   startFakeVastServer,
 } from "./testing/fake-vast-server.js";

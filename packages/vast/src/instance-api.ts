@@ -4,9 +4,11 @@ import {
   VastAbortedError,
   VastApiError,
   VastCreateUncertainError,
+  VastDuplicateRentError,
   VastMalformedResponseError,
   VastNetworkError,
   VastNotFoundError,
+  VastOfferGoneError,
   VastServerError,
   VastTimeoutError,
 } from "./errors.js";
@@ -18,6 +20,7 @@ import {
   normaliseInstance,
   type VastInstance,
 } from "./instances.js";
+import type { searchApi } from "./search.js";
 import { describeEndpoint, type Transport } from "./transport.js";
 
 /** The result of a create. */
@@ -51,9 +54,16 @@ export interface ListInstancesOptions extends CallOptions {
   filters?: Record<string, Record<string, unknown>>;
 }
 
-/** Instance operations over a transport. */
-export function instanceApi(transport: Transport) {
+/** Instance operations over a transport; `search` re-checks an offer right before a create. */
+export function instanceApi(
+  transport: Transport,
+  search: Pick<ReturnType<typeof searchApi>, "findRentableOffer">,
+) {
   const { logger, options } = transport;
+  // Offers this client is renting: in flight (undefined) or rented (the instance id), until that
+  // instance is destroyed through this client. Vast.ai accepts two purchases of one offer and
+  // bills both (SkyPilot PR #9117 added a lock for the same reason).
+  const renting = new Map<number, number | undefined>();
 
   async function showInstance(id: number, call: CallOptions = {}): Promise<VastInstance | null> {
     const path = `/api/v0/instances/${checkInstanceId(id)}/`;
@@ -161,6 +171,35 @@ export function instanceApi(transport: Transport) {
     if (create.signal?.aborted) {
       throw new VastAbortedError(`Vast.ai ${endpoint} was cancelled before it was sent`, { endpoint });
     }
+    if (renting.has(offerId)) {
+      const instanceId = renting.get(offerId);
+      throw new VastDuplicateRentError(
+        instanceId === undefined
+          ? `offer ${offerId} is already being rented by this client; refusing a second create`
+          : `this client already rented offer ${offerId} as instance ${instanceId}; refusing a second create`,
+        offerId,
+        instanceId,
+        { endpoint },
+      );
+    }
+    renting.set(offerId, undefined); // before any await, so a concurrent create sees it
+    let rentedId: number | undefined;
+    try {
+      const created = await createOnce(offerId, create, request, endpoint);
+      rentedId = created.instanceId;
+      return created;
+    } finally {
+      if (rentedId === undefined) renting.delete(offerId);
+      else renting.set(offerId, rentedId);
+    }
+  }
+
+  async function createOnce(
+    offerId: number,
+    create: CreateInstanceOptions & CallOptions,
+    request: ReturnType<typeof buildCreateInstanceRequest>,
+    endpoint: string,
+  ): Promise<CreatedInstance> {
     if (create.label !== undefined) {
       // Recovery finds the instance by label, so a label already in use could "find" an older one.
       const existing = await findByLabel(request.label, callOptionsOf(create));
@@ -172,6 +211,19 @@ export function instanceApi(transport: Transport) {
       }
     }
     const interruptible = request.body.price !== undefined;
+    if (create.recheckOffer !== false) {
+      // Offers are rented out from under you; a create of a rented offer can still be accepted.
+      const offer = await search.findRentableOffer(offerId, {
+        ...callOptionsOf(create),
+        allowRented: interruptible,
+      });
+      if (offer === undefined) {
+        throw new VastOfferGoneError(
+          `offer ${offerId} is no longer rentable (checked just before renting; nothing was rented)`,
+          { endpoint, serverError: "not_rentable" },
+        );
+      }
+    }
     let body: unknown;
     try {
       body = await transport.request({
@@ -271,6 +323,11 @@ export function instanceApi(transport: Transport) {
     return undefined;
   }
 
+  /** Drops the double-rent guard of an offer once its instance is destroyed. */
+  function forget(instanceId: number): void {
+    for (const [offerId, rented] of renting) if (rented === instanceId) renting.delete(offerId);
+  }
+
   async function manage(id: number, body: JsonObject, call: CallOptions): Promise<void> {
     await transport.request({
       endpoint: "manageInstance",
@@ -313,9 +370,13 @@ export function instanceApi(transport: Transport) {
           signal: call.signal,
           timeoutMs: call.timeoutMs,
         });
+        forget(id);
         return { alreadyGone: false };
       } catch (error) {
-        if (isInstanceGone(error)) return { alreadyGone: true };
+        if (isInstanceGone(error)) {
+          forget(id);
+          return { alreadyGone: true };
+        }
         throw error;
       }
     },

@@ -148,7 +148,7 @@ export interface CreateInstanceOptions {
   env?: Record<string, string>;
   /** Ports to open, as a shorthand for `-p N:N` env keys: 8080 or "9820/udp". Default none. */
   ports?: readonly (number | string)[];
-  /** Script run at start (ssh/jupyter) or the entrypoint override (args mode). Up to 4048 chars per OAS. */
+  /** Script run at start (ssh/jupyter) or the entrypoint override (args mode). At most 4048 characters (the API's limit). */
   onstart?: string;
   /**
    * How the container starts. Default "args" when `args` is given, else "ssh" (as the CLI).
@@ -168,6 +168,11 @@ export interface CreateInstanceOptions {
   bidPricePerHour?: number;
   /** Registry login, such as "-u user -p TOKEN ghcr.io". A secret: never printed by dry runs. */
   imageLogin?: string;
+  /**
+   * Search for the offer right before renting and refuse (VastOfferGoneError, nothing rented)
+   * when it is no longer rentable. Default true.
+   */
+  recheckOffer?: boolean | undefined;
   /** Ask Vast.ai to refuse (410, "offer gone") rather than queue when the offer cannot start now. Default: not sent. */
   cancelUnavailable?: boolean;
 }
@@ -181,7 +186,9 @@ export interface CreateInstanceRequest {
   body: JsonObject;
 }
 
-const maxOnstartChars = 16_384;
+// OAS (vast-ai/docs api-reference/openapi.yaml) caps onstart at 4048 characters; the docs' CLI
+// guide says 16 KB. The lower, API-side figure wins: a longer script is refused here, not there.
+const maxOnstartChars = 4048;
 const maxLabelChars = 1024;
 
 /** A fresh unique label: `cuzkit-` and 10 random base-36 characters. */

@@ -17,9 +17,9 @@ describe("resolveVastOptions", () => {
     expect(resolveVastOptions({ env: { VAST_URL: "http://127.0.0.1:8080/" } }).baseUrl).toBe(
       "http://127.0.0.1:8080",
     );
-    expect(resolveVastOptions({ env: { VAST_URL: "http://a.test" }, baseUrl: "http://b.test" }).baseUrl).toBe(
-      "http://b.test",
-    );
+    expect(
+      resolveVastOptions({ env: { VAST_URL: "https://a.test" }, baseUrl: "https://b.test" }).baseUrl,
+    ).toBe("https://b.test");
   });
 
   it("merges rate-limit overrides: all, then per endpoint", () => {
@@ -27,9 +27,17 @@ describe("resolveVastOptions", () => {
       env: {},
       rateLimit: { all: { minIntervalMs: 100 }, endpoints: { createInstance: { minIntervalMs: 5000 } } },
     }).limits;
-    expect(limits ? limits.showInstance : undefined).toEqual({ minIntervalMs: 100, concurrency: 2 });
+    expect(limits ? limits.showInstance : undefined).toEqual({ minIntervalMs: 100, concurrency: 1 });
     expect(limits ? limits.createInstance : undefined).toEqual({ minIntervalMs: 5000, concurrency: 1 });
     expect(resolveVastOptions({ env: {}, rateLimit: false }).limits).toBe(false);
+  });
+
+  it("refuses http:// to a non-loopback host (the key would travel in clear), allows it on loopback", () => {
+    expect(() => resolveVastOptions({ env: {}, baseUrl: "http://console.vast.ai" })).toThrow(/in clear/);
+    expect(() => resolveVastOptions({ env: { VAST_URL: "http://10.0.0.5:8080" } })).toThrow(/in clear/);
+    for (const url of ["http://127.0.0.1:4000", "http://[::1]:4000", "http://localhost:4000"]) {
+      expect(resolveVastOptions({ env: {}, baseUrl: url }).baseUrl).toBe(url);
+    }
   });
 
   it.each([

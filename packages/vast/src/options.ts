@@ -189,6 +189,12 @@ function normaliseBaseUrl(text: string): string {
       "use an http(s) URL such as https://console.vast.ai",
     );
   }
+  if (url.protocol === "http:" && !isLoopbackHost(url.hostname)) {
+    throw new InvalidInputError(
+      `refusing the plain-http Vast.ai base URL "${url.origin}": the API key would travel in clear`,
+      "use https:// (such as https://console.vast.ai); http:// is allowed only to a loopback host (127.0.0.1, ::1, localhost), for a local fake or proxy",
+    );
+  }
   if (url.username || url.password || url.search) {
     throw new InvalidInputError(
       "the Vast.ai base URL must not carry credentials or a query",
@@ -196,6 +202,12 @@ function normaliseBaseUrl(text: string): string {
     );
   }
   return url.toString().replace(/\/+$/, "");
+}
+
+/** 127.0.0.0/8, ::1 and localhost: a plain-http URL there does not leave the machine. */
+function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  return host === "localhost" || host === "::1" || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
 function stripUndefined<T extends object>(value: T): Partial<T> {

@@ -12,12 +12,13 @@ export interface RateLimiter {
  * A limiter with one queue per endpoint. Each call reserves the next start time
  * (`previous start + minIntervalMs`) when it gets a slot, then sleeps until it: so spacing
  * holds with any concurrency, and the injected sleep makes it testable without waiting.
- * `limits === false` runs everything at once.
+ * `limits === false` runs everything at once. `onWait` hears of each wait (for logs).
  */
 export function createRateLimiter(
   limits: Record<VastEndpointName, EndpointLimit> | false,
   clock: Clock,
   sleep: Sleep,
+  onWait: (endpoint: VastEndpointName, waitMs: number) => void = () => {},
 ): RateLimiter {
   const queues = new Map<VastEndpointName, { limit: LimitFunction; nextStartMs: number }>();
   return {
@@ -35,7 +36,10 @@ export function createRateLimiter(
         const now = clock.now();
         const startMs = Math.max(now, state.nextStartMs);
         state.nextStartMs = startMs + intervalMs;
-        if (startMs > now) await sleep(startMs - now, signal);
+        if (startMs > now) {
+          onWait(endpoint, startMs - now);
+          await sleep(startMs - now, signal);
+        }
         return task();
       });
     },

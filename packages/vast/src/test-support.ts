@@ -18,14 +18,15 @@ export interface Harness {
 
 /**
  * Starts a fake server and a client with a manual clock, jitter neutralised (random 0.5),
- * rate limiting off unless asked, an empty environment and a home dir with no key files.
+ * rate limiting off on both sides unless asked (the server on the same manual clock), an empty
+ * environment and a home dir with no key files.
  */
 export async function startHarness(
   serverOptions: FakeVastServerOptions = {},
   clientOptions: Partial<VastClientOptions> = {},
 ): Promise<Harness> {
-  const server = await startFakeVastServer(serverOptions);
   const clock = createManualClock(1_000_000);
+  const server = await startFakeVastServer({ rateLimits: false, now: () => clock.now(), ...serverOptions });
   const lines: string[] = [];
   const client = createVastClient({
     apiKey: server.apiKey,

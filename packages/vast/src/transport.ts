@@ -10,6 +10,7 @@ import {
   VastMalformedResponseError,
   VastMissingApiKeyError,
   VastNetworkError,
+  VastRateLimitedError,
   VastTimeoutError,
 } from "./errors.js";
 import type { ResolvedVastOptions } from "./options.js";
@@ -30,7 +31,7 @@ export interface ApiRequest {
   query?: Record<string, unknown>;
   /** JSON body. */
   body?: unknown;
-  /** Whether the call may be replayed after a retryable failure. Never true for a create. */
+  /** Whether the call may be replayed after any retryable failure. Never true for a create (a 429 is still retried: it was not executed). */
   idempotent: boolean;
   /** Classify 404/410 as "offer gone" (instance create only). */
   isCreate?: boolean;
@@ -86,7 +87,9 @@ export function createTransport(options: ResolvedVastOptions): Transport {
   let keyLookup: Promise<ApiKeyResolution> | undefined;
   const redact = createRedactor(() => (key === undefined ? [] : [key]));
   const logger = redactingLogger(options.logger, redact);
-  const limiter = createRateLimiter(options.limits, options.clock, options.sleep);
+  const limiter = createRateLimiter(options.limits, options.clock, options.sleep, (endpoint, waitMs) =>
+    logger.debug("vast pacing: waiting before the next call", { endpoint, waitMs }),
+  );
 
   async function apiKey(endpoint: string): Promise<string> {
     if (key !== undefined) return key;
@@ -198,26 +201,40 @@ export function createTransport(options: ResolvedVastOptions): Transport {
     }
   }
 
+  /**
+   * Whether a failed attempt is repeated. A retryable error is, on an idempotent call; a 429 is
+   * on every call, a create included, since Vast.ai did not execute it (vast-cli retries it too).
+   */
+  function mayRepeat(request: ApiRequest, error: unknown): error is VastApiError {
+    if (!(error instanceof VastApiError) || !error.retryable) return false;
+    return request.idempotent || error instanceof VastRateLimitedError;
+  }
+
   async function request(request: ApiRequest): Promise<unknown> {
     const endpoint = describeEndpoint(request.method, request.path);
     const once = (attemptNumber: number) =>
       limiter.schedule(request.endpoint, () => attempt(request, attemptNumber), request.signal);
     const policy = options.retry;
     try {
-      if (!request.idempotent || policy === false || policy.retries === 0) return await once(1);
+      if (policy === false || policy.retries === 0) return await once(1);
       return await pRetry(once, {
         retries: policy.retries,
         minTimeout: 0, // our own backoff runs in shouldRetry with the injected sleep
         factor: 1,
         shouldRetry: async ({ error, attemptNumber }) => {
-          if (!(error instanceof VastApiError) || !error.retryable) return false;
-          const delayMs = backoffDelayMs(attemptNumber, policy, options.random);
+          if (!mayRepeat(request, error)) return false;
+          const backoffMs = backoffDelayMs(attemptNumber, policy, options.random);
+          // Wait at least the interval a 429 names: retrying sooner only earns another 429.
+          const thresholdMs = error instanceof VastRateLimitedError ? error.thresholdMs : undefined;
+          const delayMs = Math.max(backoffMs, thresholdMs ?? 0);
           logger.warn("vast call failed, retrying", {
             endpoint,
             code: error.code,
             status: error.status,
             attempt: attemptNumber,
+            of: policy.retries + 1,
             delayMs,
+            ...(thresholdMs === undefined ? {} : { thresholdMs }),
           });
           await options.sleep(delayMs, request.signal);
           return true;

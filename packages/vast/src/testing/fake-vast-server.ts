@@ -5,8 +5,10 @@ import { sampleOffers } from "./sample-offers.js";
 // A fake Vast.ai HTTP API for tests, examples and demos, built from the facts in the research
 // brief: response envelopes, MiB memory and GB disk units, v1 paging tokens, 200 with success:false, 404 for a
 // bad key on /bundles/, 410 on the retired v0 list, no_such_ask, 411, 429 in plain text with
-// no Retry-After, an S3-like log URL that 404s a few times and rejects an Authorization
-// header, and acceptance of duplicate purchases. Loopback only.
+// no Retry-After, per-endpoint minimum intervals enforced on its own (the thresholds the real
+// 429 bodies name), an S3-like log URL that 404s a few times and rejects an Authorization
+// header, 200 success:false "Instance not found" for logs of a gone instance, `reliability2`
+// beside `reliability`, and acceptance of duplicate purchases. Loopback only.
 
 /** A scripted failure for the next matching requests. */
 export interface ScriptedFailure {
@@ -45,10 +47,34 @@ export interface RecordedRequest {
   headers: IncomingHttpHeaders;
   /** Parsed JSON body, or undefined. */
   body: unknown;
+  /** When it arrived, by the server's `now`. */
+  at: number;
 }
+
+/** The endpoints the fake rate-limits, by name. */
+export type FakeRateLimitedEndpoint = "createInstance" | "destroyInstance" | "showInstance" | "listInstances";
+
+/**
+ * The minimum interval per endpoint and key, in seconds, that the real 429 bodies name
+ * (`threshold=4.5` create, 3.0 destroy, 2.0 show, 1.0 the v1 list; vast-ai/docs OAS examples).
+ */
+export const fakeRateLimitSeconds: Readonly<Record<FakeRateLimitedEndpoint, number>> = {
+  createInstance: 4.5,
+  destroyInstance: 3.0,
+  showInstance: 2.0,
+  listInstances: 1.0,
+};
 
 /** Options of the fake server. */
 export interface FakeVastServerOptions {
+  /**
+   * Per-endpoint minimum intervals in seconds, checked against `now`: a call sooner than that
+   * after the previous accepted one answers 429 `API requests too frequent endpoint threshold=X`.
+   * `false` turns it off. Default `fakeRateLimitSeconds`.
+   */
+  rateLimits?: Partial<Record<FakeRateLimitedEndpoint, number>> | false;
+  /** The server's clock in ms, for rate limits; pass a test's manual clock. Default `Date.now`. */
+  now?: () => number;
   /** The only key it accepts. Default "fake-vast-key-5f1c0d9e8b7a6c5d". */
   apiKey?: string;
   /** Offer records in API units. Default `sampleOffers()`. */
@@ -104,6 +130,10 @@ export async function startFakeVastServer(options: FakeVastServerOptions = {}): 
   const logNotReadyPolls = options.logNotReadyPolls ?? 3;
   const logText = options.logText ?? "cuzk daemon starting\nloading SRS params\nready on 0.0.0.0:9820\n";
   const balance = options.balance ?? 100;
+  const rateLimits: Partial<Record<FakeRateLimitedEndpoint, number>> =
+    options.rateLimits === false ? {} : { ...fakeRateLimitSeconds, ...options.rateLimits };
+  const now = options.now ?? Date.now;
+  const lastAccepted = new Map<FakeRateLimitedEndpoint, number>();
   const requests: RecordedRequest[] = [];
   const failures: (ScriptedFailure & { left: number })[] = [];
   const instances = new Map<number, Record<string, unknown>>();
@@ -181,6 +211,9 @@ export async function startFakeVastServer(options: FakeVastServerOptions = {}): 
       return { status, body: { success: false, error: "auth_error", msg: "Invalid user key" } };
     }
 
+    const limited = rateLimited(method, path);
+    if (limited) return limited;
+
     if (method === "POST" && path === "/api/v0/bundles/")
       return { status: 200, body: { offers: searchOffers(body) } };
 
@@ -208,7 +241,9 @@ export async function startFakeVastServer(options: FakeVastServerOptions = {}): 
     }
     const logs = /^\/api\/v0\/instances\/request_logs\/(\d+)\/$/.exec(path);
     if (logs && method === "PUT") {
-      if (!instances.has(Number(logs[1]))) return notFound();
+      // The real API answers 200 with success:false for a gone instance here.
+      if (!instances.has(Number(logs[1])))
+        return { status: 200, body: { success: false, msg: "Instance not found" } };
       const token = `log-${nextLogToken++}`;
       logPolls.set(token, 0);
       return {
@@ -283,6 +318,34 @@ export async function startFakeVastServer(options: FakeVastServerOptions = {}): 
       };
     }
     return { status: 404, body: undefined, text: "<html>Not Found</html>", contentType: "text/html" };
+  }
+
+  function rateLimitedEndpoint(method: string, path: string): FakeRateLimitedEndpoint | undefined {
+    if (method === "PUT" && /^\/api\/v0\/asks\/\d+\/$/.test(path)) return "createInstance";
+    if (/^\/api\/v0\/instances\/\d+\/$/.test(path)) {
+      if (method === "DELETE") return "destroyInstance";
+      if (method === "GET") return "showInstance";
+    }
+    if (method === "GET" && path === "/api/v1/instances/") return "listInstances";
+    return undefined;
+  }
+
+  function rateLimited(method: string, path: string): Reply | undefined {
+    const endpoint = rateLimitedEndpoint(method, path);
+    const seconds = endpoint === undefined ? undefined : rateLimits[endpoint];
+    if (endpoint === undefined || seconds === undefined || seconds <= 0) return undefined;
+    const at = now();
+    const last = lastAccepted.get(endpoint);
+    if (last !== undefined && at - last < seconds * 1000) {
+      return {
+        status: 429,
+        body: undefined,
+        text: `API requests too frequent endpoint threshold=${seconds.toFixed(1)}`,
+        contentType: "text/plain",
+      };
+    }
+    lastAccepted.set(endpoint, at);
+    return undefined;
   }
 
   function notFound(): Reply {
@@ -426,6 +489,7 @@ export async function startFakeVastServer(options: FakeVastServerOptions = {}): 
         query,
         headers: req.headers,
         body,
+        at: now(),
       });
       const failure = takeFailure(method, parsed.pathname);
       const mode = failure?.mode ?? "respond";
@@ -517,7 +581,12 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 /** Offer columns the server computes: `verified` and `datacenter`. */
 function offerView(offer: Record<string, unknown>): Record<string, unknown> {
-  return { ...offer, verified: offer.verification === "verified", datacenter: offer.hosting_type === 1 };
+  return {
+    ...offer,
+    verified: offer.verification === "verified",
+    datacenter: offer.hosting_type === 1,
+    reliability: offer.reliability ?? offer.reliability2,
+  };
 }
 
 function matchesAll(
