@@ -54,6 +54,7 @@ export {
   type VastRateLimitOptions,
   type VastRetryOptions,
 } from "./options.js";
+export { type ParsedOfferQuery, parseOfferQuery } from "./query-language.js";
 export { redactedMarker } from "./redact.js";
 export {
   type FakeRateLimitedEndpoint,

@@ -85,10 +85,16 @@ describe("buildCreateInstanceRequest", () => {
     [1, { image: "img", bidPricePerHour: 0 }, /out of range/],
     [1, { image: "img", diskGb: 0 }, /diskGb/],
     [1, { image: "img", label: "" }, /invalid label/],
-    [1, { image: "img", onstart: "x".repeat(20_000) }, /onstart/],
+    [1, { image: "img", onstart: "x".repeat(4049) }, /onstart is 4049 characters, over 4048/],
   ])("rejects bad input %#", (offerId, options, message) => {
     expect(() => buildCreateInstanceRequest(offerId, options as never)).toThrow(InvalidInputError);
     expect(() => buildCreateInstanceRequest(offerId, options as never)).toThrow(message);
+  });
+
+  it("accepts an onstart of exactly the API's 4048 characters", () => {
+    expect(
+      buildCreateInstanceRequest(1, { image: "img", onstart: "x".repeat(4048) }).body.onstart,
+    ).toHaveLength(4048);
   });
 
   it("accepts Vast's random identity mapping for ports above 70000", () => {
