@@ -6,7 +6,7 @@ import { createProveCommand } from "./commands/prove.js";
 import { createSimCommand } from "./commands/sim.js";
 import { createStatusCommand } from "./commands/status.js";
 import { createTuneCommand } from "./commands/tune.js";
-import { createVastCommand } from "./commands/vast.js";
+import { createVastCommand } from "./commands/vast/index.js";
 import type { CliIO } from "./io.js";
 
 const { version } = createRequire(import.meta.url)("../package.json") as { version: string };

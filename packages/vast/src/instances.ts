@@ -59,6 +59,8 @@ export interface VastInstance {
   /** Docker-style port map: `{"22/tcp": [{HostPort: "40022"}]}`. */
   ports: Record<string, PortBinding[]>;
   imageUuid: string | undefined;
+  /** How the container was started (`image_runtype`), such as "ssh_direc ssh_proxy" or "args". */
+  imageRuntype: string | undefined;
   /** Epoch seconds. */
   startDate: number | undefined;
   geolocation: string | undefined;
@@ -95,10 +97,49 @@ export function normaliseInstance(record: unknown): VastInstance | undefined {
     publicIpaddr: stringField(record, "public_ipaddr"),
     ports: normalisePorts(record.ports),
     imageUuid: stringField(record, "image_uuid"),
+    imageRuntype: stringField(record, "image_runtype"),
     startDate: numberField(record, "start_date"),
     geolocation: stringField(record, "geolocation"),
     raw: record,
   };
+}
+
+/** Where to SSH into an instance. */
+export interface SshEndpoint {
+  /** `ssh://root@HOST:PORT`. */
+  url: string;
+  /** `ssh -p PORT root@HOST`. */
+  command: string;
+  host: string;
+  port: number;
+  /** "direct": the machine's public IP and its mapped 22/tcp; "proxy": Vast's SSH proxy. */
+  kind: "direct" | "proxy";
+}
+
+/**
+ * The SSH endpoint of an instance, or undefined when it has none (args runtype, or not up yet).
+ * As vast-cli's `ssh-url` (vastai/cli/commands/misc.py `_ssh_url`): the direct form when 22/tcp
+ * is mapped, else the proxy `ssh_host:ssh_port`, whose port is one higher for a jupyter runtype.
+ */
+export function instanceSshEndpoint(instance: VastInstance): SshEndpoint | undefined {
+  const directPort = Number(instance.ports["22/tcp"]?.[0]?.HostPort);
+  let host: string | undefined;
+  let port: number | undefined;
+  let kind: SshEndpoint["kind"];
+  if (instance.publicIpaddr && Number.isInteger(directPort) && directPort > 0) {
+    host = instance.publicIpaddr.trim();
+    port = directPort;
+    kind = "direct";
+  } else {
+    host = instance.sshHost;
+    port =
+      instance.sshPort === undefined
+        ? undefined
+        : instance.sshPort + (instance.imageRuntype?.includes("jupyter") ? 1 : 0);
+    kind = "proxy";
+  }
+  if (!host || port === undefined || !(port > 0)) return undefined;
+  return { url: `ssh://root@${host}:${port}`, command: `ssh -p ${port} root@${host}`, host, port, kind };
 }
 
 function normalisePorts(value: unknown): Record<string, PortBinding[]> {

@@ -1,0 +1,47 @@
+import { VastNotFoundError } from "@cuzkit/vast";
+import type { Command } from "commander";
+import type { VastContext } from "./context.js";
+import { positiveInteger, positiveNumber } from "./flags.js";
+
+interface LogsFlags {
+  tail: string;
+  filter?: string;
+  daemon?: boolean;
+  timeout: string;
+}
+
+/** `cuzkit vast logs`: an instance's container (or Vast daemon) logs. */
+export function addLogsCommand(vast: Command, ctx: VastContext): void {
+  vast
+    .command("logs")
+    .description("print an instance's logs")
+    .argument("<id>", "instance id")
+    .option("--tail <lines>", "last lines", "1000")
+    .option("--filter <pattern>", "grep pattern applied by the server")
+    .option("--daemon", "Vast's daemon logs instead of the container's")
+    .option("--timeout <seconds>", "how long to wait for the logs to be ready", "60")
+    .action(async (idText: string, opts: LogsFlags, command: Command) => {
+      const id = positiveInteger(idText, "instance id");
+      try {
+        const text = await ctx.client(command).getLogs(id, {
+          tail: positiveInteger(opts.tail, "--tail"),
+          pollTimeoutMs: positiveNumber(opts.timeout, "--timeout") * 1000,
+          ...(opts.filter === undefined ? {} : { filter: opts.filter }),
+          ...(opts.daemon ? { daemonLogs: true } : {}),
+        });
+        ctx.io.stdout.write(text);
+      } catch (error) {
+        if (!(error instanceof VastNotFoundError)) throw error;
+        // The API says "failed with 200: Instance not found" here; say what it means.
+        throw new VastNotFoundError(
+          `no instance ${id} on this account: it was destroyed, or the id is mistyped`,
+          {
+            endpoint: error.endpoint,
+            ...(error.status === undefined ? {} : { status: error.status }),
+            hint: "a destroyed instance's logs are gone with it; list yours with `cuzkit vast instances`",
+            cause: error,
+          },
+        );
+      }
+    });
+}

@@ -1,0 +1,189 @@
+import { InvalidInputError, parseByteSize, type WorkloadPreset, workloadPresets } from "@cuzkit/core";
+import { recommend } from "@cuzkit/tuner";
+import {
+  type OfferField,
+  type OfferFilters,
+  type OfferQuery,
+  type OfferType,
+  offerFields,
+  offerHardware,
+  parseOfferQuery,
+  type VastOffer,
+} from "@cuzkit/vast";
+import { type Command, Option } from "commander";
+import type { VastContext } from "./context.js";
+import { positiveInteger, positiveNumber } from "./flags.js";
+import { type OfferPrediction, offersTable } from "./format.js";
+
+interface OffersFlags {
+  query?: string;
+  gpu?: string;
+  numGpus?: string;
+  minRam?: string;
+  minGpuRam?: string;
+  minCpus?: string;
+  maxPrice?: string;
+  minReliability?: string;
+  minCuda?: string;
+  type: string;
+  disk: string;
+  includeUnverified?: boolean;
+  limit: string;
+  order: string;
+  workload: string;
+  json?: boolean;
+}
+
+const queryHelp = `
+Query (--query), in vast-cli's syntax: FIELD OP VALUE pairs separated by spaces, quoted as one argument.
+  OP: = == != < <= > >=, or the words eq neq gt gte lt lte in notin
+  in/notin take a list: geolocation in [TW,SE]; "_" stands for a space: gpu_name=RTX_4090
+  gpu_ram, gpu_total_ram: the card class in GB (24 = a 24 GB card, within 7 %)
+  cpu_ram: GB as vast-cli sends it (x 1000 MiB); disk_space: GB; duration: days
+  FIELD=any drops a default (verified=any)
+  Example: cuzkit vast offers --query 'gpu_ram>=24 num_gpus=2 reliability>0.99'
+Flags add to the query and win on the same field. Sizes need a unit: --min-gpu-ram 24GiB.
+The Fits / Proofs/h / $/1k proofs columns are the tuner's model for --workload (not a benchmark).`;
+
+/** `cuzkit vast offers`: search, with the tuner's prediction for each offer. */
+export function addOffersCommand(vast: Command, ctx: VastContext): void {
+  vast
+    .command("offers")
+    .description("search rentable offers (verified, rentable, not rented by default)")
+    .option("--query <query>", "a vast-cli query, such as 'gpu_ram>=24 num_gpus=2 reliability>0.99'")
+    .option("--gpu <names>", 'GPU model, or several comma-separated ("RTX 4090,RTX 3090" or RTX_4090)')
+    .option("--num-gpus <n>", "exact number of GPUs")
+    .option("--min-ram <size>", 'minimum host RAM, with a unit, such as "256GiB"')
+    .option(
+      "--min-gpu-ram <size>",
+      'minimum VRAM per GPU, with a unit, such as "24GiB" (matches the card class)',
+    )
+    .option("--min-cpus <n>", "minimum CPU threads the offer gets (cpu_cores_effective)")
+    .option("--max-price <usd>", "maximum total price, $/hour")
+    .option("--min-reliability <fraction>", "minimum reliability, 0..1, such as 0.98")
+    .option("--min-cuda <version>", "minimum CUDA version the driver supports, such as 12.4")
+    .addOption(
+      new Option("--type <type>", "rental type")
+        .choices(["on-demand", "bid", "reserved"])
+        .default("on-demand"),
+    )
+    .option("--disk <gb>", "disk you will rent, in GB (prices include it)", "10")
+    .option("--include-unverified", "also list unverified machines")
+    .option("--limit <n>", "most offers to show", "20")
+    .option(
+      "--order <fields>",
+      'sort keys, comma-separated, each FIELD[:asc|desc] ("dph_total", "reliability:desc")',
+      "score:desc",
+    )
+    .addOption(
+      new Option("--workload <workload>", "workload the prediction columns model, or none to skip them")
+        .choices([...Object.keys(workloadPresets), "none"])
+        .default("porep"),
+    )
+    .option("--json", "print JSON instead of a table")
+    .addHelpText("after", queryHelp)
+    .action(async (opts: OffersFlags, command: Command) => {
+      const query = offerQueryFromFlags(opts);
+      const offers = await ctx.client(command).searchOffers(query);
+      const predictions =
+        opts.workload === "none"
+          ? undefined
+          : offers.map((o) => predictOffer(o, opts.workload as WorkloadPreset));
+      if (opts.json) {
+        ctx.printJson(predictions ? offers.map((o, i) => ({ ...o, prediction: predictions[i] })) : offers);
+      } else if (offers.length === 0) {
+        ctx.print(noOffersText(query));
+      } else ctx.print(offersTable(offers, predictions));
+    });
+}
+
+/**
+ * The tuner's prediction for an offer: `recommend()` on the offer's hardware (the same
+ * conversion `cuzkit tune` sees on the rented machine), and the $/h spread over the proofs.
+ */
+export function predictOffer(offer: VastOffer, workload: WorkloadPreset): OfferPrediction {
+  const recommendation = recommend(offerHardware(offer), { workload });
+  const proofsPerHour = recommendation.feasible ? recommendation.predicted.proofsPerHour : 0;
+  return {
+    fits: recommendation.feasible,
+    proofsPerHour,
+    usdPerThousandProofs: proofsPerHour > 0 ? (offer.dphTotal / proofsPerHour) * 1000 : undefined,
+  };
+}
+
+function noOffersText(query: OfferQuery): string {
+  const gpu = query.filters?.gpuName;
+  return gpu === undefined
+    ? "no offers match"
+    : 'no offers match; GPU names are as Vast.ai writes them, such as "RTX 4090", "H100 SXM" or "A100 SXM4" (see `cuzkit vast offers --limit 50`)';
+}
+
+/** Maps `--order dph_total:asc,reliability` (API or our field names) to the query's order. */
+function parseOrder(text: string): [OfferField, "asc" | "desc"][] {
+  const byApiName = new Map<string, OfferField>(
+    Object.entries(offerFields).map(([name, field]) => [field.api, name as OfferField]),
+  );
+  return text.split(",").map((part) => {
+    const [rawName = "", rawDirection = "asc"] = part.trim().split(":");
+    const name = (rawName in offerFields ? rawName : byApiName.get(rawName)) as OfferField | undefined;
+    const direction = rawDirection.toLowerCase();
+    if (name === undefined || (direction !== "asc" && direction !== "desc")) {
+      throw new InvalidInputError(
+        `cannot sort by "${part}"`,
+        'write FIELD[:asc|desc] with an offer column, such as "dph_total" or "reliability:desc"',
+      );
+    }
+    return [name, direction];
+  });
+}
+
+/** GPU names as people and vast-cli write them: "RTX 4090" or RTX_4090. */
+function gpuNames(text: string): string[] {
+  return text
+    .split(",")
+    .map((name) => name.replace(/_/g, " ").replace(/\s+/g, " ").trim())
+    .filter((name) => name !== "");
+}
+
+/** The typed query from `--query` and the flags (flags win on the same field). */
+export function offerQueryFromFlags(opts: OffersFlags): OfferQuery {
+  const parsed = opts.query === undefined ? undefined : parseOfferQuery(opts.query);
+  const filters: OfferFilters = { ...parsed?.filters };
+  if (opts.gpu !== undefined) {
+    const names = gpuNames(opts.gpu);
+    if (names.length === 0) throw new InvalidInputError("--gpu is empty", 'such as --gpu "RTX 4090"');
+    filters.gpuName = names.length === 1 ? names[0]! : { in: names };
+  }
+  if (opts.numGpus !== undefined) filters.numGpus = positiveInteger(opts.numGpus, "--num-gpus");
+  if (opts.minRam !== undefined)
+    filters.cpuRamBytes = { gte: parseByteSize(opts.minRam, { requireUnit: true, what: "--min-ram" }) };
+  if (opts.minGpuRam !== undefined) {
+    filters.gpuRamBytes = {
+      gte: parseByteSize(opts.minGpuRam, { requireUnit: true, what: "--min-gpu-ram" }),
+    };
+  }
+  if (opts.minCpus !== undefined)
+    filters.cpuCoresEffective = { gte: positiveNumber(opts.minCpus, "--min-cpus") };
+  if (opts.maxPrice !== undefined) filters.dphTotal = { lte: positiveNumber(opts.maxPrice, "--max-price") };
+  if (opts.minReliability !== undefined) {
+    const value = Number(opts.minReliability);
+    if (!(value >= 0 && value <= 1)) {
+      throw new InvalidInputError(
+        `--min-reliability must be within 0..1, got "${opts.minReliability}"`,
+        "such as 0.98",
+      );
+    }
+    filters.reliability = { gte: value };
+  }
+  if (opts.minCuda !== undefined) filters.cudaMaxGood = { gte: positiveNumber(opts.minCuda, "--min-cuda") };
+  const defaults = { ...parsed?.defaults, ...(opts.includeUnverified ? { verified: "any" as const } : {}) };
+  return {
+    filters,
+    ...(parsed && Object.keys(parsed.raw).length > 0 ? { raw: parsed.raw } : {}),
+    order: parseOrder(opts.order),
+    limit: positiveInteger(opts.limit, "--limit"),
+    type: opts.type as OfferType,
+    allocatedStorageGb: positiveNumber(opts.disk, "--disk"),
+    ...(Object.keys(defaults).length > 0 ? { defaults } : {}),
+  };
+}

@@ -1,0 +1,201 @@
+import { CuzkitError } from "@cuzkit/core";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { CommandExit } from "../../io.js";
+import { startVastCli, type VastCliHarness } from "./test-support.js";
+
+let cli: VastCliHarness;
+beforeEach(async () => {
+  cli = await startVastCli();
+});
+afterEach(() => cli.close());
+
+describe("cuzkit vast rent", () => {
+  it("--dry-run prints the request body without the key or the registry login, and rents nothing", async () => {
+    const { stdout, error } = await cli.run(
+      [
+        "rent",
+        "1001",
+        "--image",
+        "ghcr.io/org/prover:1",
+        "--port",
+        "9820",
+        "--env",
+        "CUZK_LOG=info",
+        "--bid",
+        "0.5",
+        "--label",
+        "bench-x",
+        "--image-login-env",
+        "REGISTRY_LOGIN",
+        "--dry-run",
+        "--args",
+        "--config",
+        "/etc/cuzk.toml",
+      ],
+      {},
+      { REGISTRY_LOGIN: "-u me -p registry-token-123 ghcr.io" },
+    );
+    expect(error).toBeUndefined();
+    const printed = JSON.parse(stdout) as { method: string; url: string; body: Record<string, unknown> };
+    expect(printed).toMatchObject({
+      method: "PUT",
+      url: `${cli.server.url}/api/v0/asks/1001/`,
+      body: {
+        image: "ghcr.io/org/prover:1",
+        env: { CUZK_LOG: "info", "-p 9820:9820": "1" },
+        price: 0.5,
+        label: "bench-x",
+        runtype: "args",
+        args: ["--config", "/etc/cuzk.toml"],
+        image_login: "[redacted]",
+      },
+    });
+    expect(stdout).not.toContain("registry-token-123");
+    expect(cli.server.requests).toHaveLength(0);
+  });
+
+  it("refuses without --yes when stdin is not a terminal, instead of hanging", async () => {
+    const { error } = await cli.run(["rent", "1001", "--image", "img"]);
+    expect(error).toBeInstanceOf(CuzkitError);
+    expect(error).toMatchObject({ code: "CONFIRMATION_REQUIRED" });
+    expect((error as CuzkitError).hint).toContain("--yes");
+    expect(cli.server.instances.size).toBe(0);
+  });
+
+  it("the prompt shows the GPUs, RAM, $/h and on-demand vs interruptible; declining rents nothing", async () => {
+    const questions: string[] = [];
+    const confirm = async (q: string) => {
+      questions.push(q);
+      return false;
+    };
+    const { error, stderr } = await cli.run(["rent", "1001", "--image", "img", "--label", "bench-q"], {
+      confirm,
+    });
+    expect(error).toBeInstanceOf(CommandExit);
+    expect(questions[0]).toContain(
+      "Rent offer 1001: 2x RTX 4090 (24.0 GiB each), 251.0 GiB RAM, 32 CPU threads",
+    );
+    expect(questions[0]).toContain("$0.850/h on-demand (min bid $0.200/h), Poland, PL");
+    expect(questions[0]).toMatch(/ON-DEMAND, image img, 10 GB disk, runtype ssh, label bench-q/);
+    expect(stderr).toContain("cancelled");
+    expect(stderr).toContain("runtype ssh (the default without --args) replaces the image's ENTRYPOINT");
+    await cli.run(["rent", "1001", "--image", "img", "--bid", "0.3", "--args", "x"], { confirm });
+    expect(questions[1]).toContain("INTERRUPTIBLE at a bid of $0.3/h");
+    expect(questions[1]).toContain("runtype args");
+    expect(cli.server.instances.size).toBe(0);
+  });
+
+  it("rents with --yes and waits until running with --wait", async () => {
+    const { stdout, error } = await cli.run(["rent", "1001", "--image", "img", "--yes", "--wait", "--json"]);
+    expect(error).toBeUndefined();
+    const result = JSON.parse(stdout) as {
+      instanceId: number;
+      label: string;
+      instance: { actualStatus: string };
+    };
+    expect(result.label).toMatch(/^cuzkit-/);
+    expect(result.instance.actualStatus).toBe("running");
+    expect(cli.server.instances.get(result.instanceId)?.label).toBe(result.label);
+  });
+
+  it("--destroy-on-failure destroys an instance that does not run in time, so nothing bills", async () => {
+    const stuck = await startVastCli({ bootSequence: [null, "loading"] });
+    try {
+      const { error, stderr } = await stuck.run([
+        "rent",
+        "1001",
+        "--image",
+        "img",
+        "--yes",
+        "--wait",
+        "--wait-minutes",
+        "1",
+        "--destroy-on-failure",
+      ]);
+      expect(error).toMatchObject({ code: "VAST_WAIT_TIMEOUT" });
+      expect(stderr).toMatch(/destroyed instance \d+; nothing is billing/);
+      expect(stuck.server.instances.size).toBe(0);
+      expect(stuck.server.requestsTo(/^\/api\/v0\/instances\/\d+\/$/, "DELETE")).toHaveLength(1);
+    } finally {
+      await stuck.close();
+    }
+  });
+
+  it("without --destroy-on-failure a timed-out wait says the instance is still billing", async () => {
+    const stuck = await startVastCli({ bootSequence: [null, "loading"] });
+    try {
+      const { error, stderr } = await stuck.run([
+        "rent",
+        "1001",
+        "--image",
+        "img",
+        "--yes",
+        "--wait",
+        "--wait-minutes",
+        "1",
+      ]);
+      expect(error).toMatchObject({ code: "VAST_WAIT_TIMEOUT" });
+      expect(stderr).toMatch(
+        /instance (\d+) is still rented and billing: destroy it with `cuzkit vast destroy \1`/,
+      );
+      expect(stuck.server.instances.size).toBe(1);
+    } finally {
+      await stuck.close();
+    }
+  });
+
+  it("destroys an instance that exits while starting, with --destroy-on-failure", async () => {
+    const failing = await startVastCli({ bootSequence: [null, "exited"] });
+    try {
+      const { error } = await failing.run([
+        "rent",
+        "1001",
+        "--image",
+        "img",
+        "--yes",
+        "--wait",
+        "--destroy-on-failure",
+      ]);
+      expect(error).toMatchObject({ code: "VAST_INSTANCE_FAILED" });
+      expect(failing.server.instances.size).toBe(0);
+    } finally {
+      await failing.close();
+    }
+  });
+
+  it("--destroy-on-failure without --wait is refused before anything is rented", async () => {
+    const { error } = await cli.run(["rent", "1001", "--image", "img", "--yes", "--destroy-on-failure"]);
+    expect(error).toMatchObject({ code: "INVALID_INPUT" });
+    expect((error as CuzkitError).message).toContain("needs --wait");
+    expect(cli.server.requests).toHaveLength(0);
+  });
+
+  it("a second rent of the same offer finds it rented and rents nothing", async () => {
+    await cli.run(["rent", "1001", "--image", "img", "--yes"]);
+    const { error } = await cli.run(["rent", "1001", "--image", "img", "--yes"]);
+    expect(error).toMatchObject({ code: "VAST_OFFER_GONE" });
+    expect(cli.server.instances.size).toBe(1);
+    expect(cli.server.requestsTo("/api/v0/asks/1001/")).toHaveLength(1);
+  });
+
+  it("reports an unknown offer as a typed error before asking", async () => {
+    const { error } = await cli.run(["rent", "4242", "--image", "img", "--yes"]);
+    expect(error).toMatchObject({ code: "VAST_OFFER_GONE" });
+    expect(cli.server.requestsTo("/api/v0/asks/4242/")).toHaveLength(0);
+  });
+
+  it("refuses an onstart over the API's 4048 characters before any call", async () => {
+    const { error } = await cli.run([
+      "rent",
+      "1001",
+      "--image",
+      "img",
+      "--yes",
+      "--onstart",
+      "x".repeat(4049),
+    ]);
+    expect(error).toMatchObject({ code: "INVALID_INPUT" });
+    expect((error as CuzkitError).message).toContain("over 4048");
+    expect(cli.server.requests).toHaveLength(0);
+  });
+});

@@ -1,0 +1,201 @@
+import { InvalidInputError } from "@cuzkit/core";
+import {
+  buildCreateInstanceRequest,
+  type CreateInstanceOptions,
+  redactCreateBody,
+  type VastInstance,
+  VastOfferGoneError,
+  type VastRuntype,
+} from "@cuzkit/vast";
+import { type Command, Option } from "commander";
+import type { VastContext } from "./context.js";
+import { collectValues, positiveInteger, positiveNumber } from "./flags.js";
+import { instancesTable, offerSummary } from "./format.js";
+
+interface RentFlags {
+  image: string;
+  env: string[];
+  port: string[];
+  onstart?: string;
+  runtype?: string;
+  args?: string[];
+  disk: string;
+  label?: string;
+  bid?: string;
+  imageLoginEnv?: string;
+  cancelUnavailable?: boolean;
+  dryRun?: boolean;
+  wait?: boolean;
+  waitMinutes: string;
+  destroyOnFailure?: boolean;
+  yes?: boolean;
+  json?: boolean;
+}
+
+const runtypeNote =
+  "runtype ssh (the default without --args) replaces the image's ENTRYPOINT with Vast's SSH init, so a prover " +
+  "image's own ENTRYPOINT does not run; pass --args (or --runtype args) to keep it";
+
+/** `cuzkit vast rent`: rent an offer, optionally wait for it, and destroy it if that fails. */
+export function addRentCommand(vast: Command, ctx: VastContext): void {
+  vast
+    .command("rent")
+    .description("rent an offer and start an image on it (shows the offer and asks first unless --yes)")
+    .argument("<offerId>", "offer id from `cuzkit vast offers`")
+    .requiredOption("--image <image>", "Docker image to run")
+    .option("--env <KEY=VALUE>", "environment variable (repeatable)", collectValues, [] as string[])
+    .option(
+      "--port <port>",
+      'port to open, such as 9820 or "9000/udp" (repeatable)',
+      collectValues,
+      [] as string[],
+    )
+    .option(
+      "--onstart <script>",
+      "script run at start (entrypoint override in args mode), at most 4048 characters",
+    )
+    .addOption(
+      new Option(
+        "--runtype <runtype>",
+        "how the container starts (default: args with --args, else ssh, which does NOT run the image's ENTRYPOINT)",
+      ).choices(["ssh", "ssh_proxy", "ssh_direct", "jupyter", "jupyter_proxy", "jupyter_direct", "args"]),
+    )
+    .option(
+      "--args <args...>",
+      "arguments replacing the image CMD; keeps the image ENTRYPOINT (put this flag last)",
+    )
+    .option("--disk <gb>", "disk size in GB, fixed for the instance's life", "10")
+    .option("--label <label>", "unique label (default: cuzkit-<random>)")
+    .option("--bid <usd>", "bid in $/hour: an interruptible rental (without it you rent on-demand)")
+    .option(
+      "--image-login-env <var>",
+      "name of an environment variable holding the registry login (-u USER -p TOKEN HOST)",
+    )
+    .option("--cancel-unavailable", "fail instead of queueing when the offer cannot start now")
+    .option("--dry-run", "print the request (without secrets) and rent nothing")
+    .option("--wait", "wait until the instance is running")
+    .option("--wait-minutes <minutes>", "how long --wait waits", "30")
+    .option(
+      "--destroy-on-failure",
+      "with --wait: destroy the instance when it fails or does not run in time, so nothing keeps billing",
+    )
+    .option("-y, --yes", "do not ask for confirmation")
+    .option("--json", "print JSON")
+    .addHelpText("after", `\nNote: ${runtypeNote}.`)
+    .action(async (offerIdText: string, opts: RentFlags, command: Command) => {
+      const offerId = positiveInteger(offerIdText, "offer id");
+      if (opts.destroyOnFailure && !opts.wait) {
+        throw new InvalidInputError("--destroy-on-failure needs --wait", "add --wait (and --wait-minutes)");
+      }
+      const waitMs = positiveNumber(opts.waitMinutes, "--wait-minutes") * 60_000;
+      const create = createOptionsFromFlags(opts, ctx.io.env);
+      const request = buildCreateInstanceRequest(offerId, create);
+      create.label = request.label; // the dry run, the prompt and the create use the same label
+      if (opts.dryRun) {
+        ctx.printJson({
+          method: request.method,
+          url: `${ctx.baseUrl(command)}${request.path}`,
+          body: redactCreateBody(request.body),
+        });
+        return;
+      }
+      if (opts.runtype === undefined && opts.args === undefined)
+        ctx.io.stderr.write(`note: ${runtypeNote}\n`);
+      const client = ctx.client(command);
+      const interruptible = create.bidPricePerHour !== undefined;
+      const offer = await client.getOffer(offerId, { allowRented: interruptible });
+      if (offer === undefined) {
+        throw new VastOfferGoneError(
+          `offer ${offerId} cannot be rented now (rented, withdrawn or a mistyped id)`,
+          {
+            endpoint: "POST /api/v0/bundles/",
+          },
+        );
+      }
+      const mode = interruptible ? `INTERRUPTIBLE at a bid of $${create.bidPricePerHour}/h` : "ON-DEMAND";
+      await ctx.confirmOrRefuse(
+        `Rent offer ${offerId}: ${offerSummary(offer)}.\n  ${mode}, image ${create.image}, ${request.body.disk} GB disk, runtype ${request.body.runtype}, label ${request.label}.\nBilling starts now. [y/N] `,
+        opts.yes,
+        "rent",
+      );
+      const created = await client.createInstance(offerId, create);
+      const summary = {
+        instanceId: created.instanceId,
+        label: created.label,
+        offerId: created.offerId,
+        interruptible: created.interruptible,
+        recoveredByLabel: created.recoveredByLabel,
+      };
+      let instance: VastInstance | undefined;
+      if (opts.wait) {
+        ctx.io.stderr.write(`rented instance ${created.instanceId}; waiting for it to run\n`);
+        let last = "";
+        try {
+          instance = await client.waitForStatus(created.instanceId, "running", {
+            timeoutMs: waitMs,
+            onPoll: (polled) => {
+              const state = `${polled.actualStatus ?? "provisioning"}${polled.statusMsg ? ` (${polled.statusMsg})` : ""}`;
+              if (state !== last) ctx.io.stderr.write(`  ${state}\n`);
+              last = state;
+            },
+          });
+        } catch (error) {
+          if (!opts.destroyOnFailure) {
+            ctx.io.stderr.write(
+              `instance ${created.instanceId} is still rented and billing: destroy it with \`cuzkit vast destroy ${created.instanceId}\`, or pass --destroy-on-failure next time\n`,
+            );
+            throw error;
+          }
+          const reason = error instanceof Error ? error.message : String(error);
+          ctx.io.stderr.write(`instance ${created.instanceId} did not run (${reason}); destroying it\n`);
+          await client.destroyInstance(created.instanceId);
+          ctx.io.stderr.write(`destroyed instance ${created.instanceId}; nothing is billing\n`);
+          throw error;
+        }
+      }
+      if (opts.json) ctx.printJson(instance === undefined ? summary : { ...summary, instance });
+      else {
+        ctx.print(
+          `rented instance ${created.instanceId} (label ${created.label}, ${created.interruptible ? "interruptible" : "on-demand"})` +
+            (created.recoveredByLabel ? "; found by label after an unclear answer" : ""),
+        );
+        if (instance) ctx.print(instancesTable([instance]));
+      }
+    });
+}
+
+function createOptionsFromFlags(
+  opts: RentFlags,
+  env: Record<string, string | undefined>,
+): CreateInstanceOptions {
+  const envVars: Record<string, string> = {};
+  for (const pair of opts.env) {
+    const eq = pair.indexOf("=");
+    if (eq <= 0)
+      throw new InvalidInputError(`--env "${pair}" is not KEY=VALUE`, "such as --env CUZK_LOG=info");
+    envVars[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  const create: CreateInstanceOptions = {
+    image: opts.image,
+    env: envVars,
+    ports: opts.port,
+    diskGb: positiveNumber(opts.disk, "--disk"),
+  };
+  if (opts.onstart !== undefined) create.onstart = opts.onstart;
+  if (opts.runtype !== undefined) create.runtype = opts.runtype as VastRuntype;
+  if (opts.args !== undefined) create.args = opts.args;
+  if (opts.label !== undefined) create.label = opts.label;
+  if (opts.bid !== undefined) create.bidPricePerHour = positiveNumber(opts.bid, "--bid");
+  if (opts.cancelUnavailable) create.cancelUnavailable = true;
+  if (opts.imageLoginEnv !== undefined) {
+    const login = env[opts.imageLoginEnv];
+    if (!login) {
+      throw new InvalidInputError(
+        `environment variable ${opts.imageLoginEnv} is not set`,
+        'export it, such as "-u USER -p TOKEN ghcr.io"',
+      );
+    }
+    create.imageLogin = login;
+  }
+  return create;
+}

@@ -1,0 +1,19 @@
+import type { Command } from "commander";
+import type { VastContext } from "./context.js";
+import { existingInstance } from "./existing.js";
+import { positiveInteger } from "./flags.js";
+import { instanceDetails } from "./format.js";
+
+/** `cuzkit vast show`: one instance. */
+export function addShowCommand(vast: Command, ctx: VastContext): void {
+  vast
+    .command("show")
+    .description("show one instance")
+    .argument("<id>", "instance id")
+    .option("--json", "print JSON")
+    .action(async (idText: string, opts: { json?: boolean }, command: Command) => {
+      const instance = await existingInstance(ctx.client(command), positiveInteger(idText, "instance id"));
+      if (opts.json) ctx.printJson(instance);
+      else ctx.print(instanceDetails(instance));
+    });
+}

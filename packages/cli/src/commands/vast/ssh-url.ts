@@ -1,0 +1,30 @@
+import { InvalidInputError } from "@cuzkit/core";
+import { instanceSshEndpoint } from "@cuzkit/vast";
+import type { Command } from "commander";
+import type { VastContext } from "./context.js";
+import { existingInstance } from "./existing.js";
+import { positiveInteger } from "./flags.js";
+
+/** `cuzkit vast ssh-url`: where to SSH into an instance. */
+export function addSshUrlCommand(vast: Command, ctx: VastContext): void {
+  vast
+    .command("ssh-url")
+    .description("print an instance's SSH URL (direct when port 22 is mapped, else Vast's proxy)")
+    .argument("<id>", "instance id")
+    .option("--json", "print JSON (url, command, host, port, kind)")
+    .action(async (idText: string, opts: { json?: boolean }, command: Command) => {
+      const id = positiveInteger(idText, "instance id");
+      const instance = await existingInstance(ctx.client(command), id);
+      const ssh = instanceSshEndpoint(instance);
+      if (ssh === undefined) {
+        throw new InvalidInputError(
+          `instance ${id} has no SSH endpoint${instance.actualStatus === "running" ? "" : ` yet (status ${instance.actualStatus ?? "provisioning"})`}`,
+          instance.imageRuntype === "args"
+            ? "it runs in args mode, which has no SSH; rent with an ssh runtype, or use `cuzkit vast logs`"
+            : `wait until it runs (\`cuzkit vast show ${id}\`)`,
+        );
+      }
+      if (opts.json) ctx.printJson(ssh);
+      else ctx.print(ssh.url);
+    });
+}
