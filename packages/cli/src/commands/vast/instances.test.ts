@@ -69,6 +69,17 @@ describe("cuzkit vast instances, show, logs, label", () => {
     expect(error).toBeUndefined();
   });
 
+  it("says on stderr that it retries a closed port, instead of going quiet", async () => {
+    const closed = await startVastCli();
+    const url = closed.server.url;
+    await closed.close();
+    const { error, stderr } = await cli.run(["--url", url, "instances"]);
+    expect(error).toMatchObject({ code: "VAST_NETWORK" });
+    const retries = stderr.split("\n").filter((l) => l.startsWith("warn vast call failed, retrying"));
+    expect(retries).toHaveLength(4);
+    expect(retries[0]).toMatch(/code=VAST_NETWORK attempt=1 of=5 delayMs=1000/);
+  });
+
   it("refuses a plain-http URL to another host, since the key would travel in clear", async () => {
     const { error } = await cli.run(["--url", "http://vast.example.com", "instances"]);
     expect(error).toMatchObject({ code: "INVALID_INPUT" });
