@@ -158,9 +158,11 @@ export function instanceApi(
   }
 
   /**
-   * Rents an offer. Never replayed: Vast.ai accepts duplicate purchases, so after an ambiguous
-   * failure it looks the instance up by its unique label, and returns it or throws
-   * VastCreateUncertainError. A definite refusal (offer gone, credit, auth, 429) is thrown as is.
+   * Rents an offer. Refuses (VastDuplicateRentError) an offer this client is already renting,
+   * and re-checks that the offer is still rentable. A 429 is retried (it was not executed);
+   * nothing else is replayed: Vast.ai accepts duplicate purchases, so after an ambiguous failure
+   * it looks the instance up by its unique label, and returns it or throws
+   * VastCreateUncertainError. A definite refusal (offer gone, credit, auth) is thrown as is.
    */
   async function createInstance(
     offerId: number,
