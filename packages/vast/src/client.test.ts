@@ -11,6 +11,7 @@ import {
   VastMalformedResponseError,
   VastMissingApiKeyError,
   VastNetworkError,
+  VastNotFoundError,
   VastOfferGoneError,
   VastRateLimitedError,
   VastServerError,
@@ -627,6 +628,13 @@ describe("rate limiting", () => {
 });
 
 describe("logs", () => {
+  it("reports the logs of a gone instance (200 success:false) as not found", async () => {
+    const { client } = await start();
+    const error = await client.getLogs(4242).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(VastNotFoundError);
+    expect(error).toMatchObject({ code: "VAST_NOT_FOUND", status: 200, retryable: false });
+  });
+
   it("requests the logs, then polls result_url without the Authorization header until 200", async () => {
     const { client, server, clock } = await start({ logNotReadyPolls: 3, logText: "proof 1 done\n" });
     const id = server.addInstance();
