@@ -178,6 +178,23 @@ describe("cuzkit vast rent", () => {
     expect(cli.server.requestsTo("/api/v0/asks/1001/")).toHaveLength(1);
   });
 
+  it("a script that rents twice in a row gets both: the server's 429 on the second create is waited out and retried", async () => {
+    const limited = await startVastCli({ rateLimits: {} }); // the fake enforces create's 4.5 s on its own
+    try {
+      const first = await limited.run(["rent", "1001", "--image", "img", "--yes"]);
+      const second = await limited.run(["rent", "1002", "--image", "img", "--yes"]);
+      expect(first.error).toBeUndefined();
+      expect(second.error).toBeUndefined();
+      expect(second.stderr).toMatch(
+        /warn vast call failed, retrying endpoint=PUT \/api\/v0\/asks\/1002\/ code=VAST_RATE_LIMITED status=429 attempt=1 of=5 delayMs=4500 thresholdMs=4500/,
+      );
+      expect(limited.server.instances.size).toBe(2);
+      expect(limited.server.requestsTo("/api/v0/asks/1002/")).toHaveLength(2); // refused once, then rented once
+    } finally {
+      await limited.close();
+    }
+  });
+
   it("reports an unknown offer as a typed error before asking", async () => {
     const { error } = await cli.run(["rent", "4242", "--image", "img", "--yes"]);
     expect(error).toMatchObject({ code: "VAST_OFFER_GONE" });
