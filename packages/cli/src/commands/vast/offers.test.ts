@@ -75,6 +75,16 @@ describe("cuzkit vast offers", () => {
     });
   });
 
+  it("takes vast-cli's order spelling FIELD- for descending", async () => {
+    await cli.run(["offers", "--order", "num_gpus-,dph_total", "--workload", "none"]);
+    expect(cli.server.requestsTo("/api/v0/bundles/")[0]!.body).toMatchObject({
+      order: [
+        ["num_gpus", "desc"],
+        ["dph_total", "asc"],
+      ],
+    });
+  });
+
   it("takes vast-cli's spelling --gpu RTX_4090", async () => {
     const { stdout } = await cli.run(["offers", "--gpu", "RTX_4090", "--workload", "none"]);
     expect(cli.server.requestsTo("/api/v0/bundles/")[0]!.body).toMatchObject({

@@ -72,7 +72,7 @@ export function addOffersCommand(vast: Command, ctx: VastContext): void {
     .option("--limit <n>", "most offers to show", "20")
     .option(
       "--order <fields>",
-      'sort keys, comma-separated, each FIELD[:asc|desc] ("dph_total", "reliability:desc")',
+      'sort keys, comma-separated, each FIELD[:asc|desc] or vast-cli\'s FIELD- ("dph_total", "reliability:desc", "num_gpus-")',
       "score:desc",
     )
     .addOption(
@@ -124,7 +124,10 @@ function parseOrder(text: string): [OfferField, "asc" | "desc"][] {
     Object.entries(offerFields).map(([name, field]) => [field.api, name as OfferField]),
   );
   return text.split(",").map((part) => {
-    const [rawName = "", rawDirection = "asc"] = part.trim().split(":");
+    // FIELD[:asc|desc], or vast-cli's FIELD- (descending) and FIELD+ (vastai/cli/commands/offers.py).
+    const suffix = /^(.+?)([+-])$/.exec(part.trim());
+    const spelled = suffix ? `${suffix[1]}:${suffix[2] === "-" ? "desc" : "asc"}` : part.trim();
+    const [rawName = "", rawDirection = "asc"] = spelled.split(":");
     const name = (rawName in offerFields ? rawName : byApiName.get(rawName)) as OfferField | undefined;
     const direction = rawDirection.toLowerCase();
     if (name === undefined || (direction !== "asc" && direction !== "desc")) {
