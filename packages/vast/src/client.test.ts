@@ -345,7 +345,7 @@ describe("create errors", () => {
   });
 
   it("resolves an ambiguous create (answer lost after the rental) by label, without replaying", async () => {
-    const { client, server, clock } = await start();
+    const { client, server, clock, lines } = await start();
     server.failNext({ path: "/api/v0/asks/1001/", mode: "drop-after" });
     const created = await client.createInstance(1001, { image: "img", label: "bench-lost-answer" });
     expect(created.recoveredByLabel).toBe(true);
@@ -353,6 +353,9 @@ describe("create errors", () => {
     expect(server.instances.size).toBe(1); // rented once
     expect(server.requestsTo("/api/v0/asks/1001/")).toHaveLength(1);
     expect(clock.sleeps).toEqual([2000]); // one look-up after the default delay
+    expect(lines).toContain(
+      "info vast create: waiting before looking the instance up by label label=bench-lost-answer attempt=1 of=3 waitMs=2000",
+    );
   });
 
   it("resolves a create that answered 502 after renting", async () => {

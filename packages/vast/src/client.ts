@@ -92,7 +92,12 @@ export function createVastClient(options: VastClientOptions = {}): VastClient {
     rebootInstance: instances.rebootInstance,
     waitForStatus: (id, target, wait) =>
       waitForStatus(
-        { showInstance: instances.showInstance, clock: resolved.clock, sleep: resolved.sleep },
+        {
+          showInstance: instances.showInstance,
+          clock: resolved.clock,
+          sleep: resolved.sleep,
+          logger: transport.logger,
+        },
         id,
         target,
         wait,

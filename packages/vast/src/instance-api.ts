@@ -302,6 +302,12 @@ export function instanceApi(
   ): Promise<VastInstance | undefined> {
     const { attempts, delayMs } = options.createRecovery;
     for (let attempt = 1; attempt <= attempts; attempt++) {
+      logger.info("vast create: waiting before looking the instance up by label", {
+        label,
+        attempt,
+        of: attempts,
+        waitMs: delayMs,
+      });
       await options.sleep(delayMs);
       try {
         const found = await findByLabel(label, {});

@@ -91,6 +91,12 @@ export async function getLogs(
         { endpoint },
       );
     }
+    transport.logger.debug("vast logs not ready, polling again", {
+      endpoint,
+      polls,
+      last: lastState,
+      waitMs: pollIntervalMs,
+    });
     try {
       await sleep(pollIntervalMs, options.signal);
     } catch (error) {

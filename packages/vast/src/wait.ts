@@ -1,4 +1,4 @@
-import { InvalidInputError } from "@cuzkit/core";
+import { InvalidInputError, type Logger } from "@cuzkit/core";
 import type { CallOptions } from "./call.js";
 import { VastAbortedError, VastInstanceFailedError, VastWaitTimeoutError } from "./errors.js";
 import { terminalFailureStatuses, type VastInstance, type VastInstanceStatus } from "./instances.js";
@@ -29,6 +29,7 @@ export async function waitForStatus(
     showInstance: (id: number, call: CallOptions) => Promise<VastInstance | null>;
     clock: { now(): number };
     sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+    logger?: Logger | undefined;
   },
   id: number,
   target: VastInstanceStatus,
@@ -74,6 +75,12 @@ export async function waitForStatus(
         { endpoint, ...(instance.statusMsg === undefined ? {} : { serverMessage: instance.statusMsg }) },
       );
     }
+    deps.logger?.debug("vast waiting for an instance, polling again", {
+      instanceId: id,
+      status: status ?? "provisioning",
+      target,
+      waitMs: pollIntervalMs,
+    });
     try {
       await deps.sleep(pollIntervalMs, options.signal);
     } catch (cause) {

@@ -86,8 +86,20 @@ describe("cuzkit vast rent", () => {
   });
 
   it("rents with --yes and waits until running with --wait", async () => {
-    const { stdout, error } = await cli.run(["rent", "1001", "--image", "img", "--yes", "--wait", "--json"]);
+    const { stdout, stderr, error } = await cli.run([
+      "--verbose",
+      "rent",
+      "1001",
+      "--image",
+      "img",
+      "--yes",
+      "--wait",
+      "--json",
+    ]);
     expect(error).toBeUndefined();
+    expect(stderr).toMatch(
+      /debug vast waiting for an instance, polling again instanceId=\d+ status=provisioning target=running waitMs=10000/,
+    );
     const result = JSON.parse(stdout) as {
       instanceId: number;
       label: string;
