@@ -13,6 +13,8 @@ export interface VastCommandDeps {
   stdinIsTTY?: boolean;
   /** Extra client options (fetch, clock, sleep, retry, rateLimit). The key is never taken from here by the CLI itself. */
   clientOptions?: Partial<VastClientOptions>;
+  /** Interrupts a long wait (`rent --wait`). Default: SIGINT or SIGTERM of this process, while the wait lasts. */
+  interrupt?: () => { signal: AbortSignal; dispose(): void };
 }
 
 /** What every `cuzkit vast` subcommand shares: the client, output and confirmation. */
@@ -32,6 +34,8 @@ export interface VastContext {
   confirmOrRefuse(question: string, yes: boolean | undefined, what: string): Promise<void>;
   /** The API base URL this invocation talks to (for dry runs). */
   baseUrl(command: Command): string;
+  /** A signal that fires when the user interrupts (Ctrl-C), and a disposer; for long waits. */
+  interrupt(): { signal: AbortSignal; dispose(): void };
 }
 
 /** Global options of `cuzkit vast`. */
@@ -76,9 +80,25 @@ export function createVastContext(io: CliIO, deps: VastCommandDeps): VastContext
         throw new CommandExit(1);
       }
     },
+    interrupt: deps.interrupt ?? processInterrupt,
     baseUrl(command) {
       const url = command.optsWithGlobals<VastGlobals>().url ?? io.env.VAST_URL ?? "https://console.vast.ai";
       return url.replace(/\/+$/, "");
+    },
+  };
+}
+
+/** Fires on SIGINT or SIGTERM while installed, so a wait can clean up instead of dying mid-way. */
+function processInterrupt(): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const onSignal = () => controller.abort(new Error("interrupted"));
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  return {
+    signal: controller.signal,
+    dispose() {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
     },
   };
 }

@@ -175,6 +175,31 @@ describe("cuzkit vast rent", () => {
     }
   });
 
+  it("--destroy-on-failure destroys the instance when the wait is interrupted (Ctrl-C)", async () => {
+    const stuck = await startVastCli({ bootSequence: [null, "loading"] });
+    try {
+      const controller = new AbortController();
+      const { error, stderr } = await stuck.run(
+        ["rent", "1001", "--image", "img", "--yes", "--wait", "--destroy-on-failure"],
+        {
+          interrupt: () => ({ signal: controller.signal, dispose() {} }),
+          clientOptions: {
+            // The user presses Ctrl-C during the first wait between polls.
+            sleep: async (ms, signal) => {
+              controller.abort(new Error("interrupted"));
+              await stuck.clock.sleep(ms, signal);
+            },
+          },
+        },
+      );
+      expect(error).toMatchObject({ code: "VAST_ABORTED" });
+      expect(stderr).toMatch(/destroyed instance \d+; nothing is billing/);
+      expect(stuck.server.instances.size).toBe(0);
+    } finally {
+      await stuck.close();
+    }
+  });
+
   it("--destroy-on-failure without --wait is refused before anything is rented", async () => {
     const { error } = await cli.run(["rent", "1001", "--image", "img", "--yes", "--destroy-on-failure"]);
     expect(error).toMatchObject({ code: "INVALID_INPUT" });

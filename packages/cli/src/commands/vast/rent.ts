@@ -130,8 +130,10 @@ export function addRentCommand(vast: Command, ctx: VastContext): void {
       if (opts.wait) {
         ctx.io.stderr.write(`rented instance ${created.instanceId}; waiting for it to run\n`);
         let last = "";
+        const interrupt = ctx.interrupt(); // Ctrl-C during the wait is a failure too
         try {
           instance = await client.waitForStatus(created.instanceId, "running", {
+            signal: interrupt.signal,
             timeoutMs: waitMs,
             onPoll: (polled) => {
               const state = `${polled.actualStatus ?? "provisioning"}${polled.statusMsg ? ` (${polled.statusMsg})` : ""}`;
@@ -151,6 +153,8 @@ export function addRentCommand(vast: Command, ctx: VastContext): void {
           await client.destroyInstance(created.instanceId);
           ctx.io.stderr.write(`destroyed instance ${created.instanceId}; nothing is billing\n`);
           throw error;
+        } finally {
+          interrupt.dispose();
         }
       }
       if (opts.json) ctx.printJson(instance === undefined ? summary : { ...summary, instance });
