@@ -56,6 +56,28 @@ describe("searchOffers", () => {
     });
   });
 
+  it("converts both ways with real values: 24564 and 81559 MiB GPUs, a MemTotal-shaped cpu_ram", async () => {
+    const { client, server } = await start();
+    server.offers.push({
+      ...server.offers.find((o) => o.id === 1006),
+      id: 1007,
+      rented: false,
+      cpu_ram: 256_997, // MemTotal 263164908 kB / 1024
+    });
+    const found = await client.searchOffers({
+      filters: { gpuRamBytes: { gte: "80GiB" }, cpuRamBytes: { gte: "250GiB" } },
+    });
+    expect(found.map((o) => o.id)).toEqual([1007]); // the H100 passes 80GiB as its class; 1003's A40 does not
+    expect(found[0]).toMatchObject({ gpuRamBytes: 81_559 * MiB, cpuRamBytes: 256_997 * MiB });
+    const sent = server.requestsTo("/api/v0/bundles/")[0]!.body as Record<string, { gte: number }>;
+    expect(sent.cpu_ram).toEqual({ gte: 256_000 }); // 250 GiB in MiB
+    expect(sent.gpu_ram!.gte).toBeLessThanOrEqual(81_559);
+    const rtx = await client.searchOffers({
+      filters: { gpuName: "RTX 4090", gpuRamBytes: { gte: "24GiB" } },
+    });
+    expect(rtx.map((o) => o.gpuRamBytes)).toContain(24_564 * MiB);
+  });
+
   it("normalises units and skips records missing core fields", async () => {
     const { client, lines } = await start({
       offers: [
