@@ -30,7 +30,7 @@ export interface Reason {
 const gib = (bytes: number) => formatBytes(bytes);
 const sec = (seconds: number) => (Number.isFinite(seconds) ? `${seconds.toFixed(1)} s` : "n/a (no GPU)");
 
-/** "44.0 GiB parameters + 25.0 GiB PCE + 7 x 20.0 GiB synthesis + ... = 216.0 GiB". */
+/** "44.0 GiB parameters + 25.0 GiB PCE + working set of 7 partitions 140.0 GiB (measured envelope) + ... = 209.0 GiB". */
 export function memoryBreakdown(memory: MemoryEstimate, proofsInFlight: number): string {
   const parts: string[] = [`${gib(memory.srsBytes)} parameters`];
   const warmup = memory.phase === "warmup";
@@ -38,19 +38,21 @@ export function memoryBreakdown(memory: MemoryEstimate, proofsInFlight: number):
   if (!warmup && memory.transientBytes > 0) parts.push(`${gib(memory.transientBytes)} PCE extraction`);
   if (memory.synthesizingPartitions > 0) {
     parts.push(
-      `${memory.synthesizingPartitions} x ${gib(memory.synthesisBytes / memory.synthesizingPartitions)} synthesis`,
+      `working set of ${memory.synthesizingPartitions} partition(s) ${gib(memory.synthesisBytes)} (${memory.extrapolated ? "extrapolated beyond the measured envelope" : "measured envelope"})`,
     );
   }
-  if (memory.gpuStagePartitions > 0) {
-    parts.push(
-      `${memory.gpuStagePartitions} x ${gib(memory.gpuStageBytes / memory.gpuStagePartitions)} GPU stage`,
-    );
+  if (memory.gpuStageBytes > 0) {
+    parts.push(`${gib(memory.gpuStageBytes)} for GPU workers beyond the envelope's 2`);
   }
-  const proofs = Math.max(1, proofsInFlight);
-  parts.push(`${proofs} x ${gib(memory.inFlightBytes / proofs)} per proof`);
-  const sum =
-    memory.srsBytes + (warmup ? 0 : memory.pceBytes + memory.transientBytes) + memory.synthesisBytes;
-  const total = sum + memory.gpuStageBytes + memory.inFlightBytes;
+  if (memory.inFlightBytes > 0) {
+    parts.push(`${gib(memory.inFlightBytes)} for proofs in flight beyond 5 (${Math.max(1, proofsInFlight)} in all)`);
+  }
+  const total =
+    memory.srsBytes +
+    (warmup ? 0 : memory.pceBytes + memory.transientBytes) +
+    memory.synthesisBytes +
+    memory.gpuStageBytes +
+    memory.inFlightBytes;
   const note =
     memory.peakBytes > total + 1
       ? ` (the peak, ${gib(memory.peakBytes)}, is ${warmup ? "the PCE extraction after the proof" : "a cross-sector batch"})`
@@ -93,10 +95,12 @@ function neighbourText(ctx: ExplainContext, knobs: Knobs, what: string): string 
 function bottleneckText(ctx: ExplainContext): string {
   const t = ctx.chosen.timing;
   switch (t.bottleneck) {
+    case "synthesis":
+      return `the partitions synthesizing at once limit it (each on about one thread; memory caps how many): ${sec(t.synthesisSecPerProof)} per proof vs ${sec(t.gpuSecPerProof)} on the GPUs`;
     case "cpu":
-      return `the CPU synthesis limits it: ${sec(t.cpuSecPerProof)} per proof vs ${sec(t.gpuSecPerProof)} on the GPUs`;
+      return `the CPU cores limit it (less than one physical core per partition, or all CPU work of a proof over the threads: ${sec(t.cpuSecPerProof)}): ${t.effectivePartitions} partition(s) at full speed`;
     case "gpu":
-      return `the GPUs limit it: ${sec(t.gpuSecPerProof)} per proof vs ${sec(t.cpuSecPerProof)} for the CPU synthesis`;
+      return `the GPUs limit it: ${sec(t.gpuSecPerProof)} per proof vs ${sec(t.synthesisSecPerProof)} for the synthesis, so more partitions stop paying`;
     case "concurrency":
       return `too few proofs in flight limit it: one proof alone takes ${sec(t.singleProofSec)}`;
     case "no-gpu":
@@ -133,7 +137,7 @@ function synthesisReason(ctx: ExplainContext): Reason {
     text:
       `${s}: caps the synthesis workers at ${s} partitions at once (${partitions} synthesize with ${chosen.knobs.concurrency} proof(s) in flight). ` +
       `Without the cap the daemon would run ${uncapped.partitions} (its default of ${modelConstants.budgetDefaultMaxParallelSynthesis.value} workers, ` +
-      `${gib(modelConstants.budgetPorepPartitionBytes.value)} reserved per PoRep partition while ~${gib(modelConstants.porepPartitionSynthesisBytes.value)} is measured). ` +
+      `${gib(modelConstants.budgetPorepPartitionBytes.value)} reserved per PoRep partition while ~${gib(modelConstants.porepPartitionSynthesisBytes.value)} and more above 7 is measured). ` +
       `This daemon re-extracts its PCE at every start, so the cold-start phase decides. ${peak} ${next}`,
   };
 }
@@ -196,7 +200,7 @@ function threadReasons(ctx: ExplainContext): Reason[] {
         }
       : {
           about: "synthesis.threads",
-          text: `0 (all CPUs): this process may use all ${hw.cpuThreads} CPU threads${source}; one ${proofKindLabel[ctx.options.workload.kind]} synthesis costs ~${modelConstants.porepSynthesisCpuCost.value * partitionsPerProof.porep} vCPU-s.`,
+          text: `0 (all CPUs): this process may use all ${hw.cpuThreads} CPU threads${source}; each partition synthesizes on about one thread, ~${modelConstants.porepCpuSecPerPartition.value} vCPU-s of CPU work per PoRep partition in all.`,
         };
   return [gpuThreads, synthesis];
 }
