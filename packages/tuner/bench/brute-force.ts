@@ -40,17 +40,19 @@ export function bruteForce(
       for (let c = 1; c <= grid.maxConcurrency; c++) {
         const knobs = { synthesisParallelism: s, gpuWorkersPerDevice: g, concurrency: c };
         const config = buildDaemonConfig(hw, dialect, knobs, resolved);
+        // Memory with Curio's MaxPending in flight (c + the PoSt slots), throughput at c.
+        const sized = modelDaemon(hw, config, { ...resolved.workload, concurrency: c + resolved.postSlots });
         const model = modelDaemon(hw, config, { ...resolved.workload, concurrency: c });
         evaluated++;
-        const stalled = model.memory[model.governingPhase].slots.stalled || model.memory.steady.slots.stalled;
-        const peak = Math.max(model.peakBytes, model.memory.warmup.peakBytes);
+        const stalled = sized.memory[sized.governingPhase].slots.stalled || sized.memory.steady.slots.stalled;
+        const peak = Math.max(sized.peakBytes, sized.memory.warmup.peakBytes);
         if (stalled || peak > allowed) continue;
         const pph = model.timing.proofsPerHour;
         const better =
           !best ||
           pph > best.proofsPerHour * (1 + 1e-9) ||
-          (pph >= best.proofsPerHour * (1 - 1e-9) && model.peakBytes < best.peakBytes);
-        if (better) best = { knobs, proofsPerHour: pph, peakBytes: model.peakBytes, evaluated: 0 };
+          (pph >= best.proofsPerHour * (1 - 1e-9) && sized.peakBytes < best.peakBytes);
+        if (better) best = { knobs, proofsPerHour: pph, peakBytes: sized.peakBytes, evaluated: 0 };
       }
     }
   }

@@ -69,7 +69,18 @@ export interface ExplainContext {
   chosen: TimedEvaluation;
   model: DaemonModel;
   warmup: WarmupPlan;
-  curio: { maxPending: number; proveTimeoutSec: number };
+  curio: { maxPending: number; postSlots: number; proveTimeoutSec: number };
+  /** Where the prediction leaves the measured range. */
+  extrapolations: string[];
+  /** The calibration applied to proofs/hour, when given. */
+  calibration: ThroughputCalibrationLike | undefined;
+}
+
+/** The calibration fields the explanation reads. */
+interface ThroughputCalibrationLike {
+  proofsPerHourFactor: number;
+  samples: number;
+  source?: string | undefined;
 }
 
 function allowedText(ctx: ExplainContext, peakBytes: number): string {
@@ -246,7 +257,7 @@ function concurrencyReason(ctx: ExplainContext): Reason {
     about: "bench.concurrency",
     text:
       `${c}: ${c} proof(s) in flight keep ${partitions} partition(s) synthesizing (${perProof} per proof) and hide a proof's own latency ` +
-      `(${sec(chosen.timing.singleProofSec)} alone).${fewer} ${next} Use it as the benchmark's concurrency and Curio's MaxPending.`,
+      `(${sec(chosen.timing.singleProofSec)} alone).${fewer} ${next} Use it as the benchmark's concurrency; Curio's MaxPending adds ${options.postSlots} for PoSt.`,
   };
 }
 
@@ -270,31 +281,53 @@ function predictedReason(ctx: ExplainContext): Reason {
   if (gpus === 0) {
     return {
       about: "predicted",
-      text: `0 proofs/hour without a GPU; the CPU side alone would manage ${ctx.chosen.objective.toFixed(1)} proofs/hour (${sec(t.cpuSecPerProof)} per proof).`,
+      text: `0 proofs/hour without a GPU; the CPU side alone would manage ${ctx.chosen.objective.toFixed(1)} proofs/hour (${sec(t.cpuSideSecPerProof)} per proof).`,
     };
   }
+  const calibration = ctx.calibration;
+  const calibrated = calibration
+    ? ` Calibrated: x${calibration.proofsPerHourFactor.toFixed(2)} from ${calibration.samples} benchmark run(s) (${calibration.source ?? "calibration"}), so ${(t.proofsPerHour * calibration.proofsPerHourFactor).toFixed(1)} proofs/hour.`
+    : "";
   return {
     about: "predicted",
     text:
-      `${t.proofsPerHour.toFixed(1)} proofs/hour (${sec(t.secPerProof)} per proof); ${bottleneckText(ctx)}. ` +
-      `CPU: ${perProof} partitions x ${sec(t.synthesisSecPerPartition)} synthesis / ${ctx.chosen.memory.steady.synthesizingPartitions} at once; ` +
-      `GPU: ${perProof} x ${sec(t.gpuSecPerPartition)} / ${gpus} GPU(s). One proof alone takes ${sec(t.singleProofSec)}, each proof ` +
+      `${t.proofsPerHour.toFixed(1)} proofs/hour modelled (${sec(t.secPerProof)} per proof); ${bottleneckText(ctx)}. ` +
+      `Synthesis: ${perProof} partitions x ${sec(t.synthesisSecPerPartition)} / ${t.effectivePartitions} at once (each on about one thread) = ${sec(t.synthesisSecPerProof)}; ` +
+      `GPU: ${perProof} x ${sec(t.gpuSecPerPartition)} / ${gpus} GPU(s) = ${sec(t.gpuSecPerProof)}; CPU work over ${ctx.hw.cpuThreads} threads: ${sec(t.cpuSecPerProof)}. ` +
+      `One proof alone takes ${sec(t.singleProofSec)}, each proof ` +
       `${sec(t.proofLatencySec)} at this concurrency, the first after a start ${sec(t.firstProofSec)} and the worst, the last of the first ` +
-      `${ctx.chosen.knobs.concurrency} after a cold start, ${sec(t.worstCaseProofSec)}. A model predicts; a benchmark decides.`,
+      `${ctx.chosen.knobs.concurrency} after a cold start, ${sec(t.worstCaseProofSec)}.${calibrated} A model predicts; a benchmark decides.`,
+  };
+}
+
+function extrapolatedReason(ctx: ExplainContext): Reason {
+  return {
+    about: "extrapolated",
+    text:
+      ctx.extrapolations.length === 0
+        ? "nothing: this machine and setting are within what was measured (1x RTX 5070 Ti, 192 threads, 1-16 partitions)."
+        : `${ctx.extrapolations.length} part(s) of this prediction go beyond the measurements (1x RTX 5070 Ti, 192 threads, 1-16 partitions): ${ctx.extrapolations.join("; ")}.`,
   };
 }
 
 function curioReason(ctx: ExplainContext): Reason {
-  const minutes = ctx.curio.proveTimeoutSec / 60;
+  const { maxPending, postSlots, proveTimeoutSec } = ctx.curio;
+  const minutes = proveTimeoutSec / 60;
+  const c = ctx.chosen.knobs.concurrency;
   const worst = ctx.chosen.timing.worstCaseProofSec;
+  const floor = Math.round(ctx.options.minProveTimeoutSec / 60);
   const why = Number.isFinite(worst)
-    ? `${ctx.options.proveTimeoutFactor} x the modelled worst case of ${sec(worst)}, at least 10 min`
-    : "Curio's default: without a GPU the model has no worst case";
+    ? `the larger of ${ctx.options.proveTimeoutFactor} x the modelled worst case of ${sec(worst)} and ${floor} min`
+    : `${floor} min: without a GPU the model has no worst case`;
+  const slots =
+    postSlots > 0
+      ? `the tuned concurrency ${c} + ${postSlots}: MaxPending is ONE limiter shared by every cuzk task type (PoRep, SnapDeals, WindowPoSt and WinningPoSt, which is time-critical with MaxFailures 1), so the ${postSlots} extra slot(s) leave room for a PoSt while PoRep holds ${c}. Curio does not reserve them: PoRep may take them when they are free, so the memory is sized for ${maxPending} proofs in flight`
+      : `the tuned concurrency ${c} with no slot left for PoSt (postSlots = 0): PoRep work can hold every slot while a WinningPoSt waits`;
   return {
     about: "curio",
     text:
-      `[Cuzk] MaxPending = ${ctx.curio.maxPending} (the tuned concurrency, shared by every cuzk task type in Curio), ` +
-      `ProveTimeout = ${minutes} min (${why}), so Curio neither queues more than the daemon was sized for nor times out a healthy first proof.`,
+      `[Cuzk] MaxPending = ${maxPending}: ${slots}. ProveTimeout = ${minutes} min (${why}): on a timeout Curio retries the task with the same ` +
+      "deterministic request id, which the daemon runs again as a duplicate, so the timeout must not cut a slow but healthy proof short.",
   };
 }
 
@@ -304,6 +337,12 @@ export function explainChoice(ctx: ExplainContext): Reason[] {
   const budget = budgetReason(ctx);
   if (budget) reasons.push(budget);
   reasons.push(gpuWorkersReason(ctx), ...threadReasons(ctx), ...fixedReasons());
-  reasons.push(concurrencyReason(ctx), warmupReason(ctx), predictedReason(ctx), curioReason(ctx));
+  reasons.push(
+    concurrencyReason(ctx),
+    warmupReason(ctx),
+    predictedReason(ctx),
+    extrapolatedReason(ctx),
+    curioReason(ctx),
+  );
   return reasons;
 }

@@ -86,8 +86,14 @@ export interface ThroughputCalibration {
 
 /** The tuner's answer for one machine. */
 export interface Recommendation {
-  /** False when no config fits; `config` then holds the smallest one, which the emitters refuse without force. */
+  /** False when no config fits with the safety margin. */
   feasible: boolean;
+  /**
+   * True when feasible, or when a config still fits the usable RAM with the margin waived:
+   * `config` then holds that one, which the emitters write only with force. False: nothing
+   * fits at all, `config` holds the smallest one, and the emitters refuse even with force.
+   */
+  forceable: boolean;
   /** Why nothing fits, when feasible is false. */
   infeasibleReason?: string;
   /** The daemon that reads the config. */
@@ -234,12 +240,18 @@ export function recommend(
   const resolved = resolveTuneOptions(options);
   const extras: SectionExtras = options.listen === undefined ? {} : { listen: options.listen };
   const outcome = searchDaemonConfig(hw, resolved);
-  const chosen = outcome.best ?? outcome.leastMemory;
+  // When nothing fits with the margin, --force may only write a config that still fits the
+  // usable RAM with the margin waived (explicit budget and cap); else it refuses too.
+  const noMargin: ResolvedTuneOptions = { ...resolved, safetyMarginFraction: 0, minSafetyMarginBytes: 0 };
+  const forcedOutcome = outcome.best ? undefined : searchDaemonConfig(hw, noMargin);
+  const used = forcedOutcome?.best ? forcedOutcome : outcome;
+  const usedOptions = forcedOutcome?.best ? noMargin : resolved;
+  const chosen = outcome.best ?? forcedOutcome?.best ?? outcome.leastMemory;
   const model = modelDaemon(hw, chosen.config, chosen.workload);
   const curio = curioSettings(model.timing, chosen.knobs.concurrency, resolved);
   // Memory is sized for MaxPending proofs in flight (the search does the same).
   const sized = modelDaemon(hw, chosen.config, { ...chosen.workload, concurrency: curio.maxPending });
-  const warmup = planWarmup(hw, resolved.dialect, chosen, resolved, extras);
+  const warmup = planWarmup(hw, resolved.dialect, chosen, usedOptions, extras);
   const extrapolations = [
     ...new Set([...sized.extrapolations, ...model.extrapolations]),
   ];
@@ -247,15 +259,15 @@ export function recommend(
   const warnings = hardwareWarnings(hw, readings);
   let infeasibleReason: string | undefined;
   if (!outcome.best) {
-    const found = infeasibility(hw, resolved, chosen, outcome.allowedPeakBytes);
+    const found = infeasibility(hw, resolved, outcome.leastMemory, outcome.allowedPeakBytes);
     infeasibleReason = found.reason;
     warnings.unshift(...found.warnings);
   }
   const reasons = explainChoice({
     hw,
     readings,
-    options: resolved,
-    outcome,
+    options: usedOptions,
+    outcome: used,
     chosen,
     model,
     warmup,
@@ -266,6 +278,7 @@ export function recommend(
   const steady = model.memory.steady;
   const recommendation: Recommendation = {
     feasible: outcome.best !== undefined,
+    forceable: outcome.best !== undefined || forcedOutcome?.best !== undefined,
     dialect: resolved.dialect,
     workload: {
       name: resolved.workloadName,
