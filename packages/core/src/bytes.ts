@@ -113,7 +113,8 @@ export function parseCuzkSize(text: string): CuzkSizeReading {
 /** The size the daemon falls back to, silently, for a GiB or plain size string it cannot parse. */
 export const cuzkSizeFallbackBytes = 50 * GiB;
 
-const unitSuggestion = (value: string) => `did you mean "${value}GiB"? Write a unit: GiB or TiB (binary), GB or TB (decimal)`;
+const unitSuggestion = (value: string) =>
+  `did you mean "${value}GiB"? Write a unit: GiB or TiB (binary), GB or TB (decimal)`;
 
 /**
  * Parses a size a person typed on a command line, where a unit is required: "256GiB",

@@ -28,7 +28,9 @@ gpu_threads = 32
     expect(looksWrittenFor).toBe("partition-workers");
     expect(config.totalBudgetBytes).toBe("auto");
     expect(config.maxParallelSynthesis).toBe(18);
-    expect(findings).toEqual([expect.objectContaining({ kind: "ignored", key: "synthesis.partition_workers" })]);
+    expect(findings).toEqual([
+      expect.objectContaining({ kind: "ignored", key: "synthesis.partition_workers" }),
+    ]);
   });
 
   it("treats gpus.affinity as a key the daemon does not know (silently ignored, not fatal)", () => {
@@ -52,7 +54,11 @@ gpu_threads = 32
   it("reports a listen address the daemon refuses", () => {
     const { findings } = readCuzkConfig(`[daemon]\nlisten = "localhost:9820"\n`);
     expect(findings).toEqual([
-      expect.objectContaining({ kind: "invalid", key: "daemon.listen", message: expect.stringMatching(/host names/) }),
+      expect.objectContaining({
+        kind: "invalid",
+        key: "daemon.listen",
+        message: expect.stringMatching(/host names/),
+      }),
     ]);
     expect(readCuzkConfig(`[daemon]\nlisten = "[::1]:9820"\n`).findings).toEqual([]);
   });

@@ -132,7 +132,9 @@ describe("checkConfig", () => {
     expect(result.exitCode).toBe(2);
     expect(result.predicted).toBeUndefined();
     expect(result.notes.join("\n")).toMatch(/looks written for the partition-workers daemon/);
-    expect(result.notes.join("\n")).toMatch(/synthesis\.partition_workers: the current daemon warns and ignores it/);
+    expect(result.notes.join("\n")).toMatch(
+      /synthesis\.partition_workers: the current daemon warns and ignores it/,
+    );
     // The same file, for the older daemon that reads partition_workers, fits.
     const older = checkConfig(box, "[synthesis]\npartition_workers = 3\n", {
       concurrency: 6,

@@ -45,7 +45,9 @@ export function memoryBreakdown(memory: MemoryEstimate, proofsInFlight: number):
     parts.push(`${gib(memory.gpuStageBytes)} for GPU workers beyond the envelope's 2`);
   }
   if (memory.inFlightBytes > 0) {
-    parts.push(`${gib(memory.inFlightBytes)} for proofs in flight beyond 5 (${Math.max(1, proofsInFlight)} in all)`);
+    parts.push(
+      `${gib(memory.inFlightBytes)} for proofs in flight beyond 5 (${Math.max(1, proofsInFlight)} in all)`,
+    );
   }
   const total =
     memory.srsBytes +

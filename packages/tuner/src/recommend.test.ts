@@ -174,7 +174,9 @@ describe("incidents", () => {
       }
       // Nothing fits even with the margin waived: force refuses too.
       expect(rec.forceable).toBe(false);
-      expect(() => emitCuzkToml(rec, { force: true })).toThrow(/nothing fits this machine even with the safety margin waived|no safe config/);
+      expect(() => emitCuzkToml(rec, { force: true })).toThrow(
+        /nothing fits this machine even with the safety margin waived|no safe config/,
+      );
     }
   });
 

@@ -185,7 +185,10 @@ function knobsText(dialect: DaemonDialect, evaluation: TimedEvaluation): string 
 
 /** Least usable RAM at which a config peaking at `peakBytes` fits with the margin, rounded up to whole GiB. */
 export function usableRamNeededBytes(peakBytes: number, options: ResolvedTuneOptions): number {
-  const needed = Math.max(peakBytes / (1 - options.safetyMarginFraction), peakBytes + options.minSafetyMarginBytes);
+  const needed = Math.max(
+    peakBytes / (1 - options.safetyMarginFraction),
+    peakBytes + options.minSafetyMarginBytes,
+  );
   return Math.ceil(needed / GiB) * GiB;
 }
 
@@ -252,9 +255,7 @@ export function recommend(
   // Memory is sized for MaxPending proofs in flight (the search does the same).
   const sized = modelDaemon(hw, chosen.config, { ...chosen.workload, concurrency: curio.maxPending });
   const warmup = planWarmup(hw, resolved.dialect, chosen, usedOptions, extras);
-  const extrapolations = [
-    ...new Set([...sized.extrapolations, ...model.extrapolations]),
-  ];
+  const extrapolations = [...new Set([...sized.extrapolations, ...model.extrapolations])];
   const factor = options.calibration?.proofsPerHourFactor ?? 1;
   const warnings = hardwareWarnings(hw, readings);
   let infeasibleReason: string | undefined;

@@ -49,11 +49,7 @@ const maxTimedPartitions = Math.max(...porepMeasuredSecPerProof.map(([p]) => p))
  * Where a prediction leaves the measured range: more partitions than measured, GPUs other
  * than the one measured (or more of them), another CPU, another proof kind.
  */
-export function modelExtrapolations(
-  hw: HardwareSpec,
-  workload: Workload,
-  partitions: number,
-): string[] {
+export function modelExtrapolations(hw: HardwareSpec, workload: Workload, partitions: number): string[] {
   const out: string[] = [];
   if (partitions > maxMeasuredPartitions) {
     out.push(

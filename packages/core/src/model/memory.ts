@@ -76,7 +76,9 @@ export function porepEnvelopeBytes(partitions: number): number {
     const [p0, g0] = measuredPoints[i - 1] as readonly [number, number];
     if (p <= p1) return Math.round((g0 + ((g1 - g0) * (p - p0)) / (p1 - p0)) * GiB);
   }
-  return Math.round(lastMeasured[1] * GiB + (p - lastMeasured[0]) * K.porepEnvelopeSlopeAboveMeasuredBytes.value);
+  return Math.round(
+    lastMeasured[1] * GiB + (p - lastMeasured[0]) * K.porepEnvelopeSlopeAboveMeasuredBytes.value,
+  );
 }
 
 /** PoRep parameters and PCE: the idle footprint the envelope includes (69 GiB). */
@@ -200,5 +202,7 @@ export function estimateMemory(
 
 /** Smallest peak with which one proof of the workload can run at all: one partition, PCE resident (104 GiB for PoRep). */
 export function minimumRamBytes(workload: Workload): number {
-  return residentBytes(workload, srsBytes) + residentBytes(workload, pceBytes) + workingSetBytes(1, workload.kind);
+  return (
+    residentBytes(workload, srsBytes) + residentBytes(workload, pceBytes) + workingSetBytes(1, workload.kind)
+  );
 }

@@ -62,12 +62,15 @@ describe("calibration: peak memory on the measured box (never under, at most 10%
     { partitions: 12, gw: 2, inFlight: 20, low: 400, high: 400 },
     { partitions: 14, gw: 2, inFlight: 20, low: 457, high: 457 },
     { partitions: 16, gw: 2, inFlight: 20, low: 510, high: 510 },
-  ])("pw$partitions gw$gw, $inFlight in flight: $low-$high GiB", ({ partitions, gw, inFlight, low, high }) => {
-    const model = modelDaemon(devBox("768GiB"), pw(partitions, gw), porep(inFlight));
-    const peakGiB = model.memory.steady.peakBytes / GiB;
-    expect(peakGiB).toBeGreaterThanOrEqual(low);
-    expect(peakGiB).toBeLessThanOrEqual(high * 1.1);
-  });
+  ])(
+    "pw$partitions gw$gw, $inFlight in flight: $low-$high GiB",
+    ({ partitions, gw, inFlight, low, high }) => {
+      const model = modelDaemon(devBox("768GiB"), pw(partitions, gw), porep(inFlight));
+      const peakGiB = model.memory.steady.peakBytes / GiB;
+      expect(peakGiB).toBeGreaterThanOrEqual(low);
+      expect(peakGiB).toBeLessThanOrEqual(high * 1.1);
+    },
+  );
 
   it("the envelope passes through every measured point and grows faster above 7", () => {
     for (const [p, gib] of porepMeasuredPeakGiB) expect(porepEnvelopeBytes(p) / GiB).toBeCloseTo(gib, 6);
@@ -77,7 +80,11 @@ describe("calibration: peak memory on the measured box (never under, at most 10%
   });
 
   it("the budget daemon's cold start adds the 14 GiB PCE extraction to the steady peak", () => {
-    const model = modelDaemon(devBox(), { ...defaultDaemonConfig("budget"), maxParallelSynthesis: 7 }, porep(5));
+    const model = modelDaemon(
+      devBox(),
+      { ...defaultDaemonConfig("budget"), maxParallelSynthesis: 7 },
+      porep(5),
+    );
     expect(model.governingPhase).toBe("cold-start");
     expect(model.memory["cold-start"].peakBytes - model.memory.steady.peakBytes).toBe(14 * GiB);
   });

@@ -12,7 +12,8 @@ export function formatCheckText(result: CheckResult): string {
   out.push(
     `Read as the ${result.dialect} daemon (--dialect; default the current daemon); checked at ${result.concurrency} proof(s) in flight (${result.concurrencySource}; set --concurrency to check yours).`,
   );
-  const budget = result.runs.budgetBytes === undefined ? "" : `, budget ${formatBytes(result.runs.budgetBytes)}`;
+  const budget =
+    result.runs.budgetBytes === undefined ? "" : `, budget ${formatBytes(result.runs.budgetBytes)}`;
   out.push(
     `It will run ${result.runs.synthesizingPartitions} partition(s) synthesizing at once (limited by ${result.runs.limitedBy}${budget}).`,
   );

@@ -50,7 +50,9 @@ export function emitText(recommendation: Recommendation, options: EmitOptions = 
         `${p.extrapolations.length > 0 ? ` (extrapolated: ${p.extrapolations.length} point(s), see "extrapolated" below)` : ""}.`,
     );
   } else {
-    out.push("Predicted: no throughput: the model expects every config of this dialect to be OOM-killed here.");
+    out.push(
+      "Predicted: no throughput: the model expects every config of this dialect to be OOM-killed here.",
+    );
   }
   out.push(`Bench concurrency: ${r.bench.concurrency}`);
   out.push("");
