@@ -1,6 +1,7 @@
 import { type DaemonDialect, type HardwareSpec, modelDaemon } from "@cuzkit/core";
 import { buildDaemonConfig, type Knobs } from "../src/knobs.js";
 import { resolveTuneOptions, safetyMarginBytes, type TuneOptions } from "../src/options.js";
+import { throughputStep } from "../src/search.js";
 
 // An independent brute force over the full grid, straight on core's modelDaemon: the
 // reference the tuner's pruned search is measured against. No pruning, no caches.
@@ -48,10 +49,9 @@ export function bruteForce(
         const peak = Math.max(sized.peakBytes, sized.memory.warmup.peakBytes);
         if (stalled || peak > allowed) continue;
         const pph = model.timing.proofsPerHour;
-        const better =
-          !best ||
-          pph > best.proofsPerHour * (1 + 1e-9) ||
-          (pph >= best.proofsPerHour * (1 - 1e-9) && sized.peakBytes < best.peakBytes);
+        const step = throughputStep(pph);
+        const bestStep = best ? throughputStep(best.proofsPerHour) : -Infinity;
+        const better = !best || step > bestStep || (step === bestStep && sized.peakBytes < best.peakBytes);
         if (better) best = { knobs, proofsPerHour: pph, peakBytes: sized.peakBytes, evaluated: 0 };
       }
     }

@@ -42,7 +42,7 @@ export function memoryBreakdown(memory: MemoryEstimate, proofsInFlight: number):
     );
   }
   if (memory.gpuStageBytes > 0) {
-    parts.push(`${gib(memory.gpuStageBytes)} for GPU workers beyond the envelope's 2`);
+    parts.push(`${gib(memory.gpuStageBytes)} GPU stage`);
   }
   if (memory.inFlightBytes > 0) {
     parts.push(

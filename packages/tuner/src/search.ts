@@ -140,13 +140,26 @@ export function objectiveOf(timing: TimingEstimate, hasGpu: boolean): number {
     : 0;
 }
 
-function sameObjective(a: number, b: number): boolean {
-  return Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+/** Throughput steps the search tells apart: 2%, about the model's error at the measured points. */
+export const throughputStepRatio = 1.02;
+
+/**
+ * The 2% step of proofs/hour a value falls in. Throughputs in the same step count as equal,
+ * and then the least memory wins: the model cannot tell them apart, and the extra partitions
+ * would cost memory (often beyond what was measured) for nothing a benchmark would see.
+ */
+export function throughputStep(objective: number): number {
+  return objective > 0 ? Math.floor(Math.log(objective) / Math.log(throughputStepRatio) + 1e-9) : -Infinity;
 }
 
-/** True when `a` is preferred to `b`: more throughput, then less memory, then smaller settings. */
+function sameObjective(a: number, b: number): boolean {
+  return throughputStep(a) === throughputStep(b);
+}
+
+/** True when `a` is preferred to `b`: a higher throughput step, then less memory, then smaller settings. */
 export function isBetter(a: TimedEvaluation, b: TimedEvaluation): boolean {
-  if (!sameObjective(a.objective, b.objective)) return a.objective > b.objective;
+  if (!sameObjective(a.objective, b.objective))
+    return throughputStep(a.objective) > throughputStep(b.objective);
   if (a.peakBytes !== b.peakBytes) return a.peakBytes < b.peakBytes;
   if (a.knobs.concurrency !== b.knobs.concurrency) return a.knobs.concurrency < b.knobs.concurrency;
   if (a.knobs.gpuWorkersPerDevice !== b.knobs.gpuWorkersPerDevice)
@@ -176,7 +189,7 @@ export function usefulGpuWorkers(hw: HardwareSpec, options: ResolvedTuneOptions)
 }
 
 function sameOrAbove(value: number, reference: number): boolean {
-  return value >= reference || sameObjective(value, reference);
+  return throughputStep(value) >= throughputStep(reference);
 }
 
 /**

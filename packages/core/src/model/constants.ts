@@ -29,7 +29,7 @@ export const modelConstants = {
     "measured: peak RSS grows ~20 GiB per concurrently synthesizing PoRep partition from 2 to 7 partitions (69 + 20 x pw GiB); the slope of the envelope there",
   ),
   porepEnvelopeSlopeAboveMeasuredBytes: c(
-    33.4 * GiB,
+    ((510 - 209) / 9) * GiB,
     "bytes",
     "derived, extrapolated: above the 16 partitions measured, the average measured slope from 7 to 16 ((510 - 209) / 9 GiB per partition)",
   ),
@@ -37,11 +37,6 @@ export const modelConstants = {
     5,
     "count",
     "measured: the envelope points were taken with 5 proofs in flight (pw 12-16 with up to 20); more proofs add their per-proof state",
-  ),
-  porepEnvelopeGpuWorkersBaseline: c(
-    2,
-    "count",
-    "measured: the envelope box had one GPU with up to 2 GPU workers; each further worker holds one more partition",
   ),
   porepPartitionGpuStageBytes: c(
     4 * GiB,

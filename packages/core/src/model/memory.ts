@@ -44,7 +44,7 @@ export interface MemoryEstimate {
   synthesisBytes: number;
   /** Partitions held by GPU workers. */
   gpuStagePartitions: number;
-  /** Their memory. */
+  /** Their memory beyond the envelope (0: the envelope includes them, see estimateMemory). */
   gpuStageBytes: number;
   /** Per-proof state of the proofs in flight beyond the envelope's baseline of 5. */
   inFlightBytes: number;
@@ -150,8 +150,8 @@ export function synthesisSlots(
 /**
  * Peak daemon memory in one phase of its life, from the measured envelope: resident
  * parameters (and PCE once built) of every kind that runs + the envelope's working set for
- * the partitions synthesizing at once (scaled by circuit size for other kinds) + 4 GiB per
- * GPU worker beyond the envelope's 2 + per-proof state beyond its 5 proofs in flight, plus
+ * the partitions synthesizing at once (scaled by circuit size for other kinds; partitions on
+ * the GPUs included) + per-proof state beyond its 5 proofs in flight, plus
  * the 14 GiB PCE extraction transient in the cold start.
  */
 export function estimateMemory(
@@ -175,8 +175,10 @@ export function estimateMemory(
     gpuWorkerCount(hw, config),
     proofsInFlight * partitionsPerProof[workload.kind],
   );
-  const extraGpuStage = Math.max(0, gpuStagePartitions - K.porepEnvelopeGpuWorkersBaseline.value);
-  const gpuStageBytes = extraGpuStage * K.porepPartitionGpuStageBytes.value * scale;
+  // Not charged beyond the envelope: partitions spend ~10% of their time in the GPU stage
+  // (~4 s of ~37), and at pw10 the peak was lower with 2 GPU workers (271 GiB) than with 1
+  // (310 GiB): partitions waiting for a GPU, not those on it, make the growth above 7.
+  const gpuStageBytes = 0;
   const extraProofs = Math.max(0, proofsInFlight - K.porepEnvelopeInFlightBaseline.value);
   const inFlightBytes = extraProofs * K.inFlightProofBytes.value * scale;
   let peakBytes = srs + pce + transient + synthesisBytes + gpuStageBytes + inFlightBytes;
