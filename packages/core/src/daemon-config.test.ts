@@ -22,8 +22,9 @@ gpu_threads = 32
     expect(findings).toEqual([]);
   });
 
-  it("reads it as the current daemon by default: partition_workers is ignored, the auto budget runs", () => {
-    const { config, dialect, looksWrittenFor, findings } = readCuzkConfig(incident);
+  it("reads it as the current daemon when told so: partition_workers is ignored, the auto budget runs", () => {
+    expect(readCuzkConfig(incident).dialect).toBe("partition-workers");
+    const { config, dialect, looksWrittenFor, findings } = readCuzkConfig(incident, "budget");
     expect(dialect).toBe("budget");
     expect(looksWrittenFor).toBe("partition-workers");
     expect(config.totalBudgetBytes).toBe("auto");

@@ -135,7 +135,7 @@ export interface ConfigFinding {
 export interface ReadCuzkConfigResult {
   /** The settings as the daemon would apply them. */
   config: DaemonConfig;
-  /** The dialect the file was read as: the one given, else the current daemon's ("budget"). */
+  /** The dialect the file was read as: the one given, else `looksWrittenFor`. */
   dialect: DaemonDialect;
   /** The dialect the file's keys look written for (partition_workers and no budget keys: the older daemon). */
   looksWrittenFor: DaemonDialect;
@@ -171,12 +171,14 @@ const typeOk: Record<KeyKind, (v: unknown) => boolean> = {
 };
 
 /**
- * Reads cuzk.toml text as the daemon of `dialect` would (default "budget", the current
- * daemon: the file's keys never decide which daemon runs it; `looksWrittenFor` says what
- * they suggest). Throws InvalidInputError only when the TOML itself cannot be parsed;
+ * Reads cuzk.toml text as the daemon of `dialect` would. Without `dialect`, the one the
+ * file's keys look written for (`looksWrittenFor`: partition_workers and no budget keys is
+ * the older daemon); a check of what a given daemon will run must pass its dialect, since
+ * the current daemon ignores partition_workers whatever the file says (the tuner's
+ * checkConfig does). Throws InvalidInputError only when the TOML itself cannot be parsed;
  * everything else becomes a finding.
  */
-export function readCuzkConfig(text: string, dialect: DaemonDialect = "budget"): ReadCuzkConfigResult {
+export function readCuzkConfig(text: string, dialect?: DaemonDialect): ReadCuzkConfigResult {
   let raw: Record<string, unknown>;
   try {
     raw = parseToml(text) as Record<string, unknown>;
@@ -195,7 +197,7 @@ export function readCuzkConfig(text: string, dialect: DaemonDialect = "budget"):
     !flat.has("memory.total_budget")
       ? "partition-workers"
       : "budget";
-  const inferred = dialect;
+  const inferred = dialect ?? looksWrittenFor;
   const config = defaultDaemonConfig(inferred);
   const findings: ConfigFinding[] = [];
 

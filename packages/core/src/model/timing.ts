@@ -53,6 +53,11 @@ export function physicalCores(threads: number): number {
   return Math.max(1, Math.floor(threads / K.smtThreadsPerCore.value));
 }
 
+/** Rounds seconds to whole milliseconds: the model's resolution, so durations add up exactly in a simulated clock. */
+function wholeMs(seconds: number): number {
+  return Math.round(seconds * 1000) / 1000;
+}
+
 /** Speed factor of the slowest GPU of the machine (RTX 3090 = 1). */
 export function slowestGpuFactor(hw: HardwareSpec): number {
   if (hw.gpus.length === 0) return 0;
@@ -66,7 +71,9 @@ export function slowestGpuFactor(hw: HardwareSpec): number {
  */
 export function synthesisSecPerPartition(partitions: number, threads: number, scale = 1): number {
   const p = Math.min(Math.max(1, partitions), physicalCores(threads));
-  return K.porepSynthesisAloneSec.value * (1 + K.synthesisContentionPerPartition.value * (p - 1)) * scale;
+  return wholeMs(
+    K.porepSynthesisAloneSec.value * (1 + K.synthesisContentionPerPartition.value * (p - 1)) * scale,
+  );
 }
 
 /**
@@ -77,7 +84,7 @@ export function synthesisSecPerPartition(partitions: number, threads: number, sc
 export function gpuSecPerPartition(speedFactor: number, workersPerDevice: number, scale = 1): number {
   const kernel = (K.gpuKernelSecAtAnchor.value * K.gpuAnchorSpeedFactor.value) / speedFactor;
   const hidden = Math.min(2, Math.max(1, workersPerDevice));
-  return (kernel + K.gpuHostSecPerPartition.value / hidden) * scale;
+  return wholeMs((kernel + K.gpuHostSecPerPartition.value / hidden) * scale);
 }
 
 /** Combines independent bounds on seconds per proof: close to the largest, bending into it (n = 8). */
