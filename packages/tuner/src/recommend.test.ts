@@ -8,6 +8,7 @@ import {
 } from "@cuzkit/core";
 import { describe, expect, it } from "vitest";
 import { checkConfig } from "./check.js";
+import { emitText } from "./emit/text.js";
 import { emitCuzkToml } from "./emit/toml.js";
 import { UnsafeConfigError } from "./errors.js";
 import { recommend } from "./recommend.js";
@@ -315,5 +316,78 @@ describe("recommend", () => {
     expect(() => recommend(vast, { workload: "nope" as "porep" })).toThrow(/unknown workload/);
     expect(() => recommend(vast, { dialect: "nope" as "budget" })).toThrow(/dialect/);
     expect(() => recommend(vast, { concurrency: 0 })).toThrow(/concurrency/);
+  });
+});
+
+describe("the corrected law: partitions until memory binds", () => {
+  it("251 GB, 48 threads, 2x RTX 3090: ~7 partitions (the old model gave 3), within the envelope", () => {
+    const hw = hardwareFrom({ ram: "251GiB", cores: 48, gpus: "2xRTX3090" });
+    for (const dialect of dialects) {
+      const rec = recommend(hw, { dialect });
+      expect(rec.predicted.synthesizingPartitions).toBe(7);
+      expectSafe(hw, rec);
+      expect(rec.predicted.bottleneck).toBe("synthesis");
+    }
+  });
+
+  it("384 GiB, 192 threads: 10 partitions (the old model gave 13, measured ~430 GiB), peak within the measured 310 GiB + margin", () => {
+    const hw = hardwareFrom({ ram: "384GiB", cores: 192, gpus: "1xRTX5070Ti" });
+    const rec = recommend(hw, { dialect: "partition-workers" });
+    expect(rec.predicted.synthesizingPartitions).toBe(10);
+    expect(rec.predicted.peakMemoryBytes).toBeGreaterThanOrEqual(310 * GiB);
+    expect(rec.predicted.peakMemoryBytes).toBeLessThanOrEqual(rec.predicted.allowedPeakBytes);
+    // On the measured box within the measured range: nothing extrapolated.
+    expect(rec.predicted.extrapolations).toEqual([]);
+    expect(rec.reasons.find((r) => r.about === "extrapolated")?.text).toMatch(/^nothing/);
+  });
+
+  it("a container is sized by its limit, not by the host: 2 TiB host, 251 GiB limit, 32 of 384 threads", () => {
+    const hw = {
+      ...hardwareFrom({ ram: "2TiB", memoryLimit: "251GiB", cores: 32, gpus: "2xRTX3090" }),
+      hostCpuThreads: 384,
+    };
+    const limited = recommend(hw);
+    const bare = recommend(hardwareFrom({ ram: "251GiB", cores: 32, gpus: "2xRTX3090" }));
+    expect(limited.predicted.synthesizingPartitions).toBe(bare.predicted.synthesizingPartitions);
+    expect(limited.predicted.peakMemoryBytes).toBeLessThanOrEqual(251 * GiB * 0.9);
+    expect(limited.config.synthesis?.threads).toBe(32);
+  });
+
+  it("marks what is extrapolated in the reasons: above 16 partitions, unmeasured GPUs, several GPUs", () => {
+    const hw = hardwareFrom({ ram: "2TiB", cores: 256, gpus: "8xH100" });
+    const rec = recommend(hw);
+    expect(rec.predicted.synthesizingPartitions).toBeGreaterThan(16);
+    const text = rec.reasons.find((r) => r.about === "extrapolated")?.text ?? "";
+    expect(text).toMatch(/partitions at once: peak memory was measured up to 16/);
+    expect(text).toMatch(/H100: no cuzk measurement/);
+    expect(text).toMatch(/8 GPUs: measured with one/);
+    expect(emitText(rec)).toMatch(/extrapolated: \d+ point\(s\)/);
+  });
+
+  it("takes a throughput calibration for the hardware class, and rejects a bad one", () => {
+    const hw = hardwareFrom({ ram: "251GiB", cores: 48, gpus: "2xRTX3090" });
+    const plain = recommend(hw);
+    const calibrated = recommend(hw, {
+      calibration: { proofsPerHourFactor: 0.8, samples: 3, source: "fleet: 2x RTX 3090" },
+    });
+    expect(calibrated.predicted.proofsPerHour).toBeCloseTo(plain.predicted.proofsPerHour * 0.8, 9);
+    expect(calibrated.predicted.modelProofsPerHour).toBe(plain.predicted.proofsPerHour);
+    expect(calibrated.predicted.secPerProof).toBeCloseTo(plain.predicted.secPerProof / 0.8, 9);
+    expect(calibrated.predicted.calibration?.samples).toBe(3);
+    // The same config: a factor for the class does not change which setting is fastest.
+    expect(calibrated.config).toEqual(plain.config);
+    expect(calibrated.reasons.find((r) => r.about === "predicted")?.text).toMatch(
+      /Calibrated: x0\.80 from 3 benchmark run\(s\) \(fleet: 2x RTX 3090\)/,
+    );
+    expect(() => recommend(hw, { calibration: { proofsPerHourFactor: 0, samples: 3 } })).toThrow(/positive/);
+    expect(() => recommend(hw, { calibration: { proofsPerHourFactor: 1.1, samples: 0 } })).toThrow(
+      /1 sample/,
+    );
+  });
+
+  it("refuses a listen address the daemon would refuse", () => {
+    const hw = hardwareFrom({ ram: "251GiB", cores: 48, gpus: "2xRTX3090" });
+    expect(() => recommend(hw, { listen: "localhost:9820" })).toThrow(/does not resolve host names/);
+    expect(recommend(hw, { listen: "127.0.0.1:9820" }).config.daemon?.listen).toBe("127.0.0.1:9820");
   });
 });

@@ -36,7 +36,7 @@ export interface Prediction {
   allowedPeakBytes: number;
   /** usableRamBytes minus peakMemoryBytes. */
   headroomBytes: number;
-  /** Steady-state proofs per hour (0 without a GPU), times the calibration factor when one is given. */
+  /** Steady-state proofs per hour (0 without a GPU, and 0 when nothing fits at all), times the calibration factor when one is given. */
   proofsPerHour: number;
   /** The model's own proofs/hour, before any calibration. */
   modelProofsPerHour: number;
@@ -199,15 +199,26 @@ function infeasibility(
   allowedPeakBytes: number,
 ): { reason: string; warnings: TunerWarning[] } {
   const label = proofKindLabel[options.workload.kind];
-  const phase = smallest.memory.warmup.peakBytes > smallest.peakBytes ? "warmup" : smallest.governingPhase;
-  const peak = Math.max(smallest.peakBytes, smallest.memory.warmup.peakBytes);
+  // A budget too small to hold one partition stalls: size the minimum for the smallest
+  // config that runs (its budget no longer the limit).
+  const stalled = smallest.memory[smallest.governingPhase].slots.stalled;
+  const memory = stalled
+    ? modelDaemon(
+        hw,
+        { ...smallest.config, totalBudgetBytes: Number.MAX_SAFE_INTEGER },
+        { ...smallest.workload, concurrency: smallest.knobs.concurrency + options.postSlots },
+      ).memory
+    : smallest.memory;
+  const governing = memory[smallest.governingPhase].peakBytes;
+  const phase = memory.warmup.peakBytes > governing ? "warmup" : smallest.governingPhase;
+  const peak = Math.max(governing, memory.warmup.peakBytes);
   const needed = usableRamNeededBytes(peak, options);
   const warnings: TunerWarning[] = [];
   let reason =
     `usable RAM below the minimum for ${label} with the ${options.dialect} daemon: it needs at least ${formatBytes(needed)} usable, ` +
     `${formatBytes(hw.usableRamBytes)} is usable (${formatBytes(allowedPeakBytes)} after the margin). ` +
     `Its smallest config (${knobsText(options.dialect, smallest)}) peaks at ${formatBytes(peak)} in the ${phase} phase: ` +
-    memoryBreakdown(smallest.memory[phase], smallest.knobs.concurrency + options.postSlots);
+    memoryBreakdown(memory[phase], smallest.knobs.concurrency + options.postSlots);
   if (options.dialect === "budget") {
     reason += "; this daemon always runs at least 2 synthesis workers and re-extracts its PCE at every start";
   }
@@ -218,9 +229,15 @@ function infeasibility(
       `. The ${other} daemon would fit (${knobsText(other, alternative)}, peak ${formatBytes(alternative.peakBytes)}` +
       `${other === "partition-workers" ? " after a warmup restart" : ""}): run cuzkit tune --dialect ${other}`;
   } else {
-    warnings.push({ code: "BELOW_MINIMUM", message: reason });
+    warnings.push({
+      code: "BELOW_MINIMUM",
+      message: `${label} needs at least ${formatBytes(needed)} usable RAM with the ${options.dialect} daemon; ${formatBytes(hw.usableRamBytes)} is usable`,
+    });
   }
-  warnings.push({ code: "INFEASIBLE", message: `no safe config: ${reason}` });
+  warnings.push({
+    code: "INFEASIBLE",
+    message: `no safe config for the ${options.dialect} daemon on this machine (the reason is above)`,
+  });
   return { reason, warnings };
 }
 
@@ -256,7 +273,9 @@ export function recommend(
   const sized = modelDaemon(hw, chosen.config, { ...chosen.workload, concurrency: curio.maxPending });
   const warmup = planWarmup(hw, resolved.dialect, chosen, usedOptions, extras);
   const extrapolations = [...new Set([...sized.extrapolations, ...model.extrapolations])];
-  const factor = options.calibration?.proofsPerHourFactor ?? 1;
+  // A config the model expects to be OOM-killed proves nothing: no throughput for it.
+  const forceable = outcome.best !== undefined || forcedOutcome?.best !== undefined;
+  const factor = forceable ? (options.calibration?.proofsPerHourFactor ?? 1) : 0;
   const warnings = hardwareWarnings(hw, readings);
   let infeasibleReason: string | undefined;
   if (!outcome.best) {
@@ -279,7 +298,7 @@ export function recommend(
   const steady = model.memory.steady;
   const recommendation: Recommendation = {
     feasible: outcome.best !== undefined,
-    forceable: outcome.best !== undefined || forcedOutcome?.best !== undefined,
+    forceable,
     dialect: resolved.dialect,
     workload: {
       name: resolved.workloadName,
@@ -304,8 +323,8 @@ export function recommend(
       allowedPeakBytes: outcome.allowedPeakBytes,
       headroomBytes: sized.headroomBytes,
       proofsPerHour: model.timing.proofsPerHour * factor,
-      modelProofsPerHour: model.timing.proofsPerHour,
-      secPerProof: model.timing.secPerProof / factor,
+      modelProofsPerHour: forceable ? model.timing.proofsPerHour : 0,
+      secPerProof: factor > 0 ? model.timing.secPerProof / factor : Number.POSITIVE_INFINITY,
       singleProofSec: model.timing.singleProofSec,
       proofLatencySec: model.timing.proofLatencySec,
       firstProofSec: model.timing.firstProofSec,

@@ -142,9 +142,19 @@ describe("cuzkit tune: a machine too small", () => {
   it("prints the explanation in text and json, then exits 2", async () => {
     const text = await run(tinyFlags);
     expect(text.stdout).toMatch(/NO SAFE CONFIG/);
+    // One minimum, and no throughput for a config that would be OOM-killed.
+    expect(new Set(text.stdout.match(/needs at least [\d.]+ GiB/g))).toEqual(
+      new Set(["needs at least 137.0 GiB"]),
+    );
+    expect(text.stdout).toMatch(/^Predicted: no throughput/m);
+    expect(text.stdout).not.toMatch(/[\d.]+ proofs\/hour \(/);
     expect((text.error as CommandExit).exitCode).toBe(2);
     const json = await run([...tinyFlags, "--format", "json"]);
-    expect(JSON.parse(json.stdout)).toMatchObject({ feasible: false, config: null });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      feasible: false,
+      config: null,
+      predicted: { proofsPerHour: 0 },
+    });
     expect(json.error).toBeInstanceOf(CommandExit);
   });
 
