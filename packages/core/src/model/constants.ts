@@ -39,9 +39,9 @@ export const modelConstants = {
     "measured: the envelope points were taken with 5 proofs in flight (pw 12-16 with up to 20); more proofs add their per-proof state",
   ),
   porepPartitionGpuStageBytes: c(
-    4 * GiB,
+    0,
     "bytes",
-    "measured: ~4 GiB per partition left after prove_start, while the GPU works on it",
+    "derived: nothing beyond the envelope. A partition on a GPU holds ~4 GiB after prove_start (measured), but the envelope's 20 GiB per synthesizing partition was measured with partitions flowing through the GPU stage, so it includes them; at pw10, 2 GPU workers peaked lower (271 GiB) than 1 (310 GiB)",
   ),
   inFlightProofBytes: c(
     1.5 * GiB,

@@ -175,10 +175,8 @@ export function estimateMemory(
     gpuWorkerCount(hw, config),
     proofsInFlight * partitionsPerProof[workload.kind],
   );
-  // Not charged beyond the envelope: partitions spend ~10% of their time in the GPU stage
-  // (~4 s of ~37), and at pw10 the peak was lower with 2 GPU workers (271 GiB) than with 1
-  // (310 GiB): partitions waiting for a GPU, not those on it, make the growth above 7.
-  const gpuStageBytes = 0;
+  // Partitions on the GPUs are inside the envelope (porepPartitionGpuStageBytes is 0 beyond it).
+  const gpuStageBytes = gpuStagePartitions * K.porepPartitionGpuStageBytes.value * scale;
   const extraProofs = Math.max(0, proofsInFlight - K.porepEnvelopeInFlightBaseline.value);
   const inFlightBytes = extraProofs * K.inFlightProofBytes.value * scale;
   let peakBytes = srs + pce + transient + synthesisBytes + gpuStageBytes + inFlightBytes;
