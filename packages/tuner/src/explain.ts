@@ -14,7 +14,7 @@ import {
 import type { HardwareReadings } from "./detect/types.js";
 import type { Knobs } from "./knobs.js";
 import type { ResolvedTuneOptions } from "./options.js";
-import type { SearchOutcome, TimedEvaluation } from "./search.js";
+import { type SearchOutcome, type TimedEvaluation, throughputStep } from "./search.js";
 import type { WarmupPlan } from "./warmup.js";
 
 // Human sentences, with numbers, for every choice the tuner makes.
@@ -99,10 +99,14 @@ function neighbourText(ctx: ExplainContext, knobs: Knobs, what: string): string 
   if (!next.safe) {
     return `${what} would peak at ${gib(Math.max(next.peakBytes, next.memory.warmup.peakBytes))}, over the allowed ${gib(ctx.outcome.allowedPeakBytes)}.`;
   }
+  const more = next.peakBytes - ctx.chosen.peakBytes;
+  const memory = more > 0 ? ` and would hold ${gib(more)} more` : "";
   if (next.objective > ctx.chosen.objective * (1 + 1e-9)) {
-    return `${what} would be faster but is not chosen (${next.objective.toFixed(1)} proofs/hour).`;
+    return throughputStep(next.objective) > throughputStep(ctx.chosen.objective)
+      ? `${what} would be faster but is not chosen (${next.objective.toFixed(1)} proofs/hour).`
+      : `${what} would give ${next.objective.toFixed(1)} proofs/hour, within the model's 2% resolution, so the smaller setting is kept.`;
   }
-  return `${what} would not be faster (${bottleneckText(ctx)}) and would hold ${gib(next.peakBytes - ctx.chosen.peakBytes)} more.`;
+  return `${what} would not be faster (${bottleneckText(ctx)})${memory}.`;
 }
 
 function bottleneckText(ctx: ExplainContext): string {
@@ -190,7 +194,7 @@ function gpuWorkersReason(ctx: ExplainContext): Reason {
   const next = neighbourText(ctx, { ...chosen.knobs, gpuWorkersPerDevice: g + 1 }, `${g + 1} workers`);
   return {
     about: "gpus.gpu_workers_per_device",
-    text: `${g}: ${compare}. Each worker holds a partition (~${gib(modelConstants.porepPartitionGpuStageBytes.value * scale)}) of host RAM while it proves. ${next}`,
+    text: `${g}: ${compare}. Partitions on the GPUs are inside the measured memory envelope (at pw10, 2 workers peaked lower than 1). ${next}`,
   };
 }
 

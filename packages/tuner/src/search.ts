@@ -156,14 +156,15 @@ function sameObjective(a: number, b: number): boolean {
   return throughputStep(a) === throughputStep(b);
 }
 
-/** True when `a` is preferred to `b`: a higher throughput step, then less memory, then smaller settings. */
+/** True when `a` is preferred to `b`: a higher throughput step, then less memory, fewer proofs in flight, more GPU workers, less parallelism. */
 export function isBetter(a: TimedEvaluation, b: TimedEvaluation): boolean {
   if (!sameObjective(a.objective, b.objective))
     return throughputStep(a.objective) > throughputStep(b.objective);
   if (a.peakBytes !== b.peakBytes) return a.peakBytes < b.peakBytes;
   if (a.knobs.concurrency !== b.knobs.concurrency) return a.knobs.concurrency < b.knobs.concurrency;
+  // More GPU workers (at most the useful 2) cost no memory and were measured no slower.
   if (a.knobs.gpuWorkersPerDevice !== b.knobs.gpuWorkersPerDevice)
-    return a.knobs.gpuWorkersPerDevice < b.knobs.gpuWorkersPerDevice;
+    return a.knobs.gpuWorkersPerDevice > b.knobs.gpuWorkersPerDevice;
   return a.knobs.synthesisParallelism < b.knobs.synthesisParallelism;
 }
 
