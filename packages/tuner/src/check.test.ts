@@ -145,6 +145,18 @@ describe("checkConfig", () => {
     expect(older.predicted?.proofsPerHour).toBeGreaterThan(0);
   });
 
+  it("fails a listen address the daemon refuses, and a size given as a TOML integer", () => {
+    const result = checkConfig(hw, '[daemon]\nlisten = "localhost:9820"\n[memory]\ntotal_budget = 400\n');
+    expect(result.exitCode).toBe(2);
+    expect(result.findings.map((f) => [f.kind, f.key])).toEqual([
+      ["invalid", "daemon.listen"],
+      ["invalid", "memory.total_budget"],
+    ]);
+    expect(result.problems.join("\n")).toMatch(
+      /daemon\.listen: .*does not resolve host names.*refuses to start/,
+    );
+  });
+
   it("rejects text that is not TOML", () => {
     expect(() => checkConfig(hw, "[memory\n")).toThrow(/not valid TOML/);
   });
