@@ -11,6 +11,7 @@ import {
   mebibytesToBytes,
   parseByteSize,
   parseCuzkSize,
+  parseSizeWithUnit,
   toCuzkSize,
 } from "./bytes.js";
 import { InvalidInputError } from "./errors.js";
@@ -38,6 +39,30 @@ describe("parseByteSize", () => {
   });
 });
 
+describe("parseSizeWithUnit (command-line sizes)", () => {
+  it("reads sizes with a unit", () => {
+    expect(parseSizeWithUnit("256GiB")).toBe(256 * GiB);
+    expect(parseSizeWithUnit("251 GB")).toBe(251e9);
+    expect(parseSizeWithUnit("2TiB")).toBe(2048 * GiB);
+  });
+
+  it.each([
+    ["256", /has no unit/, /did you mean "256GiB"\?/],
+    ["256G", /ambiguous unit "G"/, /256GiB .* or 256GB/],
+    ["1t", /ambiguous unit "t"/, /1TiB .* or 1TB/],
+    ["lots", /cannot read the size "lots"/, /256GiB/],
+  ])("refuses %j", (text, message, hint) => {
+    try {
+      parseSizeWithUnit(text, "size");
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(InvalidInputError);
+      expect((error as InvalidInputError).message).toMatch(message);
+      expect((error as InvalidInputError).hint).toMatch(hint);
+    }
+  });
+});
+
 describe("formatBytes", () => {
   it("uses binary units people expect", () => {
     expect(formatBytes(251 * GiB)).toBe("251.0 GiB");
@@ -46,14 +71,47 @@ describe("formatBytes", () => {
   });
 });
 
-describe("cuzk size strings", () => {
-  it("parses only what the daemon parses", () => {
-    expect(parseCuzkSize("240GiB")).toBe(240 * GiB);
-    expect(parseCuzkSize("512MiB")).toBe(512 * MiB);
-    expect(parseCuzkSize("100GB")).toBe(100e9);
-    expect(parseCuzkSize("1234")).toBe(1234);
-    for (const bad of ["1TiB", "256G", "1.5GiB", "256 GiB", "auto", "-1GiB"])
-      expect(parseCuzkSize(bad)).toBeUndefined();
+describe("cuzk size strings: parseCuzkSize mirrors config.rs parse_size", () => {
+  // One row per branch of curio extern/cuzk/cuzk-core/src/config.rs parse_size (e0294b0f),
+  // including the cases of its own test_parse_size.
+  it.each([
+    // its own tests
+    ["50GiB", 50 * GiB, true],
+    ["140GiB", 140 * GiB, true],
+    ["626MiB", 626 * MiB, true],
+    // suffixes, in the order the daemon tries them
+    ["100GB", 100e9, true],
+    ["512MB", 512e6, true],
+    ["1234", 1234, true],
+    ["0GiB", 0, true],
+    // trim outside, trim between number and suffix, a leading "+" (Rust's u64 parser takes it)
+    [" 256GiB ", 256 * GiB, true],
+    ["256 GiB", 256 * GiB, true],
+    ["+256GiB", 256 * GiB, true],
+    ["\t64 MiB\n", 64 * MiB, true],
+    ["  4096  ", 4096, true],
+    // fallbacks: GiB and bytes -> 50 GiB, GB -> 50 GB, MiB and MB -> 0
+    ["1.5GiB", 50 * GiB, false],
+    ["GiB", 50 * GiB, false],
+    ["-1GiB", 50 * GiB, false],
+    ["+ 5GiB", 50 * GiB, false],
+    ["1.5MiB", 0, false],
+    ["x MiB", 0, false],
+    ["1.5GB", 50e9, false],
+    ["1.5MB", 0, false],
+    ["1TiB", 50 * GiB, false],
+    ["256G", 50 * GiB, false],
+    ["256gib", 50 * GiB, false],
+    ["auto", 50 * GiB, false],
+    ["", 50 * GiB, false],
+    ["18446744073709551616", 50 * GiB, false],
+    // u64 wrap-around of the product, as in a release build
+    ["17179869184GiB", 0, true],
+  ] as const)("%j -> %d bytes (read as written: %s)", (text, bytes, readAsWritten) => {
+    expect(parseCuzkSize(text)).toEqual({ bytes, readAsWritten });
+  });
+
+  it("falls back to 50 GiB", () => {
     expect(cuzkSizeFallbackBytes).toBe(50 * GiB);
   });
 
@@ -71,10 +129,10 @@ describe("cuzk size strings", () => {
       fc.property(fc.double({ min: 0, max: 2 ** 50, noNaN: true }), (bytes) => {
         const text = toCuzkSize(bytes);
         const parsed = parseCuzkSize(text);
-        expect(parsed).toBeDefined();
-        expect(parsed).toBeLessThanOrEqual(bytes);
+        expect(parsed.readAsWritten).toBe(true);
+        expect(parsed.bytes).toBeLessThanOrEqual(bytes);
         // Rounding loses less than one unit of the unit chosen.
-        expect(bytes - (parsed ?? 0)).toBeLessThan(bytes >= GiB ? GiB : bytes >= MiB ? MiB : 1);
+        expect(bytes - parsed.bytes).toBeLessThan(bytes >= GiB ? GiB : bytes >= MiB ? MiB : 1);
       }),
     );
   });

@@ -113,30 +113,80 @@ export function formatBytes(bytes: number, fractionDigits = 1): string {
   return `${bytes} B`;
 }
 
-/**
- * What cuzk's own `parse_size` makes of a size string: integer `GiB|MiB|GB|MB` or plain
- * bytes. Returns undefined for anything else; the daemon then silently uses 50 GiB.
- */
-export function parseCuzkSize(text: string): number | undefined {
-  const match = /^(\d+)(GiB|MiB|GB|MB)?$/.exec(text.trim());
-  if (!match) return undefined;
-  const value = Number(match[1]);
-  switch (match[2]) {
-    case "GiB":
-      return value * GiB;
-    case "MiB":
-      return value * MiB;
-    case "GB":
-      return value * 1e9;
-    case "MB":
-      return value * 1e6;
-    default:
-      return value;
-  }
+/** What cuzk's config parser made of a size string. */
+export interface CuzkSizeReading {
+  /** The bytes the daemon uses. */
+  bytes: number;
+  /** True when the number was read as written; false when the daemon fell back to a default. */
+  readAsWritten: boolean;
 }
 
-/** The size the daemon falls back to, silently, for a size string it cannot parse. */
+// Rust's str::trim removes Unicode White_Space, which differs from JS's \s (U+0085 in, U+FEFF out).
+const rustWhiteSpace = "\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000";
+const rustTrim = new RegExp(`^[${rustWhiteSpace}]+|[${rustWhiteSpace}]+$`, "g");
+const u64Max = 2n ** 64n - 1n;
+
+/** Rust's `str::parse::<u64>()`: an optional "+", then ASCII digits only, at most 2^64 - 1. */
+function parseRustU64(text: string): bigint | undefined {
+  if (!/^\+?[0-9]+$/.test(text)) return undefined;
+  const value = BigInt(text.startsWith("+") ? text.slice(1) : text);
+  return value <= u64Max ? value : undefined;
+}
+
+/**
+ * What cuzk's own `parse_size` makes of a size string, exactly: it trims the text, then
+ * takes a `GiB`, `MiB`, `GB` or `MB` suffix (case-sensitive, in that order), trims again
+ * and parses the rest as an unsigned integer (a leading "+" is allowed); no suffix means
+ * bytes. When the number does not parse it falls back silently: 50 GiB for `GiB` and for
+ * plain bytes, 50 GB for `GB`, 0 for `MiB` and `MB` (so "1.5MiB" is 0, "1.5GiB" 50 GiB).
+ * Products beyond 2^64 wrap, as in a release build.
+ * Source: curio extern/cuzk/cuzk-core/src/config.rs `parse_size` (read at e0294b0f).
+ */
+export function parseCuzkSize(text: string): CuzkSizeReading {
+  const trimmed = text.replace(rustTrim, "");
+  const suffixes: [string, bigint, bigint][] = [
+    ["GiB", 1024n ** 3n, 50n],
+    ["MiB", 1024n ** 2n, 0n],
+    ["GB", 1_000_000_000n, 50n],
+    ["MB", 1_000_000n, 0n],
+  ];
+  for (const [suffix, unit, fallback] of suffixes) {
+    if (!trimmed.endsWith(suffix)) continue;
+    const number = parseRustU64(trimmed.slice(0, -suffix.length).replace(rustTrim, ""));
+    const bytes = ((number ?? fallback) * unit) & u64Max;
+    return { bytes: Number(bytes), readAsWritten: number !== undefined };
+  }
+  const number = parseRustU64(trimmed);
+  return { bytes: number === undefined ? 50 * GiB : Number(number), readAsWritten: number !== undefined };
+}
+
+/** The size the daemon falls back to, silently, for a GiB or plain size string it cannot parse. */
 export const cuzkSizeFallbackBytes = 50 * GiB;
+
+const unitSuggestion = (value: string) =>
+  `did you mean "${value}GiB"? Write a unit: GiB or TiB (binary), GB or TB (decimal)`;
+
+/**
+ * Parses a size a person typed on a command line, where a unit is required: "256GiB",
+ * "251 GB", "2TiB", "64MiB". A bare number is refused with a "did you mean 256GiB?" hint
+ * (it would otherwise mean bytes), and so are single-letter units such as "256G" (GB or
+ * GiB?). Throws InvalidInputError.
+ */
+export function parseSizeWithUnit(text: string, what = "size"): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$/.exec(text);
+  const value = match?.[1];
+  const unit = match?.[2] ?? "";
+  if (value !== undefined && unit === "") {
+    throw new InvalidInputError(`the ${what} "${text.trim()}" has no unit`, unitSuggestion(value));
+  }
+  if (value !== undefined && /^[kmgt]$/i.test(unit)) {
+    throw new InvalidInputError(
+      `the ${what} "${text.trim()}" has an ambiguous unit "${unit}"`,
+      `write ${value}${unit.toUpperCase()}iB (binary, as free and nvidia-smi print) or ${value}${unit.toUpperCase()}B (decimal, as Vast.ai offers print)`,
+    );
+  }
+  return parseByteSize(text);
+}
 
 /**
  * Emits a size string cuzk parses exactly: whole GiB when possible ("240GiB"), else whole

@@ -4,19 +4,64 @@ import { readCuzkConfig } from "./daemon-config.js";
 import { InvalidInputError } from "./errors.js";
 
 describe("readCuzkConfig", () => {
-  it("reads the incidents' partition-workers config", () => {
-    const { config, dialect, findings } = readCuzkConfig(`
+  const incident = `
 [synthesis]
 partition_workers = 16
 [gpus]
 gpu_workers_per_device = 2
 gpu_threads = 32
-`);
+`;
+
+  it("reads the incidents' config as the older partition-workers daemon when told so", () => {
+    const { config, dialect, looksWrittenFor, findings } = readCuzkConfig(incident, "partition-workers");
     expect(dialect).toBe("partition-workers");
+    expect(looksWrittenFor).toBe("partition-workers");
     expect(config.partitionWorkers).toBe(16);
     expect(config.gpuWorkersPerDevice).toBe(2);
     expect(config.gpuThreads).toBe(32);
     expect(findings).toEqual([]);
+  });
+
+  it("reads it as the current daemon when told so: partition_workers is ignored, the auto budget runs", () => {
+    expect(readCuzkConfig(incident).dialect).toBe("partition-workers");
+    const { config, dialect, looksWrittenFor, findings } = readCuzkConfig(incident, "budget");
+    expect(dialect).toBe("budget");
+    expect(looksWrittenFor).toBe("partition-workers");
+    expect(config.totalBudgetBytes).toBe("auto");
+    expect(config.maxParallelSynthesis).toBe(18);
+    expect(findings).toEqual([
+      expect.objectContaining({ kind: "ignored", key: "synthesis.partition_workers" }),
+    ]);
+  });
+
+  it("treats gpus.affinity as a key the daemon does not know (silently ignored, not fatal)", () => {
+    const { findings } = readCuzkConfig(`[gpus]\naffinity = "0-31"\n`);
+    expect(findings).toEqual([expect.objectContaining({ kind: "unknown", key: "gpus.affinity" })]);
+  });
+
+  it("reads sizes exactly as parse_size: spaces and '+' are fine, fractions fall back", () => {
+    const ok = readCuzkConfig(`[memory]\ntotal_budget = " +256 GiB "\n`);
+    expect(ok.config.totalBudgetBytes).toBe(256 * GiB);
+    expect(ok.findings).toEqual([]);
+    const mib = readCuzkConfig(`[memory]\ntotal_budget = "1.5MiB"\n`);
+    expect(mib.config.totalBudgetBytes).toBe(0);
+    expect(mib.findings[0]?.message).toMatch(/becomes 0 bytes/);
+    const gb = readCuzkConfig(`[memory]\ntotal_budget = "1.5GB"\n`);
+    expect(gb.config.totalBudgetBytes).toBe(50e9);
+    // serde reads the size as a String: a TOML integer stops the daemon.
+    expect(readCuzkConfig(`[memory]\ntotal_budget = 1000\n`).findings[0]?.kind).toBe("invalid");
+  });
+
+  it("reports a listen address the daemon refuses", () => {
+    const { findings } = readCuzkConfig(`[daemon]\nlisten = "localhost:9820"\n`);
+    expect(findings).toEqual([
+      expect.objectContaining({
+        kind: "invalid",
+        key: "daemon.listen",
+        message: expect.stringMatching(/host names/),
+      }),
+    ]);
+    expect(readCuzkConfig(`[daemon]\nlisten = "[::1]:9820"\n`).findings).toEqual([]);
   });
 
   it("flags what the current daemon ignores or misreads", () => {

@@ -1,5 +1,6 @@
 import { parse as parseToml } from "smol-toml";
-import { cuzkSizeFallbackBytes, GiB, parseCuzkSize } from "./bytes.js";
+import { formatBytes, GiB, parseCuzkSize } from "./bytes.js";
+import { daemonListenProblem } from "./daemon-listen.js";
 import { InvalidInputError } from "./errors.js";
 
 // The daemon's configuration as the model sees it, in its two dialects, and a reader for
@@ -100,7 +101,6 @@ export const cuzkConfigKeys: Record<string, KeyInfo> = {
   "gpus.devices": { kind: "int[]", readBy: both },
   "gpus.gpu_threads": { kind: "int", readBy: both },
   "gpus.gpu_workers_per_device": { kind: "int", readBy: both },
-  "gpus.affinity": { kind: "string", readBy: none, note: "a design-document key the daemon never read" },
   "scheduler.max_batch_size": { kind: "int", readBy: both },
   "scheduler.max_batch_wait_ms": { kind: "int", readBy: both },
   "scheduler.sort_by_type": { kind: "bool", readBy: none, note: "never read by the daemon" },
@@ -135,8 +135,10 @@ export interface ConfigFinding {
 export interface ReadCuzkConfigResult {
   /** The settings as the daemon would apply them. */
   config: DaemonConfig;
-  /** The dialect the file was read as (given, or inferred from its keys). */
+  /** The dialect the file was read as: the one given, else `looksWrittenFor`. */
   dialect: DaemonDialect;
+  /** The dialect the file's keys look written for (partition_workers and no budget keys: the older daemon). */
+  looksWrittenFor: DaemonDialect;
   /** Keys and values the daemon ignores or misreads. */
   findings: ConfigFinding[];
   /** The parsed file, section by section. */
@@ -156,10 +158,12 @@ function flatten(table: Record<string, unknown>): Map<string, unknown> {
   return flat;
 }
 
+// Types as serde reads them: sizes and durations are Strings, counts u32.
+const u32Max = 2 ** 32 - 1;
 const typeOk: Record<KeyKind, (v: unknown) => boolean> = {
-  size: (v) => typeof v === "string" || (typeof v === "number" && Number.isInteger(v)),
-  duration: (v) => typeof v === "string" || typeof v === "number",
-  int: (v) => typeof v === "number" && Number.isInteger(v) && v >= 0,
+  size: (v) => typeof v === "string",
+  duration: (v) => typeof v === "string",
+  int: (v) => typeof v === "number" && Number.isInteger(v) && v >= 0 && v <= u32Max,
   bool: (v) => typeof v === "boolean",
   string: (v) => typeof v === "string",
   "string[]": (v) => Array.isArray(v) && v.every((x) => typeof x === "string"),
@@ -167,10 +171,12 @@ const typeOk: Record<KeyKind, (v: unknown) => boolean> = {
 };
 
 /**
- * Reads cuzk.toml text as the daemon would. The dialect is inferred when not given: a file
- * with `synthesis.partition_workers` and no `memory`/`pipeline.max_parallel_synthesis` keys
- * is read as `partition-workers`, otherwise `budget`. Throws InvalidInputError only when the
- * TOML itself cannot be parsed; everything else becomes a finding.
+ * Reads cuzk.toml text as the daemon of `dialect` would. Without `dialect`, the one the
+ * file's keys look written for (`looksWrittenFor`: partition_workers and no budget keys is
+ * the older daemon); a check of what a given daemon will run must pass its dialect, since
+ * the current daemon ignores partition_workers whatever the file says (the tuner's
+ * checkConfig does). Throws InvalidInputError only when the TOML itself cannot be parsed;
+ * everything else becomes a finding.
  */
 export function readCuzkConfig(text: string, dialect?: DaemonDialect): ReadCuzkConfigResult {
   let raw: Record<string, unknown>;
@@ -185,13 +191,13 @@ export function readCuzkConfig(text: string, dialect?: DaemonDialect): ReadCuzkC
     );
   }
   const flat = flatten(raw);
-  const inferred: DaemonDialect =
-    dialect ??
-    (flat.has("synthesis.partition_workers") &&
+  const looksWrittenFor: DaemonDialect =
+    flat.has("synthesis.partition_workers") &&
     !flat.has("pipeline.max_parallel_synthesis") &&
     !flat.has("memory.total_budget")
       ? "partition-workers"
-      : "budget");
+      : "budget";
+  const inferred = dialect ?? looksWrittenFor;
   const config = defaultDaemonConfig(inferred);
   const findings: ConfigFinding[] = [];
 
@@ -209,7 +215,7 @@ export function readCuzkConfig(text: string, dialect?: DaemonDialect): ReadCuzkC
       findings.push({
         kind: "invalid",
         key,
-        message: `expected ${info.kind}, found ${JSON.stringify(value)}: the daemon refuses to start`,
+        message: `expected ${info.kind === "size" || info.kind === "duration" ? `a ${info.kind} string such as ${info.kind === "size" ? '"240GiB"' : '"5m"'}` : info.kind}, found ${JSON.stringify(value)}: the daemon refuses to start`,
       });
       continue;
     }
@@ -223,21 +229,44 @@ export function readCuzkConfig(text: string, dialect?: DaemonDialect): ReadCuzkC
     }
     applyKey(config, key, value, findings);
   }
-  return { config, dialect: inferred, findings, raw };
+  return { config, dialect: inferred, looksWrittenFor, findings, raw };
+}
+
+/** What cuzk's parse_duration (config.rs) makes of a duration: `Nm`, `Ns` or seconds, with silent fallbacks. */
+export function parseCuzkDurationSec(text: string): { seconds: number; readAsWritten: boolean } {
+  const trimmed = text.trim();
+  const number = (s: string) => (/^\+?\d+$/.test(s.trim()) ? Number(s.trim().replace("+", "")) : undefined);
+  if (trimmed.endsWith("m")) {
+    const n = number(trimmed.slice(0, -1));
+    return { seconds: (n ?? 5) * 60, readAsWritten: n !== undefined };
+  }
+  if (trimmed.endsWith("s")) {
+    const n = number(trimmed.slice(0, -1));
+    return { seconds: n ?? 300, readAsWritten: n !== undefined };
+  }
+  const n = number(trimmed);
+  return { seconds: n ?? 300, readAsWritten: n !== undefined };
 }
 
 function applyKey(config: DaemonConfig, key: string, value: unknown, findings: ConfigFinding[]): void {
   const size = (): number => {
-    if (typeof value === "number") return value;
     const parsed = parseCuzkSize(value as string);
-    if (parsed !== undefined) return parsed;
-    findings.push({
-      kind: "misread",
-      key,
-      message: `"${value as string}" is not a size the daemon parses (integer GiB, MiB, GB, MB or bytes): it silently becomes 50 GiB`,
-    });
-    return cuzkSizeFallbackBytes;
+    if (!parsed.readAsWritten) {
+      findings.push({
+        kind: "misread",
+        key,
+        message: `"${value as string}" is not a size the daemon parses (an integer with GiB, MiB, GB, MB or nothing for bytes): it silently becomes ${parsed.bytes === 0 ? "0 bytes" : parsed.bytes === 50e9 ? "50 GB" : formatBytes(parsed.bytes, 0)}`,
+      });
+    }
+    return parsed.bytes;
   };
+  if (key === "daemon.listen") {
+    const problem = daemonListenProblem(value as string);
+    if (problem !== undefined) {
+      findings.push({ kind: "invalid", key, message: `${problem}: the daemon refuses to start` });
+    }
+    return;
+  }
   switch (key) {
     case "memory.total_budget":
       config.totalBudgetBytes = value === "auto" ? "auto" : size();
@@ -245,15 +274,17 @@ function applyKey(config: DaemonConfig, key: string, value: unknown, findings: C
     case "memory.safety_margin":
       config.safetyMarginBytes = size();
       break;
-    case "memory.eviction_min_idle":
-      if (typeof value === "string" && !/^\d+[ms]?$/.test(value)) {
+    case "memory.eviction_min_idle": {
+      const duration = parseCuzkDurationSec(value as string);
+      if (!duration.readAsWritten) {
         findings.push({
           kind: "misread",
           key,
-          message: `"${value}" is not a duration the daemon parses (Nm, Ns or seconds): it becomes 300 s`,
+          message: `"${value as string}" is not a duration the daemon parses (Nm, Ns or seconds): it becomes ${duration.seconds} s`,
         });
       }
       break;
+    }
     case "gpus.gpu_threads":
       config.gpuThreads = value as number;
       break;

@@ -1,6 +1,7 @@
 export * from "./bytes.js";
 export * from "./c1.js";
 export * from "./daemon-config.js";
+export * from "./daemon-listen.js";
 export * from "./errors.js";
 export * from "./hardware.js";
 export * from "./logger.js";

@@ -1,6 +1,7 @@
 import { type DaemonDialect, type HardwareSpec, modelDaemon } from "@cuzkit/core";
 import { buildDaemonConfig, type Knobs } from "../src/knobs.js";
 import { resolveTuneOptions, safetyMarginBytes, type TuneOptions } from "../src/options.js";
+import { throughputStep } from "../src/search.js";
 
 // An independent brute force over the full grid, straight on core's modelDaemon: the
 // reference the tuner's pruned search is measured against. No pruning, no caches.
@@ -40,17 +41,18 @@ export function bruteForce(
       for (let c = 1; c <= grid.maxConcurrency; c++) {
         const knobs = { synthesisParallelism: s, gpuWorkersPerDevice: g, concurrency: c };
         const config = buildDaemonConfig(hw, dialect, knobs, resolved);
+        // Memory with Curio's MaxPending in flight (c + the PoSt slots), throughput at c.
+        const sized = modelDaemon(hw, config, { ...resolved.workload, concurrency: c + resolved.postSlots });
         const model = modelDaemon(hw, config, { ...resolved.workload, concurrency: c });
         evaluated++;
-        const stalled = model.memory[model.governingPhase].slots.stalled || model.memory.steady.slots.stalled;
-        const peak = Math.max(model.peakBytes, model.memory.warmup.peakBytes);
+        const stalled = sized.memory[sized.governingPhase].slots.stalled || sized.memory.steady.slots.stalled;
+        const peak = Math.max(sized.peakBytes, sized.memory.warmup.peakBytes);
         if (stalled || peak > allowed) continue;
         const pph = model.timing.proofsPerHour;
-        const better =
-          !best ||
-          pph > best.proofsPerHour * (1 + 1e-9) ||
-          (pph >= best.proofsPerHour * (1 - 1e-9) && model.peakBytes < best.peakBytes);
-        if (better) best = { knobs, proofsPerHour: pph, peakBytes: model.peakBytes, evaluated: 0 };
+        const step = throughputStep(pph);
+        const bestStep = best ? throughputStep(best.proofsPerHour) : -Infinity;
+        const better = !best || step > bestStep || (step === bestStep && sized.peakBytes < best.peakBytes);
+        if (better) best = { knobs, proofsPerHour: pph, peakBytes: sized.peakBytes, evaluated: 0 };
       }
     }
   }

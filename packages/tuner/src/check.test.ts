@@ -82,8 +82,11 @@ describe("checkConfig", () => {
   });
 
   it("calls a peak inside the safety margin tight but not fatal", () => {
-    // 512 GiB: pw=20 at concurrency 2 peaks at 69 + 20 x 20 + 2 x 4 + 2 x 1.5 = 480 GiB: under 512, over 460.8.
-    const tight = checkConfig(hw, "[synthesis]\npartition_workers = 20\n", { concurrency: 2 });
+    // 512 GiB: pw=15 peaks at 483.5 GiB on the measured envelope (457 at 14, 510 at 16): under 512, over 460.8.
+    const tight = checkConfig(hw, "[synthesis]\npartition_workers = 15\n", {
+      concurrency: 2,
+      dialect: "partition-workers",
+    });
     const steady = tight.phases.find((p) => p.phase === "steady");
     expect(steady?.tight).toBe(true);
     expect(steady?.oom).toBe(false);
@@ -92,13 +95,12 @@ describe("checkConfig", () => {
   });
 
   it("for the partition-workers daemon, a cold start over the RAM is advice (follow the warmup plan), not fatal", () => {
-    const small = hardwareFrom({ ram: "128GiB", cores: 192, gpus: "1xRTX5070Ti" });
+    // pw=2: steady 109 GiB fits 120 GiB; the cold start adds the 14 GiB extraction: 123 GiB.
+    const small = hardwareFrom({ ram: "120GiB", cores: 192, gpus: "1xRTX5070Ti" });
     const result = checkConfig(
       small,
       "[synthesis]\npartition_workers = 2\n\n[gpus]\ngpu_workers_per_device = 1\n",
-      {
-        concurrency: 1,
-      },
+      { concurrency: 1, dialect: "partition-workers" },
     );
     const cold = result.phases.find((p) => p.phase === "cold-start");
     expect(cold?.oom).toBe(true);
@@ -109,11 +111,50 @@ describe("checkConfig", () => {
 
   it("formats a report for people", () => {
     const text = formatCheckText(
-      checkConfig(vast, "[synthesis]\npartition_workers = 10\n", { concurrency: 2 }),
+      checkConfig(vast, "[synthesis]\npartition_workers = 10\n", {
+        concurrency: 2,
+        dialect: "partition-workers",
+      }),
     );
     expect(text).toMatch(/^cuzkit tune --check: WOULD OOM \(steady\)/);
+    expect(text).toMatch(/^Modelled: no throughput as configured \(the model expects it to be OOM-killed\)/m);
     expect(text).toMatch(/\[OOM \] steady \(fatal\)/);
     expect(text).toMatch(/synthesis\.partition_workers: 10 -> \d+/);
+  });
+
+  it("checks for the current daemon unless told otherwise: partition_workers = 3 at 256 GiB runs the auto budget and would OOM", () => {
+    const box = hardwareFrom({ ram: "256GiB", cores: 192, gpus: "1xRTX5070Ti" });
+    const result = checkConfig(box, "[synthesis]\npartition_workers = 3\n", { concurrency: 6 });
+    expect(result.dialect).toBe("budget");
+    expect(result.runs.synthesizingPartitions).toBeGreaterThanOrEqual(12);
+    expect(result.runs.limitedBy).toBe("memory budget");
+    expect(result.oom).toBe(true);
+    expect(result.exitCode).toBe(2);
+    expect(result.predicted).toBeUndefined();
+    expect(result.notes.join("\n")).toMatch(/looks written for the partition-workers daemon/);
+    expect(result.notes.join("\n")).toMatch(
+      /synthesis\.partition_workers: the current daemon warns and ignores it/,
+    );
+    // The same file, for the older daemon that reads partition_workers, fits.
+    const older = checkConfig(box, "[synthesis]\npartition_workers = 3\n", {
+      concurrency: 6,
+      dialect: "partition-workers",
+    });
+    expect(older.runs.synthesizingPartitions).toBe(3);
+    expect(older.exitCode).toBe(0);
+    expect(older.predicted?.proofsPerHour).toBeGreaterThan(0);
+  });
+
+  it("fails a listen address the daemon refuses, and a size given as a TOML integer", () => {
+    const result = checkConfig(hw, '[daemon]\nlisten = "localhost:9820"\n[memory]\ntotal_budget = 400\n');
+    expect(result.exitCode).toBe(2);
+    expect(result.findings.map((f) => [f.kind, f.key])).toEqual([
+      ["invalid", "daemon.listen"],
+      ["invalid", "memory.total_budget"],
+    ]);
+    expect(result.problems.join("\n")).toMatch(
+      /daemon\.listen: .*does not resolve host names.*refuses to start/,
+    );
   });
 
   it("rejects text that is not TOML", () => {

@@ -45,8 +45,10 @@ export interface CheckResult {
   ok: boolean;
   /** 0 when ok, 2 when the config would OOM, stall or has misread or invalid keys. */
   exitCode: 0 | 2;
-  /** The dialect the file was read as. */
+  /** The daemon the file was checked for: the dialect option, else the current (budget) daemon. */
   dialect: DaemonDialect;
+  /** What the daemon will actually run: partitions synthesizing at once, what capped them, and its budget. */
+  runs: { synthesizingPartitions: number; limitedBy: string; budgetBytes?: number };
   /** Proofs in flight the check assumed. */
   concurrency: number;
   /** Where that concurrency came from. */
@@ -71,8 +73,8 @@ export interface CheckResult {
   problems: string[];
   /** Advice that does not change the exit code. */
   notes: string[];
-  /** The model's throughput for the config as it is. */
-  predicted: { proofsPerHour: number; secPerProof: number; bottleneck: string };
+  /** The model's throughput for the config as it is; absent when the model expects an OOM kill or a stall. */
+  predicted?: { proofsPerHour: number; secPerProof: number; bottleneck: string };
   /** What the tuner recommends for this machine, dialect and workload. */
   recommendation: Recommendation;
   /** Keys to change to get there (empty when nothing fits). */
@@ -109,7 +111,8 @@ function diffSections(current: CuzkTomlSections, recommended: CuzkTomlSections):
 }
 
 /**
- * Reads an existing cuzk.toml as the daemon would and checks it against the machine: whether
+ * Reads an existing cuzk.toml as the daemon of `options.dialect` would (default: the current
+ * budget daemon; the file's keys never pick the daemon) and checks it against the machine: whether
  * the model expects an OOM kill (which phase, peak vs usable RAM), which keys the daemon
  * ignores, misreads (sizes that become 50 GiB) or rejects, and what to change. Throws
  * InvalidInputError only when the text is not TOML.
@@ -120,8 +123,8 @@ export function checkConfig(
   options: TuneOptions = {},
 ): CheckResult {
   const hw = isDetectedHardware(hardware) ? hardware.spec : hardware;
-  const read = readCuzkConfig(tomlText, options.dialect);
-  const dialect = read.dialect;
+  const dialect: DaemonDialect = options.dialect ?? "budget";
+  const read = readCuzkConfig(tomlText, dialect);
   const tuned = recommend(hardware, { ...options, dialect });
   const resolved = resolveTuneOptions({ ...options, dialect });
   const concurrency = options.concurrency ?? (tuned.feasible ? tuned.bench.concurrency : 1);
@@ -166,6 +169,15 @@ export function checkConfig(
       break;
     }
   }
+  if (read.looksWrittenFor !== dialect) {
+    notes.push(
+      `this file looks written for the ${read.looksWrittenFor} daemon, but was checked as the ${dialect} daemon reads it` +
+        (dialect === "budget"
+          ? " (it ignores partition_workers and sizes itself from its memory budget)"
+          : "") +
+        `; if that older daemon runs it, check with --dialect ${read.looksWrittenFor}`,
+    );
+  }
   for (const finding of read.findings) {
     const line = `${finding.key}: ${finding.message}`;
     if (finding.kind === "misread" || finding.kind === "invalid") problems.push(line);
@@ -201,6 +213,13 @@ export function checkConfig(
   }
   const oom = fatal.some((p) => p.oom);
   const exitCode = problems.length > 0 ? 2 : 0;
+  const governing = model.memory[model.governingPhase].slots;
+  const runs: CheckResult["runs"] = {
+    synthesizingPartitions: governing.partitions,
+    limitedBy: governing.limitedBy,
+    ...(governing.budgetBytes === undefined ? {} : { budgetBytes: governing.budgetBytes }),
+  };
+  const stalled = model.memory["cold-start"].slots.stalled || model.memory.steady.slots.stalled;
   const result: CheckResult = {
     ok: exitCode === 0,
     exitCode,
@@ -214,16 +233,19 @@ export function checkConfig(
     peakBytes: worst.peakBytes,
     usableRamBytes: hw.usableRamBytes,
     allowedPeakBytes,
+    runs,
     problems,
     notes,
-    predicted: {
-      proofsPerHour: model.timing.proofsPerHour,
-      secPerProof: model.timing.secPerProof,
-      bottleneck: model.timing.bottleneck,
-    },
     recommendation: tuned,
     changes,
   };
+  if (!oom && !stalled) {
+    result.predicted = {
+      proofsPerHour: model.timing.proofsPerHour,
+      secPerProof: model.timing.secPerProof,
+      bottleneck: model.timing.bottleneck,
+    };
+  }
   if (oom)
     result.oomPhase = fatal.filter((p) => p.oom).reduce((a, b) => (b.peakBytes > a.peakBytes ? b : a)).phase;
   return result;

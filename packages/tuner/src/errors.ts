@@ -15,11 +15,13 @@ export interface UnsafeConfigDetails {
   marginBytes: number;
   /** Why no safe config exists, in one sentence. */
   reason: string;
+  /** True when even force cannot help: nothing fits the usable RAM with the margin waived. Default false. */
+  forceRefused?: boolean | undefined;
 }
 
 /**
  * Refused to emit a config the model expects to exceed the usable RAM (with its safety margin).
- * Pass `force: true` (`--force`) to emit it anyway.
+ * `force: true` (`--force`) emits one that fits with the margin waived, when there is one.
  */
 export class UnsafeConfigError extends CuzkitError {
   /** Modelled peak memory in bytes. */
@@ -38,9 +40,11 @@ export class UnsafeConfigError extends CuzkitError {
         `while ${formatBytes(details.usableRamBytes)} is usable and ${formatBytes(details.marginBytes)} ` +
         `must stay free; ${details.reason}`,
       {
-        hint:
-          "rent a machine with more RAM (or a larger container share), try the other daemon dialect or a " +
-          "lighter workload, or pass --force to write the config anyway (the daemon is then expected to be OOM-killed)",
+        hint: details.forceRefused
+          ? "nothing fits this machine even with the safety margin waived, so --force writes nothing: rent a machine with more RAM " +
+            "(or a larger container share), or try the other daemon dialect (--dialect) or a lighter workload"
+          : "rent a machine with more RAM (or a larger container share), try the other daemon dialect or a lighter workload, " +
+            "or pass --force to write a config that fits the usable RAM with the safety margin waived",
       },
     );
     this.peakBytes = details.peakBytes;

@@ -14,7 +14,7 @@ import {
 import type { HardwareReadings } from "./detect/types.js";
 import type { Knobs } from "./knobs.js";
 import type { ResolvedTuneOptions } from "./options.js";
-import type { SearchOutcome, TimedEvaluation } from "./search.js";
+import { type SearchOutcome, type TimedEvaluation, throughputStep } from "./search.js";
 import type { WarmupPlan } from "./warmup.js";
 
 // Human sentences, with numbers, for every choice the tuner makes.
@@ -30,7 +30,7 @@ export interface Reason {
 const gib = (bytes: number) => formatBytes(bytes);
 const sec = (seconds: number) => (Number.isFinite(seconds) ? `${seconds.toFixed(1)} s` : "n/a (no GPU)");
 
-/** "44.0 GiB parameters + 25.0 GiB PCE + 7 x 20.0 GiB synthesis + ... = 216.0 GiB". */
+/** "44.0 GiB parameters + 25.0 GiB PCE + working set of 7 partitions 140.0 GiB (measured envelope) + ... = 209.0 GiB". */
 export function memoryBreakdown(memory: MemoryEstimate, proofsInFlight: number): string {
   const parts: string[] = [`${gib(memory.srsBytes)} parameters`];
   const warmup = memory.phase === "warmup";
@@ -38,19 +38,23 @@ export function memoryBreakdown(memory: MemoryEstimate, proofsInFlight: number):
   if (!warmup && memory.transientBytes > 0) parts.push(`${gib(memory.transientBytes)} PCE extraction`);
   if (memory.synthesizingPartitions > 0) {
     parts.push(
-      `${memory.synthesizingPartitions} x ${gib(memory.synthesisBytes / memory.synthesizingPartitions)} synthesis`,
+      `working set of ${memory.synthesizingPartitions} partition(s) ${gib(memory.synthesisBytes)} (${memory.extrapolated ? "extrapolated beyond the measured envelope" : "measured envelope"})`,
     );
   }
-  if (memory.gpuStagePartitions > 0) {
+  if (memory.gpuStageBytes > 0) {
+    parts.push(`${gib(memory.gpuStageBytes)} GPU stage`);
+  }
+  if (memory.inFlightBytes > 0) {
     parts.push(
-      `${memory.gpuStagePartitions} x ${gib(memory.gpuStageBytes / memory.gpuStagePartitions)} GPU stage`,
+      `${gib(memory.inFlightBytes)} for proofs in flight beyond 5 (${Math.max(1, proofsInFlight)} in all)`,
     );
   }
-  const proofs = Math.max(1, proofsInFlight);
-  parts.push(`${proofs} x ${gib(memory.inFlightBytes / proofs)} per proof`);
-  const sum =
-    memory.srsBytes + (warmup ? 0 : memory.pceBytes + memory.transientBytes) + memory.synthesisBytes;
-  const total = sum + memory.gpuStageBytes + memory.inFlightBytes;
+  const total =
+    memory.srsBytes +
+    (warmup ? 0 : memory.pceBytes + memory.transientBytes) +
+    memory.synthesisBytes +
+    memory.gpuStageBytes +
+    memory.inFlightBytes;
   const note =
     memory.peakBytes > total + 1
       ? ` (the peak, ${gib(memory.peakBytes)}, is ${warmup ? "the PCE extraction after the proof" : "a cross-sector batch"})`
@@ -67,7 +71,18 @@ export interface ExplainContext {
   chosen: TimedEvaluation;
   model: DaemonModel;
   warmup: WarmupPlan;
-  curio: { maxPending: number; proveTimeoutSec: number };
+  curio: { maxPending: number; postSlots: number; proveTimeoutSec: number };
+  /** Where the prediction leaves the measured range. */
+  extrapolations: string[];
+  /** The calibration applied to proofs/hour, when given. */
+  calibration: ThroughputCalibrationLike | undefined;
+}
+
+/** The calibration fields the explanation reads. */
+interface ThroughputCalibrationLike {
+  proofsPerHourFactor: number;
+  samples: number;
+  source?: string | undefined;
 }
 
 function allowedText(ctx: ExplainContext, peakBytes: number): string {
@@ -84,19 +99,25 @@ function neighbourText(ctx: ExplainContext, knobs: Knobs, what: string): string 
   if (!next.safe) {
     return `${what} would peak at ${gib(Math.max(next.peakBytes, next.memory.warmup.peakBytes))}, over the allowed ${gib(ctx.outcome.allowedPeakBytes)}.`;
   }
+  const more = next.peakBytes - ctx.chosen.peakBytes;
+  const memory = more > 0 ? ` and would hold ${gib(more)} more` : "";
   if (next.objective > ctx.chosen.objective * (1 + 1e-9)) {
-    return `${what} would be faster but is not chosen (${next.objective.toFixed(1)} proofs/hour).`;
+    return throughputStep(next.objective) > throughputStep(ctx.chosen.objective)
+      ? `${what} would be faster but is not chosen (${next.objective.toFixed(1)} proofs/hour).`
+      : `${what} would give ${next.objective.toFixed(1)} proofs/hour, within the model's 2% resolution, so the smaller setting is kept.`;
   }
-  return `${what} would not be faster (${bottleneckText(ctx)}) and would hold ${gib(next.peakBytes - ctx.chosen.peakBytes)} more.`;
+  return `${what} would not be faster (${bottleneckText(ctx)})${memory}.`;
 }
 
 function bottleneckText(ctx: ExplainContext): string {
   const t = ctx.chosen.timing;
   switch (t.bottleneck) {
+    case "synthesis":
+      return `the partitions synthesizing at once limit it (each on about one thread; memory caps how many): ${sec(t.synthesisSecPerProof)} per proof vs ${sec(t.gpuSecPerProof)} on the GPUs`;
     case "cpu":
-      return `the CPU synthesis limits it: ${sec(t.cpuSecPerProof)} per proof vs ${sec(t.gpuSecPerProof)} on the GPUs`;
+      return `the CPU cores limit it (less than one physical core per partition, or all CPU work of a proof over the threads: ${sec(t.cpuSecPerProof)}): ${t.effectivePartitions} partition(s) at full speed`;
     case "gpu":
-      return `the GPUs limit it: ${sec(t.gpuSecPerProof)} per proof vs ${sec(t.cpuSecPerProof)} for the CPU synthesis`;
+      return `the GPUs limit it: ${sec(t.gpuSecPerProof)} per proof vs ${sec(t.synthesisSecPerProof)} for the synthesis, so more partitions stop paying`;
     case "concurrency":
       return `too few proofs in flight limit it: one proof alone takes ${sec(t.singleProofSec)}`;
     case "no-gpu":
@@ -133,7 +154,7 @@ function synthesisReason(ctx: ExplainContext): Reason {
     text:
       `${s}: caps the synthesis workers at ${s} partitions at once (${partitions} synthesize with ${chosen.knobs.concurrency} proof(s) in flight). ` +
       `Without the cap the daemon would run ${uncapped.partitions} (its default of ${modelConstants.budgetDefaultMaxParallelSynthesis.value} workers, ` +
-      `${gib(modelConstants.budgetPorepPartitionBytes.value)} reserved per PoRep partition while ~${gib(modelConstants.porepPartitionSynthesisBytes.value)} is measured). ` +
+      `${gib(modelConstants.budgetPorepPartitionBytes.value)} reserved per PoRep partition while ~${gib(modelConstants.porepPartitionSynthesisBytes.value)} and more above 7 is measured). ` +
       `This daemon re-extracts its PCE at every start, so the cold-start phase decides. ${peak} ${next}`,
   };
 }
@@ -173,7 +194,7 @@ function gpuWorkersReason(ctx: ExplainContext): Reason {
   const next = neighbourText(ctx, { ...chosen.knobs, gpuWorkersPerDevice: g + 1 }, `${g + 1} workers`);
   return {
     about: "gpus.gpu_workers_per_device",
-    text: `${g}: ${compare}. Each worker holds a partition (~${gib(modelConstants.porepPartitionGpuStageBytes.value * scale)}) of host RAM while it proves. ${next}`,
+    text: `${g}: ${compare}. Partitions on the GPUs are inside the measured memory envelope (at pw10, 2 workers peaked lower than 1). ${next}`,
   };
 }
 
@@ -196,7 +217,7 @@ function threadReasons(ctx: ExplainContext): Reason[] {
         }
       : {
           about: "synthesis.threads",
-          text: `0 (all CPUs): this process may use all ${hw.cpuThreads} CPU threads${source}; one ${proofKindLabel[ctx.options.workload.kind]} synthesis costs ~${modelConstants.porepSynthesisCpuCost.value * partitionsPerProof.porep} vCPU-s.`,
+          text: `0 (all CPUs): this process may use all ${hw.cpuThreads} CPU threads${source}; each partition synthesizes on about one thread, ~${modelConstants.porepCpuSecPerPartition.value} vCPU-s of CPU work per PoRep partition in all.`,
         };
   return [gpuThreads, synthesis];
 }
@@ -242,7 +263,7 @@ function concurrencyReason(ctx: ExplainContext): Reason {
     about: "bench.concurrency",
     text:
       `${c}: ${c} proof(s) in flight keep ${partitions} partition(s) synthesizing (${perProof} per proof) and hide a proof's own latency ` +
-      `(${sec(chosen.timing.singleProofSec)} alone).${fewer} ${next} Use it as the benchmark's concurrency and Curio's MaxPending.`,
+      `(${sec(chosen.timing.singleProofSec)} alone).${fewer} ${next} Use it as the benchmark's concurrency; Curio's MaxPending adds ${options.postSlots} for PoSt.`,
   };
 }
 
@@ -266,31 +287,53 @@ function predictedReason(ctx: ExplainContext): Reason {
   if (gpus === 0) {
     return {
       about: "predicted",
-      text: `0 proofs/hour without a GPU; the CPU side alone would manage ${ctx.chosen.objective.toFixed(1)} proofs/hour (${sec(t.cpuSecPerProof)} per proof).`,
+      text: `0 proofs/hour without a GPU; the CPU side alone would manage ${ctx.chosen.objective.toFixed(1)} proofs/hour (${sec(t.cpuSideSecPerProof)} per proof).`,
     };
   }
+  const calibration = ctx.calibration;
+  const calibrated = calibration
+    ? ` Calibrated: x${calibration.proofsPerHourFactor.toFixed(2)} from ${calibration.samples} benchmark run(s) (${calibration.source ?? "calibration"}), so ${(t.proofsPerHour * calibration.proofsPerHourFactor).toFixed(1)} proofs/hour.`
+    : "";
   return {
     about: "predicted",
     text:
-      `${t.proofsPerHour.toFixed(1)} proofs/hour (${sec(t.secPerProof)} per proof); ${bottleneckText(ctx)}. ` +
-      `CPU: ${perProof} partitions x ${sec(t.synthesisSecPerPartition)} synthesis / ${ctx.chosen.memory.steady.synthesizingPartitions} at once; ` +
-      `GPU: ${perProof} x ${sec(t.gpuSecPerPartition)} / ${gpus} GPU(s). One proof alone takes ${sec(t.singleProofSec)}, each proof ` +
+      `${t.proofsPerHour.toFixed(1)} proofs/hour modelled (${sec(t.secPerProof)} per proof); ${bottleneckText(ctx)}. ` +
+      `Synthesis: ${perProof} partitions x ${sec(t.synthesisSecPerPartition)} / ${t.effectivePartitions} at once (each on about one thread) = ${sec(t.synthesisSecPerProof)}; ` +
+      `GPU: ${perProof} x ${sec(t.gpuSecPerPartition)} / ${gpus} GPU(s) = ${sec(t.gpuSecPerProof)}; CPU work over ${ctx.hw.cpuThreads} threads: ${sec(t.cpuSecPerProof)}. ` +
+      `One proof alone takes ${sec(t.singleProofSec)}, each proof ` +
       `${sec(t.proofLatencySec)} at this concurrency, the first after a start ${sec(t.firstProofSec)} and the worst, the last of the first ` +
-      `${ctx.chosen.knobs.concurrency} after a cold start, ${sec(t.worstCaseProofSec)}. A model predicts; a benchmark decides.`,
+      `${ctx.chosen.knobs.concurrency} after a cold start, ${sec(t.worstCaseProofSec)}.${calibrated} A model predicts; a benchmark decides.`,
+  };
+}
+
+function extrapolatedReason(ctx: ExplainContext): Reason {
+  return {
+    about: "extrapolated",
+    text:
+      ctx.extrapolations.length === 0
+        ? "nothing: this machine and setting are within what was measured (1x RTX 5070 Ti, 192 threads, 1-16 partitions)."
+        : `${ctx.extrapolations.length} part(s) of this prediction go beyond the measurements (1x RTX 5070 Ti, 192 threads, 1-16 partitions): ${ctx.extrapolations.join("; ")}.`,
   };
 }
 
 function curioReason(ctx: ExplainContext): Reason {
-  const minutes = ctx.curio.proveTimeoutSec / 60;
+  const { maxPending, postSlots, proveTimeoutSec } = ctx.curio;
+  const minutes = proveTimeoutSec / 60;
+  const c = ctx.chosen.knobs.concurrency;
   const worst = ctx.chosen.timing.worstCaseProofSec;
+  const floor = Math.round(ctx.options.minProveTimeoutSec / 60);
   const why = Number.isFinite(worst)
-    ? `${ctx.options.proveTimeoutFactor} x the modelled worst case of ${sec(worst)}, at least 10 min`
-    : "Curio's default: without a GPU the model has no worst case";
+    ? `the larger of ${ctx.options.proveTimeoutFactor} x the modelled worst case of ${sec(worst)} and ${floor} min`
+    : `${floor} min: without a GPU the model has no worst case`;
+  const slots =
+    postSlots > 0
+      ? `the tuned concurrency ${c} + ${postSlots}: MaxPending is ONE limiter shared by every cuzk task type (PoRep, SnapDeals, WindowPoSt and WinningPoSt, which is time-critical with MaxFailures 1), so the ${postSlots} extra slot(s) leave room for a PoSt while PoRep holds ${c}. Curio does not reserve them: PoRep may take them when they are free, so the memory is sized for ${maxPending} proofs in flight`
+      : `the tuned concurrency ${c} with no slot left for PoSt (postSlots = 0): PoRep work can hold every slot while a WinningPoSt waits`;
   return {
     about: "curio",
     text:
-      `[Cuzk] MaxPending = ${ctx.curio.maxPending} (the tuned concurrency, shared by every cuzk task type in Curio), ` +
-      `ProveTimeout = ${minutes} min (${why}), so Curio neither queues more than the daemon was sized for nor times out a healthy first proof.`,
+      `[Cuzk] MaxPending = ${maxPending}: ${slots}. ProveTimeout = ${minutes} min (${why}): on a timeout Curio retries the task with the same ` +
+      "deterministic request id, which the daemon runs again as a duplicate, so the timeout must not cut a slow but healthy proof short.",
   };
 }
 
@@ -300,6 +343,12 @@ export function explainChoice(ctx: ExplainContext): Reason[] {
   const budget = budgetReason(ctx);
   if (budget) reasons.push(budget);
   reasons.push(gpuWorkersReason(ctx), ...threadReasons(ctx), ...fixedReasons());
-  reasons.push(concurrencyReason(ctx), warmupReason(ctx), predictedReason(ctx), curioReason(ctx));
+  reasons.push(
+    concurrencyReason(ctx),
+    warmupReason(ctx),
+    predictedReason(ctx),
+    extrapolatedReason(ctx),
+    curioReason(ctx),
+  );
   return reasons;
 }

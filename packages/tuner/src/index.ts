@@ -43,5 +43,6 @@ export {
   type Recommendation,
   type RecommendOptions,
   recommend,
+  type ThroughputCalibration,
 } from "./recommend.js";
 export type { WarmupPlan } from "./warmup.js";

@@ -41,6 +41,10 @@ export interface TuneOptions {
   gpuThreadsCap?: number;
   /** Curio's ProveTimeout is the modelled worst-case proof time times this. Default 1.5. */
   proveTimeoutFactor?: number;
+  /** Curio MaxPending slots beyond the PoRep concurrency, left for WindowPoSt and WinningPoSt; memory is sized for them too. Default 2. */
+  postSlots?: number | undefined;
+  /** Least Curio ProveTimeout, in seconds. Default 1800 (Curio's 30 min): on a timeout Curio retries with the same request id, which the daemon runs again as a duplicate. */
+  minProveTimeoutSec?: number | undefined;
 }
 
 /** TuneOptions with every default filled in. */
@@ -56,6 +60,8 @@ export interface ResolvedTuneOptions {
   maxGpuWorkersPerDevice: number;
   gpuThreadsCap: number;
   proveTimeoutFactor: number;
+  postSlots: number;
+  minProveTimeoutSec: number;
 }
 
 /** Default options, documented in the README. */
@@ -69,6 +75,8 @@ export const tuneDefaults = {
   maxGpuWorkersPerDevice: 4,
   gpuThreadsCap: 32,
   proveTimeoutFactor: 1.5,
+  postSlots: 2,
+  minProveTimeoutSec: 1800,
 } as const;
 
 function positiveInt(name: string, value: number | undefined, fallback: number): number {
@@ -136,6 +144,20 @@ export function resolveTuneOptions(options: TuneOptions = {}): ResolvedTuneOptio
   if (!Number.isFinite(factor) || factor < 1) {
     throw new InvalidInputError(`proveTimeoutFactor must be at least 1, got ${factor}`, "use 1.5 or more");
   }
+  const postSlots = options.postSlots ?? tuneDefaults.postSlots;
+  if (!Number.isInteger(postSlots) || postSlots < 0) {
+    throw new InvalidInputError(
+      `postSlots must be a whole number of 0 or more, got ${postSlots}`,
+      "use 2 (room for a WindowPoSt and a WinningPoSt) or 0 to give every slot to PoRep",
+    );
+  }
+  const minProveTimeoutSec = options.minProveTimeoutSec ?? tuneDefaults.minProveTimeoutSec;
+  if (!Number.isFinite(minProveTimeoutSec) || minProveTimeoutSec < 60) {
+    throw new InvalidInputError(
+      `minProveTimeoutSec must be at least 60 seconds, got ${minProveTimeoutSec}`,
+      "use 1800 (Curio's 30 min default) unless you know every proof finishes sooner",
+    );
+  }
   const { name, kinds } = resolveWorkload(options.workload);
   const maxConcurrency = positiveInt("maxConcurrency", options.maxConcurrency, tuneDefaults.maxConcurrency);
   const concurrency =
@@ -160,6 +182,8 @@ export function resolveTuneOptions(options: TuneOptions = {}): ResolvedTuneOptio
     ),
     gpuThreadsCap: positiveInt("gpuThreadsCap", options.gpuThreadsCap, tuneDefaults.gpuThreadsCap),
     proveTimeoutFactor: factor,
+    postSlots,
+    minProveTimeoutSec,
   };
 }
 

@@ -1,9 +1,18 @@
-import { findGpuModel, GiB, type GpuSpec, type HardwareSpec, type WorkloadPreset } from "@cuzkit/core";
+import {
+  findGpuModel,
+  GiB,
+  type GpuSpec,
+  type HardwareSpec,
+  modelDaemon,
+  type WorkloadPreset,
+} from "@cuzkit/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { envelopePeakBytes } from "../bench/measured-envelope.js";
 import { buildDaemonConfig, type Knobs, minSynthesisParallelism } from "./knobs.js";
 import { resolveTuneOptions, tuneDefaults } from "./options.js";
 import { recommend } from "./recommend.js";
+import { throughputStep } from "./search.js";
 import { allowedPeak, modelledPeak, workloadOf } from "./test-support.js";
 
 // Random machines: the recommendation is never unsafe under the model, and no safe neighbour
@@ -83,10 +92,72 @@ describe("recommend over random machines", () => {
           if (step.concurrency < 1 || step.concurrency > tuneDefaults.maxConcurrency) continue;
           const other = evaluate(step);
           if (other.stalled || other.peak > allowed) continue;
-          expect(other.proofsPerHour).toBeLessThanOrEqual(own.proofsPerHour * (1 + 1e-9) + 1e-9);
+          // Within the model's 2% resolution: no neighbour reaches a higher throughput step.
+          expect(throughputStep(other.proofsPerHour)).toBeLessThanOrEqual(throughputStep(own.proofsPerHour));
         }
       }),
       { numRuns: 150, seed: 20260320 },
+    );
+  });
+});
+
+const shape = fc.record({
+  threads: fc.integer({ min: 8, max: 256 }),
+  gpuCount: fc.integer({ min: 1, max: 8 }),
+  gpuModel: fc.constantFrom(...gpuModels.slice(0, 7)),
+  dialect: fc.constantFrom("budget", "partition-workers" as const),
+  ramGiB: fc.integer({ min: 64, max: 2048 }),
+  moreGiB: fc.integer({ min: 1, max: 512 }),
+});
+const porepMachine = (ramGiB: number, m: { threads: number; gpuCount: number; gpuModel: string }) => ({
+  ramBytes: ramGiB * GiB,
+  usableRamBytes: ramGiB * GiB,
+  cpuThreads: m.threads,
+  hostCpuThreads: m.threads,
+  gpus: Array.from({ length: m.gpuCount }, () => ({
+    model: m.gpuModel,
+    vramBytes: findGpuModel(m.gpuModel)?.vramBytes ?? 24e9,
+  })),
+});
+
+describe("recommend: monotone in RAM, within the measured envelope", () => {
+  it("more usable RAM never lowers the recommended parallelism or the predicted throughput", () => {
+    fc.assert(
+      fc.property(shape, (m) => {
+        const small = recommend(porepMachine(m.ramGiB, m), { dialect: m.dialect });
+        const large = recommend(porepMachine(m.ramGiB + m.moreGiB, m), { dialect: m.dialect });
+        if (!small.feasible) return;
+        expect(large.feasible).toBe(true);
+        expect(large.predicted.synthesizingPartitions).toBeGreaterThanOrEqual(
+          small.predicted.synthesizingPartitions,
+        );
+        expect(throughputStep(large.predicted.proofsPerHour)).toBeGreaterThanOrEqual(
+          throughputStep(small.predicted.proofsPerHour),
+        );
+      }),
+      { numRuns: 120, seed: 20261201 },
+    );
+  });
+
+  it("the measured envelope's peak for what the recommendation runs never exceeds the usable RAM", () => {
+    fc.assert(
+      fc.property(shape, (m) => {
+        const hw = porepMachine(m.ramGiB, m);
+        const rec = recommend(hw, { dialect: m.dialect });
+        if (!rec.feasible) return;
+        // With Curio's MaxPending in flight, as Curio may send it.
+        const sized = modelDaemon(hw, rec.daemonConfig, {
+          kind: "porep",
+          concurrency: rec.predicted.sizedForProofs,
+        });
+        const partitions = sized.memory[sized.governingPhase].synthesizingPartitions;
+        expect(envelopePeakBytes(partitions, m.dialect === "budget")).toBeLessThanOrEqual(hw.usableRamBytes);
+        // ...and the model never sits below the envelope it was built from.
+        expect(sized.peakBytes).toBeGreaterThanOrEqual(
+          envelopePeakBytes(partitions, m.dialect === "budget") - 1,
+        );
+      }),
+      { numRuns: 120, seed: 20261202 },
     );
   });
 });

@@ -8,6 +8,7 @@ import {
 } from "@cuzkit/core";
 import { describe, expect, it } from "vitest";
 import { checkConfig } from "./check.js";
+import { emitText } from "./emit/text.js";
 import { emitCuzkToml } from "./emit/toml.js";
 import { UnsafeConfigError } from "./errors.js";
 import { recommend } from "./recommend.js";
@@ -71,8 +72,10 @@ describe("calibration points: 192 threads, 1x RTX 5070 Ti", () => {
     });
   }
 
-  it("the current daemon's defaults (empty cuzk.toml, auto budget) at concurrency 6 are flagged up to 384 GiB", () => {
-    for (const ram of [128, 256, 384]) {
+  it("the current daemon's defaults (empty cuzk.toml, auto budget) at concurrency 6 are flagged up to 512 GiB", () => {
+    // Its auto budget runs 8 / 12 / 18 / 18 partitions at 128 / 256 / 384 / 512 GiB; the
+    // measured envelope peaks at 510 GiB with 16.
+    for (const ram of [128, 256, 384, 512]) {
       const hw = hardwareFrom({ ram: `${ram}GiB`, cores: 192, gpus: "1xRTX5070Ti" });
       const result = checkConfig(hw, "", { concurrency: 6 });
       expect(result.dialect).toBe("budget");
@@ -81,7 +84,7 @@ describe("calibration points: 192 threads, 1x RTX 5070 Ti", () => {
       expect(result.oomPhase).toBe("cold-start");
       expect(result.problems.join("\n")).toMatch(/OOM expected in cold-start/);
     }
-    const big = checkConfig(hardwareFrom({ ram: "512GiB", cores: 192, gpus: "1xRTX5070Ti" }), "", {
+    const big = checkConfig(hardwareFrom({ ram: "768GiB", cores: 192, gpus: "1xRTX5070Ti" }), "", {
       concurrency: 6,
     });
     expect(big.oom).toBe(false);
@@ -94,7 +97,7 @@ describe("incidents", () => {
     const hw = hardwareFrom({ ram: "256GiB", cores: 64, gpus: "2xRTX4090" });
     const toml =
       "[synthesis]\npartition_workers = 16\n\n[gpus]\ngpu_workers_per_device = 2\ngpu_threads = 32\n";
-    const result = checkConfig(hw, toml, { concurrency: 6 });
+    const result = checkConfig(hw, toml, { concurrency: 6, dialect: "partition-workers" });
     expect(result.dialect).toBe("partition-workers");
     expect(result.exitCode).toBe(2);
     expect(result.oomPhase).toBe("steady");
@@ -115,7 +118,10 @@ describe("incidents", () => {
 
   it("125 GB, first cache-less proof with partition_workers=16: the warmup is flagged; the tuned warmup fits", () => {
     const hw = hardwareFrom({ ram: "125GB", cores: 32, gpus: "2xRTX3090" });
-    const result = checkConfig(hw, "[synthesis]\npartition_workers = 16\n", { concurrency: 1 });
+    const result = checkConfig(hw, "[synthesis]\npartition_workers = 16\n", {
+      concurrency: 1,
+      dialect: "partition-workers",
+    });
     expect(result.exitCode).toBe(2);
     const warmup = result.phases.find((p) => p.phase === "warmup");
     expect(warmup?.oom).toBe(true);
@@ -134,7 +140,10 @@ describe("incidents", () => {
 
   it("251 GB, 2x RTX 3090, partition_workers=10, concurrency 2: flagged; the recommendation is safe", () => {
     const hw = hardwareFrom({ ram: "251GB", cores: 32, gpus: "2xRTX3090" });
-    const result = checkConfig(hw, "[synthesis]\npartition_workers = 10\n", { concurrency: 2 });
+    const result = checkConfig(hw, "[synthesis]\npartition_workers = 10\n", {
+      concurrency: 2,
+      dialect: "partition-workers",
+    });
     expect(result.exitCode).toBe(2);
     expect(result.oom).toBe(true);
     expect(result.oomPhase).toBe("steady");
@@ -162,10 +171,41 @@ describe("incidents", () => {
         const unsafe = error as UnsafeConfigError;
         expect(unsafe.code).toBe("UNSAFE_CONFIG");
         expect(unsafe.peakBytes).toBeGreaterThan(unsafe.usableRamBytes);
-        expect(unsafe.hint).toMatch(/--force/);
+        expect(unsafe.hint).toMatch(/--force writes nothing/);
       }
-      expect(emitCuzkToml(rec, { force: true })).toMatch(/^# FORCED/);
+      // Nothing fits even with the margin waived: force refuses too.
+      expect(rec.forceable).toBe(false);
+      expect(() => emitCuzkToml(rec, { force: true })).toThrow(
+        /nothing fits this machine even with the safety margin waived|no safe config/,
+      );
     }
+  });
+
+  it("names one minimum per answer: the usable RAM the smallest config needs", () => {
+    const hw = hardwareFrom({ ram: "56GB", cores: 32, gpus: "2xRTX3090" });
+    const rec = recommend(hw, { dialect: "partition-workers" });
+    const reason = rec.infeasibleReason ?? "";
+    expect(reason.match(/at least [\d.]+ GiB/g)).toHaveLength(1);
+    // pw1, one proof + 2 PoSt slots: the envelope's 104 GiB, plus the margin: 116 GiB usable.
+    expect(reason).toMatch(/needs at least 116\.0 GiB usable/);
+    expect(reason).toMatch(/peaks at 104\.0 GiB/);
+  });
+
+  it("--force writes a config only when one fits the usable RAM with the margin waived", () => {
+    // The budget daemon on 128 GiB: 2 workers + the cold start's 14 GiB = 123 GiB > 115.2 allowed, < 128 usable.
+    const hw = hardwareFrom({ ram: "128GiB", cores: 192, gpus: "1xRTX5070Ti" });
+    const rec = recommend(hw, { dialect: "budget" });
+    expect(rec.feasible).toBe(false);
+    expect(rec.forceable).toBe(true);
+    expect(() => emitCuzkToml(rec)).toThrow(UnsafeConfigError);
+    const forced = emitCuzkToml(rec, { force: true });
+    expect(forced).toMatch(/^# FORCED: no config fits with the 12\.8 GiB safety margin; this one waives it/);
+    const read = readCuzkConfig(forced, "budget");
+    expect(read.findings).toEqual([]);
+    expect(read.config.totalBudgetBytes).toBe(128 * GiB);
+    expect(read.config.maxParallelSynthesis).toBe(2);
+    const { peak } = modelledPeak(hw, read.config, workloadOf("porep", rec.bench.concurrency));
+    expect(peak).toBeLessThanOrEqual(hw.usableRamBytes);
   });
 });
 
@@ -205,7 +245,7 @@ describe("recommend", () => {
       );
       expect(rec.reasons.every((r) => /\d/.test(r.text))).toBe(true);
     }
-    expect(readCuzkConfig(emitCuzkToml(pw)).dialect).toBe("partition-workers");
+    expect(readCuzkConfig(emitCuzkToml(pw)).looksWrittenFor).toBe("partition-workers");
   });
 
   it("the warmup of the partition-workers daemon runs one proof with at most one proof's partitions, then restarts", () => {
@@ -276,5 +316,78 @@ describe("recommend", () => {
     expect(() => recommend(vast, { workload: "nope" as "porep" })).toThrow(/unknown workload/);
     expect(() => recommend(vast, { dialect: "nope" as "budget" })).toThrow(/dialect/);
     expect(() => recommend(vast, { concurrency: 0 })).toThrow(/concurrency/);
+  });
+});
+
+describe("the corrected law: partitions until memory binds", () => {
+  it("251 GB, 48 threads, 2x RTX 3090: ~7 partitions (the old model gave 3), within the envelope", () => {
+    const hw = hardwareFrom({ ram: "251GiB", cores: 48, gpus: "2xRTX3090" });
+    for (const dialect of dialects) {
+      const rec = recommend(hw, { dialect });
+      expect(rec.predicted.synthesizingPartitions).toBe(7);
+      expectSafe(hw, rec);
+      expect(rec.predicted.bottleneck).toBe("synthesis");
+    }
+  });
+
+  it("384 GiB, 192 threads: 10 partitions (the old model gave 13, measured ~430 GiB), peak within the measured 310 GiB + margin", () => {
+    const hw = hardwareFrom({ ram: "384GiB", cores: 192, gpus: "1xRTX5070Ti" });
+    const rec = recommend(hw, { dialect: "partition-workers" });
+    expect(rec.predicted.synthesizingPartitions).toBe(10);
+    expect(rec.predicted.peakMemoryBytes).toBeGreaterThanOrEqual(310 * GiB);
+    expect(rec.predicted.peakMemoryBytes).toBeLessThanOrEqual(rec.predicted.allowedPeakBytes);
+    // On the measured box within the measured range: nothing extrapolated.
+    expect(rec.predicted.extrapolations).toEqual([]);
+    expect(rec.reasons.find((r) => r.about === "extrapolated")?.text).toMatch(/^nothing/);
+  });
+
+  it("a container is sized by its limit, not by the host: 2 TiB host, 251 GiB limit, 32 of 384 threads", () => {
+    const hw = {
+      ...hardwareFrom({ ram: "2TiB", memoryLimit: "251GiB", cores: 32, gpus: "2xRTX3090" }),
+      hostCpuThreads: 384,
+    };
+    const limited = recommend(hw);
+    const bare = recommend(hardwareFrom({ ram: "251GiB", cores: 32, gpus: "2xRTX3090" }));
+    expect(limited.predicted.synthesizingPartitions).toBe(bare.predicted.synthesizingPartitions);
+    expect(limited.predicted.peakMemoryBytes).toBeLessThanOrEqual(251 * GiB * 0.9);
+    expect(limited.config.synthesis?.threads).toBe(32);
+  });
+
+  it("marks what is extrapolated in the reasons: above 16 partitions, unmeasured GPUs, several GPUs", () => {
+    const hw = hardwareFrom({ ram: "2TiB", cores: 256, gpus: "8xH100" });
+    const rec = recommend(hw);
+    expect(rec.predicted.synthesizingPartitions).toBeGreaterThan(16);
+    const text = rec.reasons.find((r) => r.about === "extrapolated")?.text ?? "";
+    expect(text).toMatch(/partitions at once: peak memory was measured up to 16/);
+    expect(text).toMatch(/H100: no cuzk measurement/);
+    expect(text).toMatch(/8 GPUs: measured with one/);
+    expect(emitText(rec)).toMatch(/extrapolated: \d+ point\(s\)/);
+  });
+
+  it("takes a throughput calibration for the hardware class, and rejects a bad one", () => {
+    const hw = hardwareFrom({ ram: "251GiB", cores: 48, gpus: "2xRTX3090" });
+    const plain = recommend(hw);
+    const calibrated = recommend(hw, {
+      calibration: { proofsPerHourFactor: 0.8, samples: 3, source: "fleet: 2x RTX 3090" },
+    });
+    expect(calibrated.predicted.proofsPerHour).toBeCloseTo(plain.predicted.proofsPerHour * 0.8, 9);
+    expect(calibrated.predicted.modelProofsPerHour).toBe(plain.predicted.proofsPerHour);
+    expect(calibrated.predicted.secPerProof).toBeCloseTo(plain.predicted.secPerProof / 0.8, 9);
+    expect(calibrated.predicted.calibration?.samples).toBe(3);
+    // The same config: a factor for the class does not change which setting is fastest.
+    expect(calibrated.config).toEqual(plain.config);
+    expect(calibrated.reasons.find((r) => r.about === "predicted")?.text).toMatch(
+      /Calibrated: x0\.80 from 3 benchmark run\(s\) \(fleet: 2x RTX 3090\)/,
+    );
+    expect(() => recommend(hw, { calibration: { proofsPerHourFactor: 0, samples: 3 } })).toThrow(/positive/);
+    expect(() => recommend(hw, { calibration: { proofsPerHourFactor: 1.1, samples: 0 } })).toThrow(
+      /1 sample/,
+    );
+  });
+
+  it("refuses a listen address the daemon would refuse", () => {
+    const hw = hardwareFrom({ ram: "251GiB", cores: 48, gpus: "2xRTX3090" });
+    expect(() => recommend(hw, { listen: "localhost:9820" })).toThrow(/does not resolve host names/);
+    expect(recommend(hw, { listen: "127.0.0.1:9820" }).config.daemon?.listen).toBe("127.0.0.1:9820");
   });
 });

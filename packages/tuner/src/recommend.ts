@@ -1,11 +1,12 @@
 import {
+  assertDaemonListen,
   type DaemonConfig,
   type DaemonDialect,
   type DaemonPhase,
   formatBytes,
+  GiB,
   type HardwareSpec,
   InvalidInputError,
-  minimumRamBytes,
   modelDaemon,
   proofKindLabel,
   type SynthesisSlots,
@@ -35,8 +36,10 @@ export interface Prediction {
   allowedPeakBytes: number;
   /** usableRamBytes minus peakMemoryBytes. */
   headroomBytes: number;
-  /** Steady-state proofs per hour (0 without a GPU). */
+  /** Steady-state proofs per hour (0 without a GPU, and 0 when nothing fits at all), times the calibration factor when one is given. */
   proofsPerHour: number;
+  /** The model's own proofs/hour, before any calibration. */
+  modelProofsPerHour: number;
   /** Steady-state seconds between completed proofs. */
   secPerProof: number;
   /** Wall time of one proof alone on a warm daemon, in seconds. */
@@ -53,20 +56,44 @@ export interface Prediction {
   synthesizingPartitions: number;
   /** What capped them. */
   limitedBy: SynthesisSlots["limitedBy"];
+  /** Proofs in flight the memory is sized for: Curio's MaxPending. */
+  sizedForProofs: number;
+  /** Where the prediction goes beyond what was measured (also in the reasons); empty on the measured box. */
+  extrapolations: string[];
+  /** The calibration applied, when given. */
+  calibration?: ThroughputCalibration;
 }
 
 /** The `[Cuzk]` settings of Curio's own config for this daemon. */
 export interface CurioSettings {
-  /** MaxPending: proofs Curio keeps in flight, the tuned concurrency. */
+  /** MaxPending: Curio's one limiter shared by every cuzk task type: the tuned concurrency plus the PoSt slots. */
   maxPending: number;
-  /** ProveTimeout in seconds: the modelled worst case times the factor, whole minutes, at least 10 min. */
+  /** Slots of MaxPending beyond the PoRep concurrency, left for WindowPoSt and WinningPoSt. */
+  postSlots: number;
+  /** ProveTimeout in seconds: the modelled worst case times the factor, whole minutes, never below the minimum (30 min by default). */
   proveTimeoutSec: number;
+}
+
+/** A measured correction of the model for a class of hardware (from benchmarks of machines like this one). */
+export interface ThroughputCalibration {
+  /** Measured proofs/hour over modelled proofs/hour for this hardware class; multiplies the prediction. */
+  proofsPerHourFactor: number;
+  /** How many benchmark runs the factor comes from (at least 1). */
+  samples: number;
+  /** Where the factor comes from, for the reasons (for example "fleet: 2x RTX 3090, 251 GB"). Default "calibration". */
+  source?: string | undefined;
 }
 
 /** The tuner's answer for one machine. */
 export interface Recommendation {
-  /** False when no config fits; `config` then holds the smallest one, which the emitters refuse without force. */
+  /** False when no config fits with the safety margin. */
   feasible: boolean;
+  /**
+   * True when feasible, or when a config still fits the usable RAM with the margin waived:
+   * `config` then holds that one, which the emitters write only with force. False: nothing
+   * fits at all, `config` holds the smallest one, and the emitters refuse even with force.
+   */
+  forceable: boolean;
   /** Why nothing fits, when feasible is false. */
   infeasibleReason?: string;
   /** The daemon that reads the config. */
@@ -99,12 +126,11 @@ export interface Recommendation {
 
 /** Options of recommend() beyond the tuning options. */
 export interface RecommendOptions extends TuneOptions {
-  /** daemon.listen to write into cuzk.toml. Default: not written (the daemon listens on unix:///run/curio/cuzk.sock). */
+  /** daemon.listen to write into cuzk.toml; checked as the daemon parses it (a literal IP:port or unix:// path). Default: not written (the daemon listens on unix:///run/curio/cuzk.sock). */
   listen?: string;
+  /** A measured correction of the predicted proofs/hour for this hardware class. Default none. */
+  calibration?: ThroughputCalibration | undefined;
 }
-
-const minProveTimeoutSec = 600;
-const curioDefaultProveTimeoutSec = 1800;
 
 function curioSettings(
   timing: TimingEstimate,
@@ -112,10 +138,29 @@ function curioSettings(
   options: ResolvedTuneOptions,
 ): CurioSettings {
   const worst = timing.worstCaseProofSec;
-  const proveTimeoutSec = Number.isFinite(worst)
-    ? Math.max(minProveTimeoutSec, Math.ceil((worst * options.proveTimeoutFactor) / 60) * 60)
-    : curioDefaultProveTimeoutSec;
-  return { maxPending: concurrency, proveTimeoutSec };
+  const fromModel = Number.isFinite(worst) ? Math.ceil((worst * options.proveTimeoutFactor) / 60) * 60 : 0;
+  return {
+    maxPending: concurrency + options.postSlots,
+    postSlots: options.postSlots,
+    proveTimeoutSec: Math.max(Math.ceil(options.minProveTimeoutSec / 60) * 60, fromModel),
+  };
+}
+
+function validateCalibration(calibration: ThroughputCalibration | undefined): void {
+  if (calibration === undefined) return;
+  const { proofsPerHourFactor: factor, samples } = calibration;
+  if (!Number.isFinite(factor) || factor <= 0) {
+    throw new InvalidInputError(
+      `the calibration factor must be a positive number, got ${factor}`,
+      "give measured proofs/hour over modelled proofs/hour, such as 0.85",
+    );
+  }
+  if (!Number.isInteger(samples) || samples < 1) {
+    throw new InvalidInputError(
+      `the calibration needs at least 1 sample, got ${samples}`,
+      "give the number of benchmark runs the factor comes from",
+    );
+  }
 }
 
 function validateHardware(hw: HardwareSpec): void {
@@ -138,6 +183,15 @@ function knobsText(dialect: DaemonDialect, evaluation: TimedEvaluation): string 
   return `${key} = ${evaluation.knobs.synthesisParallelism}, ${evaluation.knobs.gpuWorkersPerDevice} GPU worker(s) per device, ${evaluation.knobs.concurrency} proof(s) in flight`;
 }
 
+/** Least usable RAM at which a config peaking at `peakBytes` fits with the margin, rounded up to whole GiB. */
+export function usableRamNeededBytes(peakBytes: number, options: ResolvedTuneOptions): number {
+  const needed = Math.max(
+    peakBytes / (1 - options.safetyMarginFraction),
+    peakBytes + options.minSafetyMarginBytes,
+  );
+  return Math.ceil(needed / GiB) * GiB;
+}
+
 function infeasibility(
   hw: HardwareSpec,
   options: ResolvedTuneOptions,
@@ -145,34 +199,45 @@ function infeasibility(
   allowedPeakBytes: number,
 ): { reason: string; warnings: TunerWarning[] } {
   const label = proofKindLabel[options.workload.kind];
-  const minimum = minimumRamBytes({ ...options.workload, concurrency: 1 });
+  // A budget too small to hold one partition stalls: size the minimum for the smallest
+  // config that runs (its budget no longer the limit).
+  const stalled = smallest.memory[smallest.governingPhase].slots.stalled;
+  const memory = stalled
+    ? modelDaemon(
+        hw,
+        { ...smallest.config, totalBudgetBytes: Number.MAX_SAFE_INTEGER },
+        { ...smallest.workload, concurrency: smallest.knobs.concurrency + options.postSlots },
+      ).memory
+    : smallest.memory;
+  const governing = memory[smallest.governingPhase].peakBytes;
+  const phase = memory.warmup.peakBytes > governing ? "warmup" : smallest.governingPhase;
+  const peak = Math.max(governing, memory.warmup.peakBytes);
+  const needed = usableRamNeededBytes(peak, options);
   const warnings: TunerWarning[] = [];
-  let reason: string;
-  if (allowedPeakBytes < minimum) {
-    reason =
-      `usable RAM below the minimum for ${label}: ${formatBytes(hw.usableRamBytes)} usable minus the safety margin leaves ` +
-      `${formatBytes(allowedPeakBytes)}, while one proof with one partition needs ${formatBytes(minimum)} ` +
-      "(parameters and PCE of every resident kind plus one partition)";
-    warnings.push({ code: "BELOW_MINIMUM", message: reason });
-  } else {
-    const phase = smallest.governingPhase;
-    reason =
-      `the smallest ${options.dialect} config (${knobsText(options.dialect, smallest)}) peaks at ` +
-      `${formatBytes(smallest.peakBytes)} in the ${phase} phase (${memoryBreakdown(smallest.memory[phase], smallest.knobs.concurrency)}), ` +
-      `over the ${formatBytes(allowedPeakBytes)} allowed`;
-    if (options.dialect === "budget") {
-      reason +=
-        "; this daemon always runs at least 2 synthesis workers and re-extracts its PCE at every start";
-    }
-    const other: DaemonDialect = options.dialect === "budget" ? "partition-workers" : "budget";
-    const alternative = searchDaemonConfig(hw, { ...options, dialect: other }).best;
-    if (alternative) {
-      reason +=
-        `. The ${other} daemon would fit (${knobsText(other, alternative)}, peak ${formatBytes(alternative.peakBytes)}` +
-        `${other === "partition-workers" ? " after a warmup restart" : ""}): run cuzkit tune --dialect ${other}`;
-    }
+  let reason =
+    `usable RAM below the minimum for ${label} with the ${options.dialect} daemon: it needs at least ${formatBytes(needed)} usable, ` +
+    `${formatBytes(hw.usableRamBytes)} is usable (${formatBytes(allowedPeakBytes)} after the margin). ` +
+    `Its smallest config (${knobsText(options.dialect, smallest)}) peaks at ${formatBytes(peak)} in the ${phase} phase: ` +
+    memoryBreakdown(memory[phase], smallest.knobs.concurrency + options.postSlots);
+  if (options.dialect === "budget") {
+    reason += "; this daemon always runs at least 2 synthesis workers and re-extracts its PCE at every start";
   }
-  warnings.push({ code: "INFEASIBLE", message: `no safe config: ${reason}` });
+  const other: DaemonDialect = options.dialect === "budget" ? "partition-workers" : "budget";
+  const alternative = searchDaemonConfig(hw, { ...options, dialect: other }).best;
+  if (alternative) {
+    reason +=
+      `. The ${other} daemon would fit (${knobsText(other, alternative)}, peak ${formatBytes(alternative.peakBytes)}` +
+      `${other === "partition-workers" ? " after a warmup restart" : ""}): run cuzkit tune --dialect ${other}`;
+  } else {
+    warnings.push({
+      code: "BELOW_MINIMUM",
+      message: `${label} needs at least ${formatBytes(needed)} usable RAM with the ${options.dialect} daemon; ${formatBytes(hw.usableRamBytes)} is usable`,
+    });
+  }
+  warnings.push({
+    code: "INFEASIBLE",
+    message: `no safe config for the ${options.dialect} daemon on this machine (the reason is above)`,
+  });
   return { reason, warnings };
 }
 
@@ -190,24 +255,50 @@ export function recommend(
   const hw = isDetectedHardware(hardware) ? hardware.spec : hardware;
   const readings = isDetectedHardware(hardware) ? hardware.readings : undefined;
   validateHardware(hw);
+  validateCalibration(options.calibration);
+  if (options.listen !== undefined) assertDaemonListen(options.listen);
   const resolved = resolveTuneOptions(options);
   const extras: SectionExtras = options.listen === undefined ? {} : { listen: options.listen };
   const outcome = searchDaemonConfig(hw, resolved);
-  const chosen = outcome.best ?? outcome.leastMemory;
+  // When nothing fits with the margin, --force may only write a config that still fits the
+  // usable RAM with the margin waived (explicit budget and cap); else it refuses too.
+  const noMargin: ResolvedTuneOptions = { ...resolved, safetyMarginFraction: 0, minSafetyMarginBytes: 0 };
+  const forcedOutcome = outcome.best ? undefined : searchDaemonConfig(hw, noMargin);
+  const used = forcedOutcome?.best ? forcedOutcome : outcome;
+  const usedOptions = forcedOutcome?.best ? noMargin : resolved;
+  const chosen = outcome.best ?? forcedOutcome?.best ?? outcome.leastMemory;
   const model = modelDaemon(hw, chosen.config, chosen.workload);
-  const warmup = planWarmup(hw, resolved.dialect, chosen, resolved, extras);
   const curio = curioSettings(model.timing, chosen.knobs.concurrency, resolved);
+  // Memory is sized for MaxPending proofs in flight (the search does the same).
+  const sized = modelDaemon(hw, chosen.config, { ...chosen.workload, concurrency: curio.maxPending });
+  const warmup = planWarmup(hw, resolved.dialect, chosen, usedOptions, extras);
+  const extrapolations = [...new Set([...sized.extrapolations, ...model.extrapolations])];
+  // A config the model expects to be OOM-killed proves nothing: no throughput for it.
+  const forceable = outcome.best !== undefined || forcedOutcome?.best !== undefined;
+  const factor = forceable ? (options.calibration?.proofsPerHourFactor ?? 1) : 0;
   const warnings = hardwareWarnings(hw, readings);
   let infeasibleReason: string | undefined;
   if (!outcome.best) {
-    const found = infeasibility(hw, resolved, chosen, outcome.allowedPeakBytes);
+    const found = infeasibility(hw, resolved, outcome.leastMemory, outcome.allowedPeakBytes);
     infeasibleReason = found.reason;
     warnings.unshift(...found.warnings);
   }
-  const reasons = explainChoice({ hw, readings, options: resolved, outcome, chosen, model, warmup, curio });
+  const reasons = explainChoice({
+    hw,
+    readings,
+    options: usedOptions,
+    outcome: used,
+    chosen,
+    model,
+    warmup,
+    curio,
+    extrapolations,
+    calibration: options.calibration,
+  });
   const steady = model.memory.steady;
   const recommendation: Recommendation = {
     feasible: outcome.best !== undefined,
+    forceable,
     dialect: resolved.dialect,
     workload: {
       name: resolved.workloadName,
@@ -220,26 +311,29 @@ export function recommend(
     bench: { concurrency: chosen.knobs.concurrency },
     warmup,
     predicted: {
-      peakMemoryBytes: model.peakBytes,
-      governingPhase: model.governingPhase,
+      peakMemoryBytes: sized.peakBytes,
+      governingPhase: sized.governingPhase,
       phasePeakBytes: {
-        warmup: model.memory.warmup.peakBytes,
-        "cold-start": model.memory["cold-start"].peakBytes,
-        steady: steady.peakBytes,
+        warmup: sized.memory.warmup.peakBytes,
+        "cold-start": sized.memory["cold-start"].peakBytes,
+        steady: sized.memory.steady.peakBytes,
       },
       usableRamBytes: hw.usableRamBytes,
       safetyMarginBytes: outcome.marginBytes,
       allowedPeakBytes: outcome.allowedPeakBytes,
-      headroomBytes: model.headroomBytes,
-      proofsPerHour: model.timing.proofsPerHour,
-      secPerProof: model.timing.secPerProof,
+      headroomBytes: sized.headroomBytes,
+      proofsPerHour: model.timing.proofsPerHour * factor,
+      modelProofsPerHour: forceable ? model.timing.proofsPerHour : 0,
+      secPerProof: factor > 0 ? model.timing.secPerProof / factor : Number.POSITIVE_INFINITY,
       singleProofSec: model.timing.singleProofSec,
       proofLatencySec: model.timing.proofLatencySec,
       firstProofSec: model.timing.firstProofSec,
       worstCaseProofSec: model.timing.worstCaseProofSec,
       bottleneck: model.timing.bottleneck,
       synthesizingPartitions: steady.synthesizingPartitions,
-      limitedBy: model.memory[model.governingPhase].slots.limitedBy,
+      limitedBy: sized.memory[sized.governingPhase].slots.limitedBy,
+      sizedForProofs: curio.maxPending,
+      extrapolations,
     },
     curio,
     reasons,
@@ -247,6 +341,7 @@ export function recommend(
     evaluated: outcome.evaluated,
   };
   if (infeasibleReason !== undefined) recommendation.infeasibleReason = infeasibleReason;
+  if (options.calibration) recommendation.predicted.calibration = options.calibration;
   if (readings) recommendation.hardwareReadings = readings;
   return recommendation;
 }

@@ -2,7 +2,7 @@ import { hardwareFrom } from "@cuzkit/core";
 import { describe, expect, it } from "vitest";
 import { bruteForce } from "../bench/brute-force.js";
 import { resolveTuneOptions } from "./options.js";
-import { searchDaemonConfig, usefulGpuWorkers } from "./search.js";
+import { searchDaemonConfig, throughputStep, usefulGpuWorkers } from "./search.js";
 
 // The pruned search must find what a brute force over the whole grid finds.
 
@@ -23,7 +23,7 @@ describe("searchDaemonConfig", () => {
         const reference = bruteForce(hw, dialect, {}, grid);
         expect(found.best === undefined).toBe(reference === undefined);
         if (!found.best || !reference) return;
-        expect(found.best.timing.proofsPerHour).toBeCloseTo(reference.proofsPerHour, 9);
+        expect(throughputStep(found.best.timing.proofsPerHour)).toBe(throughputStep(reference.proofsPerHour));
         expect(found.best.peakBytes).toBe(reference.peakBytes);
         // ...with far fewer timing evaluations than the grid has points.
         expect(found.evaluated.timing).toBeLessThan(reference.evaluated / 4);
@@ -34,9 +34,9 @@ describe("searchDaemonConfig", () => {
   it("tries more GPU workers only while they shorten the GPU stage", () => {
     const options = resolveTuneOptions({});
     expect(usefulGpuWorkers(hardwareFrom({ ram: "1TiB", cores: 8, gpus: "none" }), options)).toBe(1);
-    // RTX 3090: kernels 3.36 s vs 2.4 s of CPU per partition: a second worker hides the CPU part.
-    expect(usefulGpuWorkers(hardwareFrom({ ram: "1TiB", cores: 8, gpus: "1xRTX3090" }), options)).toBe(2);
-    expect(usefulGpuWorkers(hardwareFrom({ ram: "1TiB", cores: 8, gpus: "1xRTX4090" }), options)).toBe(3);
-    expect(usefulGpuWorkers(hardwareFrom({ ram: "1TiB", cores: 8, gpus: "1xRTX5090" }), options)).toBe(4);
+    // A second worker hides half the GPU stage's CPU part (measured gw1 vs gw2); more were never measured.
+    for (const gpus of ["1xRTX3090", "1xRTX4090", "1xRTX5090"]) {
+      expect(usefulGpuWorkers(hardwareFrom({ ram: "1TiB", cores: 8, gpus }), options)).toBe(2);
+    }
   });
 });

@@ -9,6 +9,7 @@ import {
   type MemoryEstimate,
   partitionScale,
   slowestGpuFactor,
+  synthesisSlots,
   type TimingEstimate,
   type Workload,
 } from "@cuzkit/core";
@@ -30,6 +31,8 @@ export interface Evaluation {
   config: DaemonConfig;
   workload: Workload;
   memory: Record<DaemonPhase, MemoryEstimate>;
+  /** Partitions synthesizing at steady state with the tuned concurrency (what the timing uses). */
+  timingPartitions: number;
   /** The phase whose peak bounds this config (model: steady for partition-workers, cold-start for budget). */
   governingPhase: DaemonPhase;
   /** Peak of the governing phase, in bytes. */
@@ -86,11 +89,15 @@ export function createEvaluator(hw: HardwareSpec, options: ResolvedTuneOptions):
     counts.memory++;
     const config = buildDaemonConfig(hw, options.dialect, knobs, options);
     const workload: Workload = { ...options.workload, concurrency: knobs.concurrency };
+    // Memory is sized for Curio's MaxPending: the concurrency plus the PoSt slots, which PoRep
+    // work may take too when no PoSt is waiting.
+    const sizedFor: Workload = { ...workload, concurrency: knobs.concurrency + options.postSlots };
     const phases = {
-      warmup: estimateMemory(hw, config, workload, "warmup"),
-      "cold-start": estimateMemory(hw, config, workload, "cold-start"),
-      steady: estimateMemory(hw, config, workload, "steady"),
+      warmup: estimateMemory(hw, config, sizedFor, "warmup"),
+      "cold-start": estimateMemory(hw, config, sizedFor, "cold-start"),
+      steady: estimateMemory(hw, config, sizedFor, "steady"),
     };
+    const timingPartitions = synthesisSlots(hw, config, workload, knobs.concurrency, true).partitions;
     const governingPhase: DaemonPhase = loadsPceFromDisk(config) ? "steady" : "cold-start";
     const peakBytes = phases[governingPhase].peakBytes;
     const stalled = phases[governingPhase].slots.stalled || phases.steady.slots.stalled;
@@ -100,6 +107,7 @@ export function createEvaluator(hw: HardwareSpec, options: ResolvedTuneOptions):
       config,
       workload,
       memory: phases,
+      timingPartitions,
       governingPhase,
       peakBytes,
       safe,
@@ -110,7 +118,7 @@ export function createEvaluator(hw: HardwareSpec, options: ResolvedTuneOptions):
 
   const timed = (knobs: Knobs): TimedEvaluation => {
     const evaluation = memory(knobs);
-    const partitions = evaluation.memory.steady.synthesizingPartitions;
+    const partitions = evaluation.timingPartitions;
     const key = `${partitions}|${knobs.gpuWorkersPerDevice}|${knobs.concurrency}`;
     let timing = timingCache.get(key);
     if (!timing) {
@@ -127,22 +135,36 @@ export function createEvaluator(hw: HardwareSpec, options: ResolvedTuneOptions):
 /** Proofs/hour; without a GPU (where the model gives 0), the CPU side's proofs/hour instead. */
 export function objectiveOf(timing: TimingEstimate, hasGpu: boolean): number {
   if (hasGpu) return timing.proofsPerHour;
-  return Number.isFinite(timing.cpuSecPerProof) && timing.cpuSecPerProof > 0
-    ? 3600 / timing.cpuSecPerProof
+  return Number.isFinite(timing.cpuSideSecPerProof) && timing.cpuSideSecPerProof > 0
+    ? 3600 / timing.cpuSideSecPerProof
     : 0;
 }
 
-function sameObjective(a: number, b: number): boolean {
-  return Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+/** Throughput steps the search tells apart: 2%, about the model's error at the measured points. */
+export const throughputStepRatio = 1.02;
+
+/**
+ * The 2% step of proofs/hour a value falls in. Throughputs in the same step count as equal,
+ * and then the least memory wins: the model cannot tell them apart, and the extra partitions
+ * would cost memory (often beyond what was measured) for nothing a benchmark would see.
+ */
+export function throughputStep(objective: number): number {
+  return objective > 0 ? Math.floor(Math.log(objective) / Math.log(throughputStepRatio) + 1e-9) : -Infinity;
 }
 
-/** True when `a` is preferred to `b`: more throughput, then less memory, then smaller settings. */
+function sameObjective(a: number, b: number): boolean {
+  return throughputStep(a) === throughputStep(b);
+}
+
+/** True when `a` is preferred to `b`: a higher throughput step, then less memory, fewer proofs in flight, more GPU workers, less parallelism. */
 export function isBetter(a: TimedEvaluation, b: TimedEvaluation): boolean {
-  if (!sameObjective(a.objective, b.objective)) return a.objective > b.objective;
+  if (!sameObjective(a.objective, b.objective))
+    return throughputStep(a.objective) > throughputStep(b.objective);
   if (a.peakBytes !== b.peakBytes) return a.peakBytes < b.peakBytes;
   if (a.knobs.concurrency !== b.knobs.concurrency) return a.knobs.concurrency < b.knobs.concurrency;
+  // More GPU workers (at most the useful 2) cost no memory and were measured no slower.
   if (a.knobs.gpuWorkersPerDevice !== b.knobs.gpuWorkersPerDevice)
-    return a.knobs.gpuWorkersPerDevice < b.knobs.gpuWorkersPerDevice;
+    return a.knobs.gpuWorkersPerDevice > b.knobs.gpuWorkersPerDevice;
   return a.knobs.synthesisParallelism < b.knobs.synthesisParallelism;
 }
 
@@ -168,7 +190,7 @@ export function usefulGpuWorkers(hw: HardwareSpec, options: ResolvedTuneOptions)
 }
 
 function sameOrAbove(value: number, reference: number): boolean {
-  return value >= reference || sameObjective(value, reference);
+  return throughputStep(value) >= throughputStep(reference);
 }
 
 /**
@@ -180,7 +202,11 @@ function sameOrAbove(value: number, reference: number): boolean {
 function objectiveCeiling(hw: HardwareSpec, evaluator: Evaluator, widest: Knobs): number {
   const evaluation = evaluator.memory(widest);
   const timing = estimateTiming(hw, evaluation.config, evaluation.workload, widest.synthesisParallelism);
-  const secPerProof = Math.max(timing.cpuSecPerProof, hw.gpus.length > 0 ? timing.gpuSecPerProof : 0);
+  const secPerProof = Math.max(
+    timing.synthesisSecPerProof,
+    timing.cpuSecPerProof,
+    hw.gpus.length > 0 ? timing.gpuSecPerProof : 0,
+  );
   return Number.isFinite(secPerProof) && secPerProof > 0 ? 3600 / secPerProof : 0;
 }
 
@@ -210,7 +236,7 @@ function firstTrue(lo: number, hi: number, ok: (value: number) => boolean): numb
 
 function signature(evaluation: Evaluation): string {
   const m = evaluation.memory;
-  return `${m.warmup.synthesizingPartitions}|${m["cold-start"].synthesizingPartitions}|${m.steady.synthesizingPartitions}`;
+  return `${m.warmup.synthesizingPartitions}|${m["cold-start"].synthesizingPartitions}|${m.steady.synthesizingPartitions}|${evaluation.timingPartitions}`;
 }
 
 /** Searches the discrete space for the fastest safe config (least memory among equals). */

@@ -142,16 +142,43 @@ describe("cuzkit tune: a machine too small", () => {
   it("prints the explanation in text and json, then exits 2", async () => {
     const text = await run(tinyFlags);
     expect(text.stdout).toMatch(/NO SAFE CONFIG/);
+    // One minimum, and no throughput for a config that would be OOM-killed.
+    expect(new Set(text.stdout.match(/needs at least [\d.]+ GiB/g))).toEqual(
+      new Set(["needs at least 137.0 GiB"]),
+    );
+    expect(text.stdout).toMatch(/^Predicted: no throughput/m);
+    expect(text.stdout).not.toMatch(/[\d.]+ proofs\/hour \(/);
     expect((text.error as CommandExit).exitCode).toBe(2);
     const json = await run([...tinyFlags, "--format", "json"]);
-    expect(JSON.parse(json.stdout)).toMatchObject({ feasible: false, config: null });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      feasible: false,
+      config: null,
+      predicted: { proofsPerHour: 0 },
+    });
     expect(json.error).toBeInstanceOf(CommandExit);
   });
 
-  it("--force emits it anyway, marked", async () => {
-    const { stdout, error } = await run([...tinyFlags, "--format", "toml", "--force"]);
+  it("--force refuses too when nothing fits even with the margin waived, and writes nothing", async () => {
+    const { stdout, error } = await run([...tinyFlags, "--format", "toml", "--force", "--out", "cuzk.toml"]);
+    expect(stdout).toBe("");
+    expect((error as CuzkitError).code).toBe("UNSAFE_CONFIG");
+    expect((error as CuzkitError).hint).toMatch(/--force writes nothing/);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it("--force writes a config that fits the usable RAM with the margin waived, explicit budget and cap", async () => {
+    const marginal = ["--ram", "128GiB", "--cores", "192", "--gpus", "1xRTX5070Ti"];
+    const refused = await run([...marginal, "--format", "toml"]);
+    expect((refused.error as CuzkitError).code).toBe("UNSAFE_CONFIG");
+    const { stdout, error } = await run([...marginal, "--format", "toml", "--force"]);
     expect(error).toBeUndefined();
-    expect(stdout).toMatch(/^# FORCED/);
+    expect(stdout).toMatch(/^# FORCED: no config fits with the 12\.8 GiB safety margin; this one waives it/);
+    const read = readCuzkConfig(stdout);
+    expect(read.findings).toEqual([]);
+    expect(read.raw).toMatchObject({
+      memory: { total_budget: "128GiB" },
+      pipeline: { max_parallel_synthesis: 2 },
+    });
   });
 });
 
@@ -182,11 +209,15 @@ describe("cuzkit tune --check", () => {
       "2xRTX4090",
       "--concurrency",
       "6",
+      "--dialect",
+      "partition-workers",
       "--check",
       file,
     ]);
     expect((error as CommandExit).exitCode).toBe(2);
     expect(stdout).toMatch(/WOULD OOM \(steady\)/);
+    expect(stdout).toMatch(/^Modelled: no throughput as configured/m);
+    expect(stdout).not.toMatch(/[\d.]+ proofs\/hour as configured/);
     expect(stdout).toMatch(/synthesis\.partition_workers: 16 -> \d+/);
   });
 
@@ -210,6 +241,21 @@ describe("cuzkit tune --check", () => {
     expect(result.recommendation.config.memory.total_budget).toMatch(/^\d+GiB$/);
   });
 
+  it("checks as the current daemon by default: partition_workers = 3 on 256 GiB would OOM under its auto budget", async () => {
+    const file = write("old.toml", "[synthesis]\npartition_workers = 3\n");
+    const box = ["--ram", "256GiB", "--cores", "192", "--gpus", "1xRTX5070Ti", "--concurrency", "6"];
+    const current = await run([...box, "--check", file]);
+    expect((current.error as CommandExit).exitCode).toBe(2);
+    expect(current.stdout).toMatch(/^Read as the budget daemon/m);
+    expect(current.stdout).toMatch(
+      /^It will run 1[2-8] partition\(s\) synthesizing at once \(limited by memory budget/m,
+    );
+    expect(current.stdout).toMatch(/looks written for the partition-workers daemon/);
+    const older = await run([...box, "--check", file, "--dialect", "partition-workers"]);
+    expect(older.error).toBeUndefined();
+    expect(older.stdout).toMatch(/^cuzkit tune --check: OK/);
+  });
+
   it("refuses formats other than text and json, and a missing file", async () => {
     const file = write("x.toml", "");
     expect(((await run([...vastFlags, "--check", file, "--format", "toml"])).error as Error).message).toMatch(
@@ -229,13 +275,78 @@ describe("cuzkit tune: bad flags", () => {
     expect((error as CuzkitError).hint.length).toBeGreaterThan(0);
   };
 
+  const hinted = async (args: string[], message: RegExp, hint: RegExp) => {
+    const { error, stdout } = await run(args);
+    expect(stdout).toBe("");
+    expect((error as CuzkitError).code).toBe("INVALID_INPUT");
+    expect((error as CuzkitError).message).toMatch(message);
+    expect((error as CuzkitError).hint).toMatch(hint);
+  };
+
+  it("needs the hardware: --detect, or --ram, --cores and --gpus", async () => {
+    await hinted([], /no hardware given: --ram, --cores, --gpus missing/, /--detect/);
+    await hinted(["--ram", "256GiB", "--cores", "32"], /no hardware given: --gpus missing/, /--gpus none/);
+  });
+
+  it("needs a unit on sizes: a bare number gets a did-you-mean, G is refused as ambiguous", async () => {
+    const gpus = ["--cores", "32", "--gpus", "2xRTX3090"];
+    await hinted(["--ram", "256", ...gpus], /--ram size "256" has no unit/, /did you mean "256GiB"\?/);
+    await hinted(["--ram", "256G", ...gpus], /ambiguous unit "G"/, /256GiB .* or 256GB/);
+    await hinted(
+      ["--ram", "2TiB", "--memory-limit", "240", ...gpus],
+      /--memory-limit size "240" has no unit/,
+      /240GiB/,
+    );
+    await hinted([...vastFlags, "--safety-margin", "16G"], /ambiguous unit "G"/, /16GiB/);
+  });
+
+  it("refuses an --addr the daemon could not listen on", async () => {
+    await hinted(
+      [...vastFlags, "--addr", "localhost:9820"],
+      /refuse to start with --addr "localhost:9820"/,
+      /^write 127\.0\.0\.1:9820$/,
+    );
+    await hinted(
+      [...vastFlags, "--format", "curio", "--addr", "cuzk:9820"],
+      /does not resolve host names/,
+      /literal IP/,
+    );
+    const ok = await run([...vastFlags, "--format", "toml", "--addr", "[::1]:9820"]);
+    expect(ok.error).toBeUndefined();
+    expect(readCuzkConfig(ok.stdout).raw).toMatchObject({ daemon: { listen: "[::1]:9820" } });
+  });
+
+  it("takes the Curio knobs: --min-prove-timeout and --post-slots", async () => {
+    const { stdout } = await run([
+      ...vastFlags,
+      "--format",
+      "curio",
+      "--min-prove-timeout",
+      "45m",
+      "--post-slots",
+      "3",
+    ]);
+    const parsed = parse(stdout) as { Cuzk: { MaxPending: number; ProveTimeout: string } };
+    const minutes = (text: string) => {
+      const m = /^(?:(\d+)h)?(\d+)m0s$/.exec(text);
+      return Number(m?.[1] ?? 0) * 60 + Number(m?.[2] ?? 0);
+    };
+    expect(minutes(parsed.Cuzk.ProveTimeout)).toBeGreaterThanOrEqual(45);
+    const plain = parse((await run([...vastFlags, "--format", "curio"])).stdout) as typeof parsed;
+    expect(minutes(plain.Cuzk.ProveTimeout)).toBeGreaterThanOrEqual(30);
+    expect(plain.Cuzk.MaxPending).toBeLessThan(parsed.Cuzk.MaxPending);
+    const json = JSON.parse((await run([...vastFlags, "--format", "json", "--post-slots", "3"])).stdout);
+    expect(json.curio.MaxPending).toBe(json.bench.concurrency + 3);
+  });
+
   it("rejects each bad value with a clear error and a hint", async () => {
-    await bad([], /no hardware given/);
-    await bad(["--ram", "256GiB"], /no hardware given/);
-    await bad(["--ram", "lots", "--cores", "8"], /cannot read the size "lots"/);
-    await bad(["--ram", "256GiB", "--cores", "eight"], /--cores must be a whole number/);
+    await bad(["--ram", "lots", "--cores", "8", "--gpus", "none"], /cannot read the size "lots"/);
+    await bad(["--ram", "256GiB", "--cores", "eight", "--gpus", "none"], /--cores must be a whole number/);
     await bad(["--ram", "256GiB", "--cores", "8", "--gpus", "2xFancy"], /unknown GPU model "Fancy"/);
-    await bad(["--ram", "256GiB", "--cores", "8", "--memory-limit", "x"], /cannot read the size "x"/);
+    await bad(
+      ["--ram", "256GiB", "--cores", "8", "--gpus", "none", "--memory-limit", "x"],
+      /cannot read the size "x"/,
+    );
     await bad([...vastFlags, "--dialect", "old"], /unknown --dialect "old"/);
     await bad([...vastFlags, "--workload", "c2"], /unknown --workload "c2"/);
     await bad([...vastFlags, "--format", "yaml"], /unknown --format "yaml"/);

@@ -1,14 +1,15 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import {
+  assertDaemonListen,
   type DaemonDialect,
   daemonDialects,
   formatBytes,
   type HardwareSpec,
   hardwareFrom,
   InvalidInputError,
-  parseByteSize,
   parseGpuList,
+  parseSizeWithUnit,
   type WorkloadPreset,
   workloadPresets,
 } from "@cuzkit/core";
@@ -29,7 +30,7 @@ import {
   toTuneReport,
 } from "@cuzkit/tuner";
 import { Command } from "commander";
-import { writeFileAtomic } from "../common.js";
+import { intOption, parseDurationMs, writeFileAtomic } from "../common.js";
 import { type CliIO, CommandExit } from "../io.js";
 
 /** What `createTuneCommand` can be given besides the IO, for tests and embedding. */
@@ -56,6 +57,8 @@ interface TuneFlags {
   force?: boolean;
   check?: string;
   addr?: string;
+  minProveTimeout?: number;
+  postSlots?: number;
 }
 
 function wholeNumber(flag: string, text: string): number {
@@ -77,7 +80,7 @@ export function parseSafetyMargin(
   if (percent) return { safetyMarginFraction: Number(percent[1]) / 100 };
   if (/^(0(\.\d+)?|\.\d+)$/.test(trimmed)) return { safetyMarginFraction: Number(trimmed) };
   if (/^\d+(\.\d+)?\s*[a-zA-Z]+$/.test(trimmed)) {
-    return { safetyMarginFraction: 0, minSafetyMarginBytes: parseByteSize(trimmed) };
+    return { safetyMarginFraction: 0, minSafetyMarginBytes: parseSizeWithUnit(trimmed, "safety margin") };
   }
   throw new InvalidInputError(
     `cannot read the safety margin "${text}"`,
@@ -95,7 +98,7 @@ function overrideDetected(detected: DetectedHardware, flags: TuneFlags): Detecte
   const spec: HardwareSpec = { ...detected.spec };
   const readings = { ...detected.readings };
   if (flags.ram !== undefined) {
-    spec.ramBytes = parseByteSize(flags.ram);
+    spec.ramBytes = parseSizeWithUnit(flags.ram, "--ram size");
     readings.ramBytes = { value: spec.ramBytes, source: "--ram" };
     if (spec.usableRamBytes > spec.ramBytes) {
       spec.usableRamBytes = spec.ramBytes;
@@ -103,7 +106,10 @@ function overrideDetected(detected: DetectedHardware, flags: TuneFlags): Detecte
     }
   }
   if (flags.memoryLimit !== undefined) {
-    spec.usableRamBytes = Math.min(spec.ramBytes, parseByteSize(flags.memoryLimit));
+    spec.usableRamBytes = Math.min(
+      spec.ramBytes,
+      parseSizeWithUnit(flags.memoryLimit, "--memory-limit size"),
+    );
     readings.usableRamBytes = { value: spec.usableRamBytes, source: "--memory-limit" };
   }
   if (flags.cores !== undefined) {
@@ -123,17 +129,21 @@ async function hardwareFor(
   deps: TuneCommandDeps,
 ): Promise<HardwareSpec | DetectedHardware> {
   if (flags.detect) return overrideDetected(await (deps.detect ?? detectHardware)(), flags);
-  if (flags.ram === undefined || flags.cores === undefined) {
+  const missing = (["ram", "cores", "gpus"] as const).filter((flag) => flags[flag] === undefined);
+  if (missing.length > 0) {
     throw new InvalidInputError(
-      "no hardware given",
-      "pass --detect to read this machine, or describe it: --ram 256GiB --cores 32 --gpus 2xRTX3090 [--memory-limit 240GiB]",
+      `no hardware given: ${missing.map((flag) => `--${flag}`).join(", ")} missing`,
+      "pass --detect to read this machine, or describe it: --ram 256GiB --cores 32 --gpus 2xRTX3090 " +
+        "[--memory-limit 240GiB] (--gpus none sizes for memory only)",
     );
   }
   return hardwareFrom({
-    ram: flags.ram,
-    cores: wholeNumber("--cores", flags.cores),
-    ...(flags.gpus === undefined ? {} : { gpus: flags.gpus }),
-    ...(flags.memoryLimit === undefined ? {} : { memoryLimit: flags.memoryLimit }),
+    ram: parseSizeWithUnit(flags.ram ?? "", "--ram size"),
+    cores: wholeNumber("--cores", flags.cores ?? ""),
+    gpus: flags.gpus ?? "",
+    ...(flags.memoryLimit === undefined
+      ? {}
+      : { memoryLimit: parseSizeWithUnit(flags.memoryLimit, "--memory-limit size") }),
   });
 }
 
@@ -147,16 +157,19 @@ export function createTuneCommand(io: CliIO, deps: TuneCommandDeps = {}): Comman
   return new Command("tune")
     .description("size the cuzk daemon to this machine (or check a cuzk.toml against it)")
     .option("--detect", "read this machine: RAM, container limits (cgroups), CPU quota, GPUs (nvidia-smi)")
-    .option("--ram <size>", 'host RAM, such as "256GiB" or "251GB"')
+    .option(
+      "--ram <size>",
+      'host RAM with a unit: "256GiB" (binary) or "251GB" (decimal); a bare number or "256G" is refused',
+    )
     .option("--cores <n>", "CPU threads the daemon may use")
     .option("--gpus <list>", 'GPUs, such as "2xRTX3090", "2xA40:48GiB" or "none"')
     .option(
       "--memory-limit <size>",
-      "the container's RAM share when lower than the host's (Vast.ai: memory.low)",
+      "the container's RAM share when lower than the host's (Vast.ai: memory.low), with a unit",
     )
     .option(
       "--dialect <dialect>",
-      `daemon that reads the config: ${daemonDialects.join(" | ")} (default: budget, the current daemon; with --check: inferred from the file)`,
+      `daemon version that reads the config: budget (the current daemon) | partition-workers (the older one the incidents ran); default budget, also with --check`,
     )
     .option("--workload <name>", `${Object.keys(workloadPresets).join(" | ")} (default: porep)`)
     .option(
@@ -169,11 +182,24 @@ export function createTuneCommand(io: CliIO, deps: TuneCommandDeps = {}): Comman
     )
     .option("--format <format>", `${formats.join(" | ")}`, "text")
     .option("--out <file>", "write the output to FILE atomically instead of stdout")
-    .option("--force", "emit a config even when the model expects it to be OOM-killed")
+    .option(
+      "--force",
+      "when nothing fits with the safety margin, emit one that fits the usable RAM with the margin waived (refused when none does)",
+    )
+    .option(
+      "--min-prove-timeout <duration>",
+      "least Curio ProveTimeout (default 30m; a timeout re-runs the same request id as a duplicate)",
+      parseDurationMs,
+    )
+    .option(
+      "--post-slots <n>",
+      "Curio MaxPending slots left for WindowPoSt/WinningPoSt beyond the concurrency (default 2)",
+      intOption(0),
+    )
     .option("--check <file>", "check an existing cuzk.toml against the machine instead of tuning")
     .option(
       "--addr <address>",
-      `the daemon's address for Curio's [Cuzk] Address (default ${defaultCurioCuzkAddress}); also written as daemon.listen`,
+      `the daemon's address for Curio's [Cuzk] Address (default ${defaultCurioCuzkAddress}); also written as daemon.listen, so a literal IP:port or unix:// path`,
     )
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
     .action(async (flags: TuneFlags) => {
@@ -197,7 +223,13 @@ export function createTuneCommand(io: CliIO, deps: TuneCommandDeps = {}): Comman
         ...(flags.concurrency === undefined
           ? {}
           : { concurrency: wholeNumber("--concurrency", flags.concurrency) }),
+        ...(flags.minProveTimeout === undefined
+          ? {}
+          : { minProveTimeoutSec: Math.ceil(flags.minProveTimeout / 1000) }),
+        ...(flags.postSlots === undefined ? {} : { postSlots: flags.postSlots }),
       };
+      // The address is written as daemon.listen: refuse what the daemon would refuse at start.
+      if (flags.addr !== undefined) assertDaemonListen(flags.addr, "--addr");
       const hardware = await hardwareFor(flags, deps);
       const force = flags.force === true;
       const emit = async (text: string) => {

@@ -26,17 +26,27 @@ export const modelConstants = {
   porepPartitionSynthesisBytes: c(
     20 * GiB,
     "bytes",
-    "measured: peak RSS grows ~16-20 GiB per concurrently synthesizing PoRep partition (Curio doc: 69 + 20 x pw GiB)",
+    "measured: peak RSS grows ~20 GiB per concurrently synthesizing PoRep partition from 2 to 7 partitions (69 + 20 x pw GiB); the slope of the envelope there",
+  ),
+  porepEnvelopeSlopeAboveMeasuredBytes: c(
+    ((510 - 209) / 9) * GiB,
+    "bytes",
+    "derived, extrapolated: above the 16 partitions measured, the average measured slope from 7 to 16 ((510 - 209) / 9 GiB per partition)",
+  ),
+  porepEnvelopeInFlightBaseline: c(
+    5,
+    "count",
+    "measured: the envelope points were taken with 5 proofs in flight (pw 12-16 with up to 20); more proofs add their per-proof state",
   ),
   porepPartitionGpuStageBytes: c(
-    4 * GiB,
+    0,
     "bytes",
-    "measured: ~4 GiB per partition left after prove_start, while the GPU works on it",
+    "derived: nothing beyond the envelope. A partition on a GPU holds ~4 GiB after prove_start (measured), but the envelope's 20 GiB per synthesizing partition was measured with partitions flowing through the GPU stage, so it includes them; at pw10, 2 GPU workers peaked lower (271 GiB) than 1 (310 GiB)",
   ),
   inFlightProofBytes: c(
     1.5 * GiB,
     "bytes",
-    "fitted: residual of the 512 GiB pw=12 j=20 peak (373-400 GiB); parsed C1 input and assembler state per proof in flight",
+    "measured: 373 GiB with 5 and 400 GiB with 20 proofs in flight at pw 12 (~1.8 GiB per proof); parsed C1 input and assembler state",
   ),
   pceExtractionTransientBytes: c(
     14 * GiB,
@@ -65,16 +75,30 @@ export const modelConstants = {
     "measured: a 2-sector PoRep batch peaked at ~360 GiB (scheduler.max_batch_size = 2)",
   ),
   // Timing (PoRep 32 GiB, per partition)
-  porepSynthesisAloneSec: c(29, "s", "measured: ~29 s to synthesize one partition alone on 192 threads"),
-  synthesisContentionPerPartition: c(
-    0.048,
-    "ratio",
-    "fitted: each extra concurrent partition slows every synthesis by 4.8% (memory bandwidth); reproduces 152/53/42/38 s per proof at pw 2/7/10/12",
+  porepSynthesisAloneSec: c(
+    29,
+    "s",
+    "measured: ~29 s to synthesize one partition alone; pw1 = 10 x 29 s = 290 s per proof exactly",
   ),
-  porepSynthesisCpuCost: c(
-    700,
+  synthesisContentionPerPartition: c(
+    0.038,
+    "ratio",
+    "fitted: each extra concurrent partition slows every synthesis by 3.8% (DDR5 bandwidth); with the GPU floor it reproduces 290/152/68.4/53.3/45.4/42.5 s per proof at pw 1/2/5/7/10/12 within 2%",
+  ),
+  partitionThreads: c(
+    1,
+    "count",
+    "code: synthesize_partition passes one circuit and bellperson parallelises only across circuits, so one partition synthesizes on about one thread",
+  ),
+  smtThreadsPerCore: c(
+    2,
+    "count",
+    "assumed: two hardware threads per physical core; about one physical core per synthesizing partition is the working limit (gpu-throughput.md section 1)",
+  ),
+  porepCpuSecPerPartition: c(
+    90,
     "vCPU-s",
-    "derived: one PoRep synthesis costs ~7,000-7,800 vCPU-s (192 threads x ~37 s per proof at steady state; 142 cores x 54.7 s alone), i.e. ~700 per partition",
+    "derived: ~29-37 vCPU-s synthesis + prep_msm ~1.9 s + b_g2_msm ~1.7 s on a 32-thread pool; 60-100 vCPU-s per partition (gpu-throughput.md section 1)",
   ),
   coldSynthesisFactor: c(1.42, "ratio", "measured: synthesis without a PCE cache 50.4 s vs 35.5 s with it"),
   pceExtractionSec: c(
@@ -87,20 +111,25 @@ export const modelConstants = {
     "s",
     "measured: loading the PoRep parameters takes 15 s (cuzk box) to 30-90 s (Curio doc); 60 s assumed",
   ),
-  gpuKernelSecAt3090: c(
-    2.24,
+  gpuKernelSecAtAnchor: c(
+    3.7,
     "s",
-    "derived: 1.82 s/partition of CUDA kernels on the 5070 Ti (F=1.23), scaled to the RTX 3090 (F=1.00)",
+    "fitted to the measured curve: GPU stage per partition on the RTX 5070 Ti under load with 2 workers (Phase 8 measured 3.75 s; pw 12-16 gave nothing more than ~37.5-42.5 s per proof)",
   ),
-  gpuLoadInflation: c(
-    1.5,
+  gpuAnchorSpeedFactor: c(
+    1.23,
     "ratio",
-    "measured: GPU time per partition inflates ~1.5x under load (4.9 -> 7.5 s)",
+    "derived: speed factor of the RTX 5070 Ti, the only GPU cuzk was measured on (gpu-throughput.md section 4); other GPUs scale by this / F",
   ),
   gpuHostSecPerPartition: c(
-    2.4,
+    0.7,
     "s",
-    "measured: CPU critical path per partition on the GPU side (prep_msm 1.9 s + b_g2_msm 0.5 s)",
+    "fitted: CPU part of the GPU stage not hidden with one GPU worker per device (pw7 53.3 s with gw1 vs 51.2 s with gw2; pw10 45.4 vs 42.5); a second worker hides half, more workers were not measured",
+  ),
+  boundSharpness: c(
+    8,
+    "ratio",
+    "fitted: seconds per proof = (synthesis^n + GPU^n + CPU^n)^(1/n) with n = 8: partitions reach the GPU in bursts, so the curve bends into the GPU floor instead of meeting it at a corner",
   ),
   perProofOverheadSec: c(
     3,
@@ -108,6 +137,36 @@ export const modelConstants = {
     "assumed: C1 parse, proof assembly and the daemon's self-verification of one PoRep proof",
   ),
 } as const satisfies Record<string, ModelConstant>;
+
+/**
+ * Peak RSS of the daemon by concurrently synthesizing PoRep partitions, measured on the cuzk
+ * developers' box (1x RTX 5070 Ti, 192 threads, PoRep parameters and PCE resident, 5-20
+ * proofs in flight; cuzk-daemon.md section 4). Where the source gives a range, the upper end
+ * (pw 10: 271 with gw=2 / 310 with gw=1; pw 12: 373 with 5 / 400 with 20 in flight). Between
+ * the points the model interpolates linearly; 2-7 is the measured law 69 + 20 x pw GiB.
+ */
+export const porepMeasuredPeakGiB: readonly (readonly [partitions: number, peakGiB: number])[] = [
+  [1, 104],
+  [2, 109],
+  [7, 209],
+  [10, 310],
+  [12, 400],
+  [14, 457],
+  [16, 510],
+];
+
+/** Seconds per PoRep proof measured on the same box, by partition_workers (cuzk-project.md ~l.1797-1812). */
+export const porepMeasuredSecPerProof: readonly (readonly [partitions: number, secPerProof: number])[] = [
+  [1, 290],
+  [2, 152],
+  [5, 68.4],
+  [7, 53.3],
+  [10, 45.4],
+  [12, 42.5],
+];
+
+/** The measured box: the only hardware every measured figure comes from. */
+export const measuredBox = { cpuThreads: 192, gpuModel: "RTX 5070 Ti", gpus: 1, ramGiB: 512 } as const;
 
 /** Parameter (SRS) file size per circuit, resident while a kind runs. Source: srs_manager.rs comments, `ls -lh` of the files. */
 export const srsBytes: Record<CircuitId, number> = {

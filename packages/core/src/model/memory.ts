@@ -1,3 +1,4 @@
+import { GiB } from "../bytes.js";
 import type { DaemonConfig } from "../daemon-config.js";
 import type { HardwareSpec } from "../hardware.js";
 import { circuitForKind, partitionsPerProof } from "../vocabulary.js";
@@ -6,6 +7,7 @@ import {
   modelConstants as K,
   partitionScale,
   pceBytes,
+  porepMeasuredPeakGiB,
   srsBytes,
 } from "./constants.js";
 import { type DaemonPhase, residentKinds, type Workload } from "./workload.js";
@@ -42,14 +44,50 @@ export interface MemoryEstimate {
   synthesisBytes: number;
   /** Partitions held by GPU workers. */
   gpuStagePartitions: number;
-  /** Their memory. */
+  /** Their memory beyond the envelope (0: the envelope includes them, see estimateMemory). */
   gpuStageBytes: number;
-  /** Per-proof state of every proof in flight. */
+  /** Per-proof state of the proofs in flight beyond the envelope's baseline of 5. */
   inFlightBytes: number;
   /** Peak resident memory of the daemon in this phase. */
   peakBytes: number;
   /** What decided the synthesis concurrency. */
   slots: SynthesisSlots;
+  /** True when more partitions synthesize than the 16 the envelope was measured for. */
+  extrapolated: boolean;
+}
+
+const measuredPoints = porepMeasuredPeakGiB;
+const lastMeasured = measuredPoints[measuredPoints.length - 1] ?? [16, 510];
+/** Most partitions at once whose peak memory was measured (16). */
+export const maxMeasuredPartitions = lastMeasured[0];
+
+/**
+ * Peak RSS of a PoRep daemon with `partitions` synthesizing at once, from the measured
+ * envelope: parameters and PCE resident, up to 5 proofs in flight, one GPU with up to 2
+ * workers. Linear between the measured points; above 16 partitions, extrapolated at the
+ * average measured slope above 7 (33.4 GiB per partition).
+ */
+export function porepEnvelopeBytes(partitions: number): number {
+  const p = Math.max(1, partitions);
+  const first = measuredPoints[0] ?? [1, 104];
+  if (p <= first[0]) return first[1] * GiB;
+  for (let i = 1; i < measuredPoints.length; i++) {
+    const [p1, g1] = measuredPoints[i] as readonly [number, number];
+    const [p0, g0] = measuredPoints[i - 1] as readonly [number, number];
+    if (p <= p1) return Math.round((g0 + ((g1 - g0) * (p - p0)) / (p1 - p0)) * GiB);
+  }
+  return Math.round(
+    lastMeasured[1] * GiB + (p - lastMeasured[0]) * K.porepEnvelopeSlopeAboveMeasuredBytes.value,
+  );
+}
+
+/** PoRep parameters and PCE: the idle footprint the envelope includes (69 GiB). */
+const porepIdleBytes = srsBytes["porep-32g"] + pceBytes["porep-32g"];
+
+/** Working memory of `partitions` synthesizing at once for a kind: the envelope above the idle footprint, scaled by circuit size. */
+export function workingSetBytes(partitions: number, kind: Workload["kind"]): number {
+  if (partitions <= 0) return 0;
+  return (porepEnvelopeBytes(partitions) - porepIdleBytes) * partitionScale[kind];
 }
 
 /** GPU workers the daemon runs: gw per GPU in pipeline mode, one per GPU in monolithic mode. */
@@ -110,10 +148,11 @@ export function synthesisSlots(
 }
 
 /**
- * Peak daemon memory in one phase of its life. The model: resident parameters (SRS, plus PCE
- * once built) + 20 GiB per synthesizing PoRep partition (scaled by circuit size for other
- * kinds) + 4 GiB per partition held by a GPU worker + per-proof state, plus the PCE
- * extraction transient while it runs. Calibrated to peak RSS = 69 GiB + 20 GiB x partitions.
+ * Peak daemon memory in one phase of its life, from the measured envelope: resident
+ * parameters (and PCE once built) of every kind that runs + the envelope's working set for
+ * the partitions synthesizing at once (scaled by circuit size for other kinds; partitions on
+ * the GPUs included) + per-proof state beyond its 5 proofs in flight, plus
+ * the 14 GiB PCE extraction transient in the cold start.
  */
 export function estimateMemory(
   hw: HardwareSpec,
@@ -126,29 +165,29 @@ export function estimateMemory(
   const slots = synthesisSlots(hw, config, workload, proofsInFlight, pceResident);
   const scale = partitionScale[workload.kind];
   const srs = residentBytes(workload, srsBytes);
+  const pceAll = residentBytes(workload, pceBytes);
   // In warmup the PCE is built after the only proof ends, so the peak is the larger of the
   // synthesis phase and the extraction phase; in cold-start the next proofs overlap it.
-  const pce = phase === "warmup" ? 0 : residentBytes(workload, pceBytes);
+  const pce = phase === "warmup" ? 0 : pceAll;
   const transient = phase === "cold-start" ? K.pceExtractionTransientBytes.value : 0;
-  const synthesisBytes = slots.partitions * K.porepPartitionSynthesisBytes.value * scale;
+  const synthesisBytes = workingSetBytes(slots.partitions, workload.kind);
   const gpuStagePartitions = Math.min(
     gpuWorkerCount(hw, config),
     proofsInFlight * partitionsPerProof[workload.kind],
   );
+  // Partitions on the GPUs are inside the envelope (porepPartitionGpuStageBytes is 0 beyond it).
   const gpuStageBytes = gpuStagePartitions * K.porepPartitionGpuStageBytes.value * scale;
-  const inFlightBytes = proofsInFlight * K.inFlightProofBytes.value * scale;
+  const extraProofs = Math.max(0, proofsInFlight - K.porepEnvelopeInFlightBaseline.value);
+  const inFlightBytes = extraProofs * K.inFlightProofBytes.value * scale;
   let peakBytes = srs + pce + transient + synthesisBytes + gpuStageBytes + inFlightBytes;
-  if (phase === "warmup") {
-    const extractionPeak = srs + residentBytes(workload, pceBytes) + K.pceExtractionTransientBytes.value;
-    peakBytes = Math.max(peakBytes, extractionPeak);
-  }
+  if (phase === "warmup") peakBytes = Math.max(peakBytes, srs + pceAll + K.pceExtractionTransientBytes.value);
   if (config.maxBatchSize > 1 && workload.kind === "porep") {
     peakBytes = Math.max(peakBytes, (K.batchPorepPeakBytes.value * config.maxBatchSize) / 2);
   }
   return {
     phase,
     srsBytes: srs,
-    pceBytes: phase === "warmup" ? residentBytes(workload, pceBytes) : pce,
+    pceBytes: phase === "warmup" ? pceAll : pce,
     transientBytes: phase === "warmup" ? K.pceExtractionTransientBytes.value : transient,
     synthesizingPartitions: slots.partitions,
     synthesisBytes,
@@ -157,18 +196,13 @@ export function estimateMemory(
     inFlightBytes,
     peakBytes,
     slots,
+    extrapolated: slots.partitions > maxMeasuredPartitions,
   };
 }
 
-/** Smallest RAM with which one proof of the workload can run at all (one partition, warm). */
+/** Smallest peak with which one proof of the workload can run at all: one partition, PCE resident (104 GiB for PoRep). */
 export function minimumRamBytes(workload: Workload): number {
-  const scale = partitionScale[workload.kind];
   return (
-    residentBytes(workload, srsBytes) +
-    residentBytes(workload, pceBytes) +
-    (K.porepPartitionSynthesisBytes.value +
-      K.porepPartitionGpuStageBytes.value +
-      K.inFlightProofBytes.value) *
-      scale
+    residentBytes(workload, srsBytes) + residentBytes(workload, pceBytes) + workingSetBytes(1, workload.kind)
   );
 }

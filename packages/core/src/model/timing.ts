@@ -6,16 +6,25 @@ import { findGpuModel, unknownGpuSpeedFactor } from "./gpu-catalog.js";
 import { gpuWorkerCount } from "./memory.js";
 import type { Workload } from "./workload.js";
 
+/** What limits throughput: `synthesis` = how many partitions synthesize at once (each on about one thread). */
+export type Bottleneck = "synthesis" | "cpu" | "gpu" | "concurrency" | "no-gpu" | "stalled";
+
 /** Modelled speed of the daemon for a workload. */
 export interface TimingEstimate {
   /** Seconds to synthesize one partition with `synthesizingPartitions` running at once. */
   synthesisSecPerPartition: number;
-  /** Seconds of GPU stage per partition on the slowest GPU (kernels plus their CPU part). */
+  /** Seconds of GPU stage per partition on the slowest GPU (kernels plus their unhidden CPU part). */
   gpuSecPerPartition: number;
-  /** Seconds per proof if only the CPU synthesis limited throughput. */
+  /** Partitions that really synthesize at once: the slots, capped at one per physical core. */
+  effectivePartitions: number;
+  /** Seconds per proof if only the partitions synthesizing at once limited throughput. */
+  synthesisSecPerProof: number;
+  /** Seconds per proof if only the CPU threads limited throughput (all CPU work of a proof over the threads). */
   cpuSecPerProof: number;
   /** Seconds per proof if only the GPUs limited throughput. */
   gpuSecPerProof: number;
+  /** Seconds per proof of the CPU side alone (synthesis and CPU threads combined, no GPU bound). */
+  cpuSideSecPerProof: number;
   /** Wall time of one proof alone on a warm daemon. */
   singleProofSec: number;
   /** Steady-state seconds between completed proofs. */
@@ -23,7 +32,7 @@ export interface TimingEstimate {
   /** Steady-state proofs per hour. */
   proofsPerHour: number;
   /** What limits throughput. */
-  bottleneck: "cpu" | "gpu" | "concurrency" | "no-gpu" | "stalled";
+  bottleneck: Bottleneck;
   /** Wall time of each proof at the workload's concurrency (queueing included). */
   proofLatencySec: number;
   /** Wall time of the first proof after a start with no PCE cache, parameter load included. */
@@ -39,6 +48,16 @@ export function synthesisThreads(hw: HardwareSpec, config: DaemonConfig): number
   return Math.max(1, Math.min(configured, hw.cpuThreads));
 }
 
+/** Physical cores behind `threads` hardware threads (two per core): the most partitions that synthesize at full speed. */
+export function physicalCores(threads: number): number {
+  return Math.max(1, Math.floor(threads / K.smtThreadsPerCore.value));
+}
+
+/** Rounds seconds to whole milliseconds: the model's resolution, so durations add up exactly in a simulated clock. */
+function wholeMs(seconds: number): number {
+  return Math.round(seconds * 1000) / 1000;
+}
+
 /** Speed factor of the slowest GPU of the machine (RTX 3090 = 1). */
 export function slowestGpuFactor(hw: HardwareSpec): number {
   if (hw.gpus.length === 0) return 0;
@@ -46,31 +65,43 @@ export function slowestGpuFactor(hw: HardwareSpec): number {
 }
 
 /**
- * Seconds to synthesize one partition with `partitions` running at once on `threads` CPU
- * threads: the slower of the memory-bandwidth-bound time (29 s alone, +4.8% per extra
- * partition) and the CPU-bound time (750 vCPU-s per partition shared by the threads).
+ * Seconds to synthesize one partition with `partitions` running at once, each on about one
+ * thread: 29 s alone, +3.8% per extra concurrent partition (memory bandwidth). Partitions
+ * beyond one per physical core of `threads` wait, so they do not slow the others.
  */
 export function synthesisSecPerPartition(partitions: number, threads: number, scale = 1): number {
-  const p = Math.max(1, partitions);
-  const bandwidthBound =
-    K.porepSynthesisAloneSec.value * (1 + K.synthesisContentionPerPartition.value * (p - 1));
-  const cpuBound = (K.porepSynthesisCpuCost.value * p) / Math.max(1, threads);
-  return Math.max(bandwidthBound, cpuBound) * scale;
-}
-
-/** Seconds of GPU stage per partition: CUDA kernels (by GPU speed) and their CPU part, overlapped by a second worker. */
-export function gpuSecPerPartition(speedFactor: number, workersPerDevice: number, scale = 1): number {
-  const kernel = (K.gpuKernelSecAt3090.value * K.gpuLoadInflation.value) / speedFactor;
-  const host = K.gpuHostSecPerPartition.value;
-  const perPartition =
-    workersPerDevice >= 2 ? Math.max(kernel, (kernel + host) / workersPerDevice) : kernel + host;
-  return perPartition * scale;
+  const p = Math.min(Math.max(1, partitions), physicalCores(threads));
+  return wholeMs(
+    K.porepSynthesisAloneSec.value * (1 + K.synthesisContentionPerPartition.value * (p - 1)) * scale,
+  );
 }
 
 /**
- * Throughput and latency of the daemon. Steady state: seconds per proof = the larger of
- * partitions x synthesis time / concurrent partitions (CPU) and partitions x GPU time / GPUs
- * (GPU); with few proofs in flight, a proof's own latency limits it instead.
+ * Seconds of GPU stage per partition on a GPU of `speedFactor`: the RTX 5070 Ti's measured
+ * 3.7 s scaled by its speed factor over this one's, plus the CPU part a single worker cannot
+ * hide (0.7 s; half with two workers; more workers were not measured and gain nothing here).
+ */
+export function gpuSecPerPartition(speedFactor: number, workersPerDevice: number, scale = 1): number {
+  const kernel = (K.gpuKernelSecAtAnchor.value * K.gpuAnchorSpeedFactor.value) / speedFactor;
+  const hidden = Math.min(2, Math.max(1, workersPerDevice));
+  return wholeMs((kernel + K.gpuHostSecPerPartition.value / hidden) * scale);
+}
+
+/** Combines independent bounds on seconds per proof: close to the largest, bending into it (n = 8). */
+function combineBounds(bounds: number[]): number {
+  const finite = bounds.filter((b) => Number.isFinite(b) && b > 0);
+  if (finite.length < bounds.filter((b) => b > 0).length) return Number.POSITIVE_INFINITY;
+  const n = K.boundSharpness.value;
+  const top = Math.max(...finite);
+  // Scaled by the largest bound so the powers never overflow.
+  return top * finite.reduce((sum, b) => sum + (b / top) ** n, 0) ** (1 / n);
+}
+
+/**
+ * Throughput and latency of the daemon. Steady state: seconds per proof combine three
+ * bounds: the partitions synthesizing at once (partitions x synthesis time / partitions at
+ * once), the GPUs (partitions x GPU stage / GPUs) and the CPU threads (all CPU work of a
+ * proof / threads); with few proofs in flight, a proof's own latency limits it instead.
  */
 export function estimateTiming(
   hw: HardwareSpec,
@@ -85,42 +116,47 @@ export function estimateTiming(
   const factor = slowestGpuFactor(hw);
   const concurrency = Math.max(1, workload.concurrency);
   const p = Math.max(0, synthesizingPartitions);
+  const effectivePartitions = p === 0 ? 0 : Math.min(p, physicalCores(threads));
+  const winning = workload.kind === "winning";
 
-  const synthSec =
-    workload.kind === "winning" ? winningPostSec.synthesis : synthesisSecPerPartition(p, threads, scale);
+  const synthSec = winning ? winningPostSec.synthesis : synthesisSecPerPartition(p, threads, scale);
   const gpuSec =
     gpus === 0
       ? Number.POSITIVE_INFINITY
-      : workload.kind === "winning"
+      : winning
         ? winningPostSec.gpu / factor
         : gpuSecPerPartition(factor, config.pipelineEnabled ? config.gpuWorkersPerDevice : 1, scale);
-  const cpuSecPerProof = p === 0 ? Number.POSITIVE_INFINITY : (partitions * synthSec) / p;
+  const synthesisSecPerProof =
+    effectivePartitions === 0 ? Number.POSITIVE_INFINITY : (partitions * synthSec) / effectivePartitions;
+  const cpuSecPerProof = (partitions * K.porepCpuSecPerPartition.value * scale) / Math.max(1, hw.cpuThreads);
   const gpuSecPerProof =
     gpus === 0
       ? Number.POSITIVE_INFINITY
       : (partitions * gpuSec) / Math.min(gpus, gpuWorkerCount(hw, config));
   // One proof alone: its partitions go through in waves of at most p, then the last GPU stage.
-  const aloneP = Math.min(Math.max(p, 1), partitions);
-  const aloneSynth =
-    workload.kind === "winning" ? winningPostSec.synthesis : synthesisSecPerPartition(aloneP, threads, scale);
+  const aloneP = Math.min(Math.max(effectivePartitions, 1), partitions);
+  const aloneSynth = winning ? winningPostSec.synthesis : synthesisSecPerPartition(aloneP, threads, scale);
   const singleProofSec =
     Math.ceil(partitions / aloneP) * aloneSynth +
     Math.max(gpuSec, (partitions * gpuSec) / Math.max(1, gpus) - aloneSynth) +
     K.perProofOverheadSec.value * scale;
 
-  const capacitySec = Math.max(cpuSecPerProof, gpuSecPerProof);
+  const capacitySec = combineBounds([synthesisSecPerProof, gpuSecPerProof, cpuSecPerProof]);
   const latencyBoundSec = singleProofSec / concurrency;
   const secPerProof = Math.max(capacitySec, latencyBoundSec);
-  const bottleneck: TimingEstimate["bottleneck"] =
+  const largest = Math.max(synthesisSecPerProof, gpuSecPerProof, cpuSecPerProof);
+  const bottleneck: Bottleneck =
     gpus === 0
       ? "no-gpu"
       : p === 0
         ? "stalled"
         : latencyBoundSec > capacitySec
           ? "concurrency"
-          : cpuSecPerProof >= gpuSecPerProof
-            ? "cpu"
-            : "gpu";
+          : largest === gpuSecPerProof
+            ? "gpu"
+            : largest === cpuSecPerProof || effectivePartitions < p
+              ? "cpu"
+              : "synthesis";
   const proofLatencySec = Math.max(singleProofSec, concurrency * secPerProof);
   const coldSynth = aloneSynth * K.coldSynthesisFactor.value;
   const firstProofSec =
@@ -138,8 +174,11 @@ export function estimateTiming(
   return {
     synthesisSecPerPartition: synthSec,
     gpuSecPerPartition: gpuSec,
+    effectivePartitions,
+    synthesisSecPerProof,
     cpuSecPerProof,
     gpuSecPerProof,
+    cpuSideSecPerProof: combineBounds([synthesisSecPerProof, cpuSecPerProof]),
     singleProofSec,
     secPerProof,
     proofsPerHour: Number.isFinite(secPerProof) && secPerProof > 0 ? 3600 / secPerProof : 0,

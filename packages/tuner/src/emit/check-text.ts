@@ -10,11 +10,20 @@ export function formatCheckText(result: CheckResult): string {
   out.push(`cuzkit tune --check: ${verdict}`);
   out.push(`Machine: ${describeHardware(result.recommendation.hardware)}`);
   out.push(
-    `Read as the ${result.dialect} daemon; checked at ${result.concurrency} proof(s) in flight (${result.concurrencySource}; set --concurrency to check yours).`,
+    `Read as the ${result.dialect} daemon (--dialect; default the current daemon); checked at ${result.concurrency} proof(s) in flight (${result.concurrencySource}; set --concurrency to check yours).`,
   );
+  const budget =
+    result.runs.budgetBytes === undefined ? "" : `, budget ${formatBytes(result.runs.budgetBytes)}`;
   out.push(
-    `Modelled: ${result.predicted.proofsPerHour.toFixed(1)} proofs/hour as configured; recommended config: ` +
-      `${result.recommendation.feasible ? `${result.recommendation.predicted.proofsPerHour.toFixed(1)} proofs/hour` : "none fits"}.`,
+    `It will run ${result.runs.synthesizingPartitions} partition(s) synthesizing at once (limited by ${result.runs.limitedBy}${budget}).`,
+  );
+  const recommended = result.recommendation.feasible
+    ? `${result.recommendation.predicted.proofsPerHour.toFixed(1)} proofs/hour`
+    : "none fits";
+  out.push(
+    result.predicted
+      ? `Modelled: ${result.predicted.proofsPerHour.toFixed(1)} proofs/hour as configured; recommended config: ${recommended}.`
+      : `Modelled: no throughput as configured (the model expects it to ${result.oom ? "be OOM-killed" : "stall"}); recommended config: ${recommended}.`,
   );
   out.push("");
   out.push(

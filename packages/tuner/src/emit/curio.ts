@@ -23,19 +23,22 @@ export function curioSection(recommendation: Recommendation, address = defaultCu
 }
 
 /**
- * The `[Cuzk]` section of Curio's config for this daemon: MaxPending from the tuned
- * concurrency, ProveTimeout from the modelled worst-case proof time with a margin.
+ * The `[Cuzk]` section of Curio's config for this daemon: MaxPending = the tuned concurrency
+ * plus the PoSt slots, ProveTimeout from the modelled worst-case proof time with a margin,
+ * at least 30 min by default.
  * Throws UnsafeConfigError when infeasible unless `force`.
  */
 export function emitCurio(recommendation: Recommendation, options: CurioEmitOptions = {}): string {
   assertEmittable(recommendation, options);
   const section = curioSection(recommendation, options.address);
   const worst = recommendation.predicted.worstCaseProofSec;
+  const { postSlots } = recommendation.curio;
   const note =
     `[Cuzk] for Curio's config, written by cuzkit tune. MaxPending = ${section.MaxPending} is the tuned concurrency ` +
-    "(Curio shares it across its PoRep, SnapDeals, WindowPoSt and WinningPoSt tasks), so Curio never queues more than the daemon was sized for; " +
-    `ProveTimeout = ${section.ProveTimeout} is the modelled worst-case proof (${Number.isFinite(worst) ? `${Math.round(worst)} s` : "unknown"}, ` +
-    `the last of the first ${section.MaxPending} after a cold start) with a margin, at least 10 min, so a healthy first proof is not timed out.`;
+    `${recommendation.bench.concurrency} + ${postSlots}: Curio shares this one limiter across its PoRep, SnapDeals, WindowPoSt and WinningPoSt tasks, ` +
+    `so the ${postSlots} extra slot(s) leave room for a time-critical PoSt while PoRep holds the rest (PoRep may use them when free; the daemon is sized for ${section.MaxPending}). ` +
+    `ProveTimeout = ${section.ProveTimeout}: the modelled worst-case proof (${Number.isFinite(worst) ? `${Math.round(worst)} s` : "unknown"}) with a margin, ` +
+    "never below 30 min unless asked: on a timeout Curio retries with the same request id, which the daemon runs again as a duplicate.";
   const forced = forcedNotice(recommendation);
   const lines = [...(forced ? wrapComment(forced) : []), ...wrapComment(note)];
   return `${lines.join("\n")}\n${stringify({ Cuzk: section })}\n`;

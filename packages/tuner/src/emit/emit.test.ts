@@ -29,12 +29,14 @@ describe("cuzk.toml", () => {
       for (const dialect of dialects) {
         for (const workload of ["porep", "mix"] as const) {
           const rec = recommend(hw, { dialect, workload });
+          // Nothing to write when not even the margin-waived config fits (mix on 251 GiB, budget).
+          if (!rec.forceable) continue;
           const text = emitCuzkToml(rec, { force: true });
           const read = readCuzkConfig(text, dialect);
           expect(read.findings).toEqual([]);
           expect(fields(read.config)).toEqual(fields(rec.daemonConfig));
-          // The daemon infers the same dialect from the file alone.
-          expect(readCuzkConfig(text).dialect).toBe(dialect);
+          // The file's keys say which daemon it was written for.
+          expect(readCuzkConfig(text).looksWrittenFor).toBe(dialect);
           expect(read.raw).toEqual(rec.config);
           // The warmup config round-trips too.
           const warmup = { ...rec, config: rec.warmup.config, daemonConfig: rec.warmup.daemonConfig };
@@ -58,17 +60,18 @@ describe("cuzk.toml", () => {
     expect(readCuzkConfig(emitCuzkToml(rec)).raw).toMatchObject({ daemon: { listen: "127.0.0.1:9820" } });
   });
 
-  it("refuses an infeasible config with UnsafeConfigError, and marks a forced one", () => {
+  it("refuses an infeasible config with UnsafeConfigError, and marks a forced one that fits without the margin", () => {
     const rec = recommend(tiny);
     expect(() => emitCuzkToml(rec)).toThrow(UnsafeConfigError);
     expect(() => emitEnv(rec)).toThrow(UnsafeConfigError);
     expect(() => emitCurio(rec)).toThrow(UnsafeConfigError);
-    const forced = emitCuzkToml(rec, { force: true });
-    expect(forced.split("\n")[0]).toMatch(
-      /^# FORCED: the model expects this config to exceed the usable RAM/,
-    );
+    // 56 GB holds nothing at all: force refuses too.
+    expect(() => emitCuzkToml(rec, { force: true })).toThrow(UnsafeConfigError);
+    const marginal = recommend(hardwareFrom({ ram: "128GiB", cores: 192, gpus: "1xRTX5070Ti" }));
+    const forced = emitCuzkToml(marginal, { force: true });
+    expect(forced.split("\n")[0]).toMatch(/^# FORCED: no config fits with the 12\.8 GiB safety margin/);
     expect(readCuzkConfig(forced).findings).toEqual([]);
-    expect(emitEnv(rec, { force: true })).toMatch(/^# FORCED/);
+    expect(emitEnv(marginal, { force: true })).toMatch(/^# FORCED/);
   });
 });
 
@@ -115,10 +118,22 @@ describe("curio", () => {
     expect(text.startsWith("# [Cuzk] for Curio's config")).toBe(true);
     const parsed = parse(text) as { Cuzk: { Address: string; MaxPending: number; ProveTimeout: string } };
     expect(parsed.Cuzk.Address).toBe("unix:///run/curio/cuzk.sock");
-    expect(parsed.Cuzk.MaxPending).toBe(rec.bench.concurrency);
+    // One limiter for every cuzk task type in Curio: 2 slots left for WindowPoSt / WinningPoSt.
+    expect(parsed.Cuzk.MaxPending).toBe(rec.bench.concurrency + 2);
+    expect(rec.predicted.sizedForProofs).toBe(parsed.Cuzk.MaxPending);
+    expect(text).toMatch(/leave room for a time-critical PoSt/);
     expect(parsed.Cuzk.ProveTimeout).toMatch(/^(\d+h)?\d+m0s$/);
     expect(rec.curio.proveTimeoutSec).toBeGreaterThanOrEqual(rec.predicted.worstCaseProofSec * 1.5);
-    expect(rec.curio.proveTimeoutSec).toBeGreaterThanOrEqual(600);
+    // Never below Curio's 30 min default unless asked: a timeout re-runs the same request id.
+    expect(rec.curio.proveTimeoutSec).toBeGreaterThanOrEqual(1800);
+    expect(text).toMatch(/same request id, which the daemon runs again as a duplicate/);
+    expect(rec.reasons.find((r) => r.about === "curio")?.text).toMatch(/duplicate/);
+    const asked = recommend(machines[1]!, { minProveTimeoutSec: 600 });
+    expect(asked.curio.proveTimeoutSec).toBeLessThan(1800);
+    expect(asked.curio.proveTimeoutSec).toBeGreaterThanOrEqual(600);
+    const noPost = recommend(machines[0]!, { postSlots: 0 });
+    expect(noPost.curio.maxPending).toBe(noPost.bench.concurrency);
+    expect(noPost.reasons.find((r) => r.about === "curio")?.text).toMatch(/PoRep work can hold every slot/);
     expect(parse(emitCurio(rec, { address: "127.0.0.1:9820" }))).toMatchObject({
       Cuzk: { Address: "127.0.0.1:9820" },
     });
@@ -147,17 +162,20 @@ describe("json and text", () => {
     expect(report.warnings.map((w) => w.code)).toContain("CONTAINER_LIMIT");
     expect(report.hardware.usableRamBytes).toBe(machines[0]!.usableRamBytes);
     expect(report.hardware.sources).toBeUndefined();
-    expect(report.curio.MaxPending).toBe(rec.bench.concurrency);
+    expect(report.curio.MaxPending).toBe(rec.bench.concurrency + 2);
     const pw = toTuneReport(recommend(machines[0]!, { dialect: "partition-workers" }));
     expect(pw.warmup.partitionWorkers).toBe(pw.warmup.synthesisParallelism);
   });
 
-  it("json of an infeasible result has no config unless forced", () => {
+  it("json of an infeasible result has no config unless forced and forceable", () => {
     const rec = recommend(tiny);
     expect(toTuneReport(rec).config).toBeNull();
     expect(toTuneReport(rec).feasible).toBe(false);
-    expect(toTuneReport(rec, { force: true }).config).toEqual(rec.config);
-    expect(toTuneReport(rec, { force: true }).forced).toBe(true);
+    expect(toTuneReport(rec, { force: true }).config).toBeNull();
+    const marginal = recommend(hardwareFrom({ ram: "128GiB", cores: 192, gpus: "1xRTX5070Ti" }));
+    expect(toTuneReport(marginal).config).toBeNull();
+    expect(toTuneReport(marginal, { force: true }).config).toEqual(marginal.config);
+    expect(toTuneReport(marginal, { force: true }).forced).toBe(true);
   });
 
   it("text explains the verdict, each setting and the warnings, and shows the config only when safe", () => {

@@ -7,9 +7,14 @@ export interface EmitOptions {
   force?: boolean;
 }
 
-/** Throws UnsafeConfigError when the recommendation is infeasible and `force` is not set. */
+/**
+ * Throws UnsafeConfigError when the recommendation is infeasible and `force` is not set, and
+ * also with `force` when not even a config with the margin waived fits the usable RAM.
+ */
 export function assertEmittable(recommendation: Recommendation, options: EmitOptions = {}): void {
-  if (recommendation.feasible || options.force === true) return;
+  if (recommendation.feasible) return;
+  const force = options.force === true;
+  if (force && recommendation.forceable) return;
   const p = recommendation.predicted;
   const phase = p.phasePeakBytes.warmup > p.peakMemoryBytes ? "warmup" : p.governingPhase;
   throw new UnsafeConfigError({
@@ -18,6 +23,7 @@ export function assertEmittable(recommendation: Recommendation, options: EmitOpt
     usableRamBytes: p.usableRamBytes,
     marginBytes: p.safetyMarginBytes,
     reason: recommendation.infeasibleReason ?? "the model expects an OOM kill",
+    forceRefused: force || !recommendation.forceable,
   });
 }
 
@@ -25,8 +31,10 @@ export function assertEmittable(recommendation: Recommendation, options: EmitOpt
 export function forcedNotice(recommendation: Recommendation): string | undefined {
   if (recommendation.feasible) return undefined;
   const p = recommendation.predicted;
+  const peak = Math.max(p.peakMemoryBytes, p.phasePeakBytes.warmup);
   return (
-    `FORCED: the model expects this config to exceed the usable RAM: peak ${(p.peakMemoryBytes / 2 ** 30).toFixed(1)} GiB ` +
-    `(${p.governingPhase}) vs ${(p.usableRamBytes / 2 ** 30).toFixed(1)} GiB usable, ${(p.safetyMarginBytes / 2 ** 30).toFixed(1)} GiB margin`
+    `FORCED: no config fits with the ${(p.safetyMarginBytes / 2 ** 30).toFixed(1)} GiB safety margin; this one waives it: ` +
+    `modelled peak ${(peak / 2 ** 30).toFixed(1)} GiB (${p.governingPhase}) of ${(p.usableRamBytes / 2 ** 30).toFixed(1)} GiB usable, ` +
+    `${((p.usableRamBytes - peak) / 2 ** 30).toFixed(1)} GiB to spare. Watch the first proofs' memory`
   );
 }

@@ -8,11 +8,11 @@ import type { EmitOptions } from "./guard.js";
 export interface TuneReport {
   feasible: boolean;
   infeasibleReason?: string;
-  /** True when the config was emitted with force although it does not fit. */
+  /** True when the config was emitted with force: it fits only with the safety margin waived. */
   forced: boolean;
   dialect: string;
   workload: Recommendation["workload"];
-  /** cuzk.toml sections and keys as the daemon names them; null when infeasible and not forced. */
+  /** cuzk.toml sections and keys as the daemon names them; null when infeasible and not forced (or not forceable). */
   config: CuzkTomlSections | null;
   bench: { concurrency: number };
   warmup: {
@@ -48,12 +48,12 @@ export interface JsonEmitOptions extends EmitOptions {
 
 /** Builds the JSON report. Never throws: an infeasible result carries `config: null` unless forced. */
 export function toTuneReport(recommendation: Recommendation, options: JsonEmitOptions = {}): TuneReport {
-  const showConfig = recommendation.feasible || options.force === true;
+  const showConfig = recommendation.feasible || (options.force === true && recommendation.forceable);
   const hw = recommendation.hardware;
   const w = recommendation.warmup;
   const report: TuneReport = {
     feasible: recommendation.feasible,
-    forced: !recommendation.feasible && options.force === true,
+    forced: !recommendation.feasible && showConfig,
     dialect: recommendation.dialect,
     workload: recommendation.workload,
     config: showConfig ? recommendation.config : null,

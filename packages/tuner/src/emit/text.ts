@@ -17,7 +17,7 @@ function indent(text: string, by: number): string {
 /**
  * The recommendation explained for people: machine (with sources), verdict, each setting with
  * its reason, warmup plan, warnings and the cuzk.toml. Never throws: an infeasible result
- * explains why, and shows the config only when forced.
+ * explains why, and shows the config only when forced and one fits with the margin waived.
  */
 export function emitText(recommendation: Recommendation, options: EmitOptions = {}): string {
   const r = recommendation;
@@ -43,10 +43,17 @@ export function emitText(recommendation: Recommendation, options: EmitOptions = 
   } else {
     out.push(`NO SAFE CONFIG: ${r.infeasibleReason ?? "the model expects an OOM kill"}.`);
   }
-  out.push(
-    `Predicted: ${p.proofsPerHour.toFixed(1)} proofs/hour (${sec(p.secPerProof)} per proof, bottleneck ${p.bottleneck}); ` +
-      `latency ${sec(p.proofLatencySec)}, first proof ${sec(p.firstProofSec)}, worst case ${sec(p.worstCaseProofSec)}.`,
-  );
+  if (r.feasible) {
+    out.push(
+      `Predicted: ${p.proofsPerHour.toFixed(1)} proofs/hour (${sec(p.secPerProof)} per proof, bottleneck ${p.bottleneck}); ` +
+        `latency ${sec(p.proofLatencySec)}, first proof ${sec(p.firstProofSec)}, worst case ${sec(p.worstCaseProofSec)}` +
+        `${p.extrapolations.length > 0 ? ` (extrapolated: ${p.extrapolations.length} point(s), see "extrapolated" below)` : ""}.`,
+    );
+  } else {
+    out.push(
+      "Predicted: no throughput: the model expects every config of this dialect to be OOM-killed here.",
+    );
+  }
   out.push(`Bench concurrency: ${r.bench.concurrency}`);
   out.push("");
   out.push("Settings and reasons:");
@@ -61,7 +68,7 @@ export function emitText(recommendation: Recommendation, options: EmitOptions = 
     out.push("Warnings:");
     for (const warning of r.warnings) out.push(`  ! ${warning.code}: ${warning.message}`);
   }
-  if (r.feasible || options.force === true) {
+  if (r.feasible || (options.force === true && r.forceable)) {
     out.push("");
     out.push("cuzk.toml:");
     out.push(indent(emitCuzkToml(r, { force: true, reasonComments: false }).trimEnd(), 2));
