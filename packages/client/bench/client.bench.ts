@@ -126,7 +126,7 @@ try {
   // 4. An aborted upload, then the next call on the same client (before the freeze: the
   //    slow daemon stays frozen afterwards).
   console.log(
-    `\n4. A ${mb(payloadBytes)} submit cut by its deadline (20 ms), then the next call on the same client`,
+    `\n3. A ${mb(payloadBytes)} submit cut by its deadline (20 ms), then the next call on the same client`,
   );
   const small = await porepRequest({
     c1: createSyntheticC1({ sizeBytes: 4096 }),
