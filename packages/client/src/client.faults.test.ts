@@ -157,6 +157,48 @@ describe("a forwarded port that goes away and comes back", () => {
   });
 });
 
+describe("a daemon that dies", () => {
+  it("with the default PoRep policy, a crash then a supervisor restart is DAEMON_RESTARTED, not a lost connection", async () => {
+    const daemon = await sim({ proofTimeMs: 600_000 });
+    const c = client(daemon.address, { reconnect: { initialDelayMs: 20, maxDelayMs: 50 } });
+    let restarted: Promise<void> | undefined;
+    const rec = recorder((event) => {
+      if (event.type === "submitted") void settle().then(() => daemon.crash("oom"));
+      if (event.type === "reconnecting" && event.probe === 2) restarted ??= daemon.restart();
+    });
+    const error = await c.prove(await porep(), { onEvent: rec.onEvent }).catch((e) => e);
+    await restarted;
+    expect(error.code).toBe("DAEMON_RESTARTED");
+    expect(error.message).toMatch(/uptime went back|counters went back|no longer knows the job/);
+    expect(error.hint).toMatch(/may have been OOM-killed.*dmesg/);
+    expect(error.jobId).toMatch(/^porep-1000-1-a1-/);
+    // One SubmitProof over both processes: with resubmit off nothing was sent again.
+    expect(Object.values(submissions(daemon))).toEqual([1]);
+    await expect(c.getStatus()).resolves.toBeDefined();
+  });
+
+  it("a crash during a raw upload says not accepted, nothing is running, and lets the same id be sent again", async () => {
+    const daemon = await sim({ proofTimeMs: 0 });
+    const proxy = await proxyTo(daemon);
+    const c = client(proxy.address);
+    proxy.drop();
+    const pending = c.submitProof({ ...(await porep(60_000_000)), requestId: "crash-up-1" }).catch((e) => e);
+    await realSleep(150);
+    daemon.crash("oom");
+    proxy.reset();
+    const error = await pending;
+    expect(error.code).toBe("CONNECTION_LOST");
+    expect(error.message).toMatch(/not accepted; nothing is running/);
+    expect(error.message).not.toMatch(/job is lost/);
+    expect(error.retryable).toBe(true);
+    await daemon.restart();
+    await proxy.restore();
+    await expect(c.submitProof({ ...(await porep()), requestId: "crash-up-1" })).resolves.toMatchObject({
+      jobId: "crash-up-1",
+    });
+  });
+});
+
 describe("a daemon that stops answering", () => {
   it("black hole: prove reports DaemonFrozenError naming the job, which survives and can be awaited", async () => {
     const daemon = await sim({ proofTimeMs: 1_500 });
