@@ -190,8 +190,11 @@ export function createCuzkClient(clientOptions: CuzkClientOptions): CuzkClient {
         clientClosed: closing.signal.aborted,
         timeoutMs: call.timeoutMs,
       });
-      // A fault of our own session: new calls must not land on it.
-      if (typed instanceof LocalTransportError) daemonTransport.retireCurrentSession();
+      // A fault of our own session: new calls must not land on it (the pre-encoded path
+      // retires the session it used itself).
+      if (typed instanceof LocalTransportError && name !== "SubmitProof" && name !== "Prove") {
+        daemonTransport.retireCurrentSession();
+      }
       throw typed;
     } finally {
       linked.dispose();

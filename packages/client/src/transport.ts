@@ -6,6 +6,7 @@ import { createTransport } from "@connectrpc/connect/protocol-grpc";
 import { createNodeHttpClient, Http2SessionManager } from "@connectrpc/connect-node";
 import type { DaemonAddress } from "./address.js";
 import type { EncodedChunks } from "./encode.js";
+import { isLocalTransportFault } from "./map-error.js";
 
 // The gRPC transport: what connect-node's createGrpcTransport builds (an Http2SessionManager,
 // the node HTTP/2 client, the gRPC protocol), assembled here for three reasons:
@@ -122,13 +123,7 @@ export function createDaemonTransport(options: DaemonTransportOptions): DaemonTr
       },
       nodeOptions,
     );
-    const entry: SessionEntry = {
-      manager,
-      client: undefined as unknown as UniversalClientFn,
-      openStreams: 0,
-      retired: false,
-    };
-    live.add(entry);
+    const counts = { openStreams: 0, retired: false };
     const sessionManager: NodeHttp2ClientSessionManager = {
       authority: manager.authority,
       async request(method, path, headers, requestOptions) {
@@ -149,7 +144,11 @@ export function createDaemonTransport(options: DaemonTransportOptions): DaemonTr
         manager.notifyResponseByteRead(stream);
       },
     };
-    entry.client = createNodeHttpClient({ httpVersion: "2", sessionProvider: () => sessionManager });
+    const entry: SessionEntry = Object.assign(counts, {
+      manager,
+      client: createNodeHttpClient({ httpVersion: "2", sessionProvider: () => sessionManager }),
+    });
+    live.add(entry);
     return entry;
   };
 
@@ -198,7 +197,7 @@ export function createDaemonTransport(options: DaemonTransportOptions): DaemonTr
         );
         return response.message;
       } catch (error) {
-        if (!call.upload.complete) retire(entry);
+        if (!call.upload.complete || isLocalTransportFault(error)) retire(entry);
         throw error;
       }
     },
