@@ -123,6 +123,8 @@ export function toCuzkError(error: unknown, context: MapErrorContext = {}): Cuzk
     cause: error,
   };
   const on = context.rpc ? ` (${context.rpc})` : "";
+  // Already typed (by an inner layer that knew more, e.g. whether the job may be running).
+  if (CuzkitError.is(error)) return error;
   if (context.callerSignal?.aborted) {
     const reason: unknown = context.callerSignal.reason;
     // AbortSignal.timeout() is a deadline the caller chose, not a cancellation.
@@ -136,7 +138,6 @@ export function toCuzkError(error: unknown, context: MapErrorContext = {}): Cuzk
     return new AbortedError(`aborted by the caller${on}`, { ...ctx, cause: reason ?? error });
   }
   if (context.clientClosed) return new AbortedError(`the client was closed${on}`, ctx);
-  if (CuzkitError.is(error)) return error;
   if (isLocalTransportFault(error)) {
     return new LocalTransportError(
       `this client's HTTP/2 connection failed on its own side${on}: ${error instanceof Error ? error.message : String(error)}`,

@@ -1,4 +1,5 @@
 import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError } from "@connectrpc/connect";
 import { createConsoleLogger, createManualClock } from "@cuzkit/core";
 import {
   type AwaitProofResponse,
@@ -407,6 +408,27 @@ describe("proveWithResume", () => {
       })
       .catch((e) => e);
     expect(error).toBeInstanceOf(AbortedError);
+  });
+
+  it("ends on a caller's AbortSignal.timeout() during the await with DEADLINE_EXCEEDED naming the running job, not retryable", async () => {
+    const controller = new AbortController();
+    // What connect throws for a call whose signal fired.
+    const t = setup({ await: [new ConnectError("operation was aborted", Code.Canceled)] });
+    const error = await t
+      .run(porep, {
+        signal: controller.signal,
+        onEvent: (e) => {
+          if (e.type === "submitted") controller.abort(new DOMException("signal timed out", "TimeoutError"));
+        },
+      })
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(DeadlineExceededError);
+    expect(error.code).toBe("DEADLINE_EXCEEDED");
+    expect(error.jobId).toBe(t.calls.submitted[0]);
+    expect(error.retryable).toBe(false);
+    expect(error.message).toMatch(/may still be running/);
+    expect(error.hint).toContain(`awaitProof("${t.calls.submitted[0]}")`);
+    expect(t.types()).not.toContain("connection-lost");
   });
 
   it("throws ProofFailedError with the daemon's message for a FAILED proof, without retrying", async () => {

@@ -21,7 +21,7 @@ import {
 import { logProveEvent, type ProveEvent } from "./events.js";
 import { toCuzkError } from "./map-error.js";
 import type { ResolvedClientOptions } from "./options.js";
-import { newUpload, uploadPhrase, withUploadOutcome } from "./outcome.js";
+import { newUpload, uploadPhrase, withJobRunning, withUploadOutcome } from "./outcome.js";
 import {
   type BreakKind,
   breakKindOf,
@@ -482,8 +482,10 @@ export async function proveWithResume(
           onJobLost("not-found", uptimeBeforeBreak, baseline?.uptimeSeconds, err);
           continue;
         }
+        // The caller gave up (abort, AbortSignal.timeout): the job itself runs on.
+        if (callerSignal?.aborted) throw withJobRunning(err, requestId);
         const breakKind = breakKindOf(err);
-        if (breakKind === undefined || callerSignal?.aborted) throw err;
+        if (breakKind === undefined) throw err;
         // AwaitProof runs under the whole remaining budget: its deadline is the proof's.
         if (breakKind === "timeout") throw deadlineError(err);
         const decision = await recover(err, breakKind);
