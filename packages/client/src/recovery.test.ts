@@ -116,6 +116,24 @@ const cases: [string, RecoveryEvidence, RecoveryDecision["kind"], Record<string,
     "frozen",
   ],
   [
+    "refused for 14 s (a supervisor restart), then one slow first answer: not frozen yet",
+    evidence(
+      "reset",
+      [failed("refused", breakAtMs + 14_000), failed("timeout", breakAtMs + 19_000)],
+      breakAtMs + 19_000,
+    ),
+    "unknown",
+  ],
+  [
+    "a PING timeout, refused, then silent: silence counts from the refusal",
+    evidence(
+      "ping-timeout",
+      [failed("refused", breakAtMs + 100), failed("timeout", breakAtMs + 5_100)],
+      breakAtMs + 5_100,
+    ),
+    "unknown",
+  ],
+  [
     "a PING timeout, then refused: the process may be gone, wait for the window",
     evidence("ping-timeout", [failed("refused", breakAtMs + 10)], breakAtMs + 10),
     "unknown",

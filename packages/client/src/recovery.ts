@@ -119,11 +119,17 @@ export function decideRecovery(evidence: RecoveryEvidence): RecoveryDecision {
   const sinceBreakMs = evidence.nowMs - evidence.breakAtMs;
   const windowOver = sinceBreakMs >= evidence.unreachableAfterMs;
   if (last.outcome === "timeout") {
-    // A PING timeout or a call deadline already waited; one silent probe confirms it.
-    // Silence after a reset or a refusal needs the frozen window.
+    // Silence counts from the last sign of life or refusal: a daemon that refused while its
+    // supervisor restarted it, then is slow to answer its first call, is not frozen yet.
+    const loud = evidence.probes.findLast((probe) => probe.outcome !== "timeout");
+    const silentSinceMs =
+      loud === undefined ? evidence.breakAtMs : loud.outcome === "answered" ? loud.status.atMs : loud.atMs;
+    const silentForMs = evidence.nowMs - silentSinceMs;
+    // A PING timeout or a call deadline already waited; one silent probe right after it
+    // confirms it. Silence after a reset or a refusal needs the frozen window.
     const waited = evidence.breakKind === "ping-timeout" || evidence.breakKind === "timeout";
-    if (waited || windowOver || sinceBreakMs >= evidence.frozenAfterMs) {
-      return { kind: "frozen", silentForMs: sinceBreakMs };
+    if ((waited && loud === undefined) || windowOver || silentForMs >= evidence.frozenAfterMs) {
+      return { kind: "frozen", silentForMs };
     }
     return { kind: "unknown" };
   }
