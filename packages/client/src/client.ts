@@ -20,10 +20,11 @@ import {
 import { formatDaemonAddress } from "./address.js";
 import { createAdmission } from "./admission.js";
 import { encodeSubmitFrame, toSubmitRequest } from "./encode.js";
-import { AbortedError, InvalidRequestError } from "./errors.js";
+import { AbortedError, InvalidRequestError, LocalTransportError, RequestIdReusedError } from "./errors.js";
 import { toCuzkError } from "./map-error.js";
 import { type DaemonMetrics, parseDaemonMetrics } from "./metrics.js";
 import { type CuzkClientOptions, type ResolvedClientOptions, resolveClientOptions } from "./options.js";
+import { newUpload, withUploadOutcome } from "./outcome.js";
 import {
   defaultRequestIdBase,
   type InternalCallOptions,
@@ -31,12 +32,15 @@ import {
   type ProveDeps,
   type ProveOptions,
   proveWithResume,
+  type SubmitCallOptions,
   submitTimeoutMs,
 } from "./prove.js";
 import { waitUntilReady } from "./ready.js";
+import { type StatusSample, statusSample } from "./recovery.js";
 import { porepRequest, snapRequest, windowPostRequest, winningPostRequest } from "./requests.js";
+import { createSentIds } from "./sent-ids.js";
 import { type DaemonStatus, normalizeStatus } from "./status.js";
-import { createDaemonTransport, preEncodedHeader } from "./transport.js";
+import { createDaemonTransport } from "./transport.js";
 import { validateSubmitRequest } from "./validate.js";
 
 /** Options every RPC takes. */
@@ -51,6 +55,18 @@ export interface CallOptions {
 export interface ProofCallOptions extends CallOptions {
   /** Use the warmup deadline (a first proof without caches). Default false. */
   warmup?: boolean;
+}
+
+/** Options of submitProof. */
+export interface SubmitOptions extends CallOptions {
+  /** Send a request id this client already sent (RequestIdReusedError otherwise). Only when you know the first never ran. Default false. */
+  allowReusedId?: boolean | undefined;
+}
+
+/** Options of proveOnce. */
+export interface ProveOnceOptions extends ProofCallOptions {
+  /** Send a request id this client already sent (RequestIdReusedError otherwise). Only when you know the first never ran. Default false. */
+  allowReusedId?: boolean | undefined;
 }
 
 /** Options of waitForReady. */
@@ -70,8 +86,8 @@ export interface CuzkClient {
   readonly address: string;
   /** The options in effect, defaults filled in. */
   readonly options: ResolvedClientOptions;
-  /** SubmitProof: queues a job under request.requestId (required, must be unique). Validated before sending. */
-  submitProof(request: SubmitProofInput, options?: CallOptions): Promise<SubmitProofResponse>;
+  /** SubmitProof: queues a job under request.requestId (required, never sent before by this client). Validated before sending. */
+  submitProof(request: SubmitProofInput, options?: SubmitOptions): Promise<SubmitProofResponse>;
   /** AwaitProof: blocks until the job ends; the response's status says COMPLETED or FAILED. Deadline: proof (or warmup). */
   awaitProof(
     request: string | MessageInitShape<typeof AwaitProofRequestSchema>,
@@ -79,8 +95,8 @@ export interface CuzkClient {
   ): Promise<AwaitProofResponse>;
   /** Submit, then await, with resume after a broken connection and resubmission after a restart. Throws ProofFailedError on FAILED. */
   prove(request: SubmitProofInput, options?: ProveOptions): Promise<ProofResult>;
-  /** The daemon's single Prove RPC (as cuzk-bench and Curio use it): no resume. An empty request id is filled in. */
-  proveOnce(request: SubmitProofInput, options?: ProofCallOptions): Promise<ProveResponse>;
+  /** The daemon's single Prove RPC (as cuzk-bench and Curio use it): no resume. An empty request id is filled in; a reused one is refused. */
+  proveOnce(request: SubmitProofInput, options?: ProveOnceOptions): Promise<ProveResponse>;
   /** CancelProof. A no-op in the daemon (always was_running=false): the job keeps running. */
   cancelProof(
     request: string | MessageInitShape<typeof CancelProofRequestSchema>,
@@ -152,7 +168,8 @@ export function createCuzkClient(clientOptions: CuzkClientOptions): CuzkClient {
   // Every call in flight listens for close(): hundreds are normal, not a leak.
   setMaxListeners(0, closing.signal);
   const admission = createAdmission(options.maxInFlight);
-  let lastStatus: { uptimeSeconds: number; atMs: number } | undefined;
+  let lastStatus: StatusSample | undefined;
+  const sentIds = createSentIds();
 
   /** Runs one RPC with the caller's signal, the close signal and a deadline; maps every failure. */
   async function invoke<T>(
@@ -165,7 +182,7 @@ export function createCuzkClient(clientOptions: CuzkClientOptions): CuzkClient {
     try {
       return await run({ signal: linked.signal, timeoutMs: call.timeoutMs });
     } catch (error) {
-      throw toCuzkError(error, {
+      const typed = toCuzkError(error, {
         rpc: name,
         jobId: call.jobId,
         address,
@@ -173,35 +190,55 @@ export function createCuzkClient(clientOptions: CuzkClientOptions): CuzkClient {
         clientClosed: closing.signal.aborted,
         timeoutMs: call.timeoutMs,
       });
+      // A fault of our own session: new calls must not land on it (the pre-encoded path
+      // retires the session it used itself).
+      if (typed instanceof LocalTransportError && name !== "SubmitProof" && name !== "Prove") {
+        daemonTransport.retireCurrentSession();
+      }
+      throw typed;
     } finally {
       linked.dispose();
     }
   }
 
-  /** Sends SubmitProof (or Prove) from a frame encoded without copying the payload. */
+  /**
+   * Sends SubmitProof (or Prove) from a frame encoded without copying the payload. The id
+   * counts as sent from here on, unless the body provably never got out.
+   */
   async function sendEncoded<T>(
     name: "SubmitProof" | "Prove",
     request: SubmitProofRequest,
-    call: InternalCallOptions,
+    call: SubmitCallOptions,
   ): Promise<T> {
-    const token = daemonTransport.registerBody(encodeSubmitFrame(request, name === "Prove"));
+    const body = encodeSubmitFrame(request, name === "Prove");
+    sentIds.add(request.requestId);
     try {
-      return await invoke(name, { ...call, jobId: request.requestId }, (o) => {
-        const headers = { [preEncodedHeader]: token };
-        // The message given to connect is empty: the registered frame is what goes out.
+      return await invoke(name, { ...call, jobId: request.requestId }, (o): Promise<T> => {
+        const pre = { ...o, upload: call.upload };
         return (
-          name === "Prove" ? rpc.prove({}, { ...o, headers }) : rpc.submitProof({}, { ...o, headers })
+          name === "Prove"
+            ? daemonTransport.unaryPreEncoded(ProvingEngine.method.prove, body, pre)
+            : daemonTransport.unaryPreEncoded(ProvingEngine.method.submitProof, body, pre)
         ) as Promise<T>;
       });
-    } finally {
-      daemonTransport.releaseBody(token);
+    } catch (error) {
+      if (!call.upload.complete) sentIds.forget(request.requestId);
+      throw error;
+    }
+  }
+
+  /** Refuses an id this client already sent, unless the caller says it may be reused. */
+  function checkFreshId(rpc: string, requestId: string, allowReusedId: boolean | undefined) {
+    if (allowReusedId !== true && sentIds.has(requestId)) {
+      throw new RequestIdReusedError(requestId, { rpc, address });
     }
   }
 
   async function status(call: InternalCallOptions): Promise<DaemonStatus> {
+    const sentAtMs = options.clock.now();
     const raw = await invoke("GetStatus", call, (o) => rpc.getStatus({}, o));
     const normalized = normalizeStatus(raw);
-    lastStatus = { uptimeSeconds: normalized.uptimeSeconds, atMs: options.clock.now() };
+    lastStatus = statusSample(normalized, sentAtMs, options.clock.now());
     return normalized;
   }
 
@@ -245,10 +282,17 @@ export function createCuzkClient(clientOptions: CuzkClientOptions): CuzkClient {
         maxRequestBytes: options.maxRequestBytes,
         rpc: "SubmitProof",
       });
-      return sendEncoded<SubmitProofResponse>("SubmitProof", message, {
-        signal: callOptions?.signal,
-        timeoutMs: checkTimeout(callOptions?.timeoutMs, submitTimeoutMs(options, sizeBytes)),
-      });
+      checkFreshId("SubmitProof", message.requestId, callOptions?.allowReusedId);
+      const upload = newUpload();
+      try {
+        return await sendEncoded<SubmitProofResponse>("SubmitProof", message, {
+          signal: callOptions?.signal,
+          timeoutMs: checkTimeout(callOptions?.timeoutMs, submitTimeoutMs(options, sizeBytes)),
+          upload,
+        });
+      } catch (error) {
+        throw withUploadOutcome(toCuzkError(error), message.requestId, upload, sizeBytes);
+      }
     },
     awaitProof(request, callOptions) {
       const jobId = typeof request === "string" ? request : (request.jobId ?? "");
@@ -283,6 +327,8 @@ export function createCuzkClient(clientOptions: CuzkClientOptions): CuzkClient {
         asProve: true,
         rpc: "Prove",
       });
+      if (message.requestId.trim() !== "")
+        checkFreshId("Prove", message.requestId, callOptions?.allowReusedId);
       if (message.requestId.trim() === "") {
         // The daemon answers job_id "" to a Prove without an id; give it a unique one.
         const suffix = Math.floor(options.random() * 36 ** 6).toString(36);
@@ -295,10 +341,18 @@ export function createCuzkClient(clientOptions: CuzkClientOptions): CuzkClient {
         callOptions?.timeoutMs,
         proofDeadline(callOptions) + submitTimeoutMs(options, sizeBytes),
       );
-      return admission.run(
-        () => sendEncoded<ProveResponse>("Prove", message, { signal: callOptions?.signal, timeoutMs }),
-        callOptions?.signal,
-      );
+      const upload = newUpload();
+      return admission.run(async () => {
+        try {
+          return await sendEncoded<ProveResponse>("Prove", message, {
+            signal: callOptions?.signal,
+            timeoutMs,
+            upload,
+          });
+        } catch (error) {
+          throw withUploadOutcome(toCuzkError(error), message.requestId, upload, sizeBytes);
+        }
+      }, callOptions?.signal);
     },
     async cancelProof(request, callOptions) {
       const jobId = typeof request === "string" ? request : (request.jobId ?? "");

@@ -1,5 +1,6 @@
 import { create, type MessageInitShape, toBinary } from "@bufbuild/protobuf";
-import { type SubmitProofRequest, SubmitProofRequestSchema } from "@cuzkit/proto";
+import { BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
+import { ProveRequestSchema, type SubmitProofRequest, SubmitProofRequestSchema } from "@cuzkit/proto";
 
 // Encodes the big requests (SubmitProof, Prove) straight into gRPC frames without copying
 // the payload. protobuf-es copies every bytes field into one buffer (twice for Prove: the
@@ -19,21 +20,15 @@ export interface EncodedChunks {
 
 /** Payload fields at least this large are sent by reference instead of copied. */
 const referenceMinBytes = 64 * 1024;
-const wireTypeLengthDelimited = 2;
 
-function varint(value: number): number[] {
-  const out: number[] = [];
-  let v = value;
-  while (v > 0x7f) {
-    out.push((v % 0x80) | 0x80);
-    v = Math.floor(v / 0x80);
-  }
-  out.push(v);
-  return out;
-}
+// Field numbers come from the descriptors, so a renumbered .proto cannot silently diverge.
+const vanillaProofField = SubmitProofRequestSchema.field.vanillaProof.number;
+const vanillaProofsField = SubmitProofRequestSchema.field.vanillaProofs.number;
+const proveSubmitField = ProveRequestSchema.field.submit.number;
 
+/** The tag and length of a length-delimited field whose `length` bytes of content follow separately. */
 function lengthDelimitedHeader(fieldNumber: number, length: number): Uint8Array {
-  return Uint8Array.from([...varint(fieldNumber * 8 + wireTypeLengthDelimited), ...varint(length)]);
+  return new BinaryWriter().tag(fieldNumber, WireType.LengthDelimited).uint32(length).finish();
 }
 
 /** Collects pieces, merging small ones into one chunk and keeping large ones by reference. */
@@ -78,7 +73,8 @@ function createChunkBuilder() {
 }
 
 function splitRequest(request: SubmitProofRequest) {
-  // Fields below 10 and above 11 are small; toBinary writes them in field-number order.
+  // Fields numbered below the payload fields, and those above, are small; toBinary writes
+  // each group in field-number order.
   const head = toBinary(
     SubmitProofRequestSchema,
     create(SubmitProofRequestSchema, {
@@ -103,10 +99,13 @@ function splitRequest(request: SubmitProofRequest) {
   );
   const pieces: Uint8Array[] = [head];
   if (request.vanillaProof.byteLength > 0) {
-    pieces.push(lengthDelimitedHeader(10, request.vanillaProof.byteLength), request.vanillaProof);
+    pieces.push(
+      lengthDelimitedHeader(vanillaProofField, request.vanillaProof.byteLength),
+      request.vanillaProof,
+    );
   }
   for (const proof of request.vanillaProofs) {
-    pieces.push(lengthDelimitedHeader(11, proof.byteLength), proof);
+    pieces.push(lengthDelimitedHeader(vanillaProofsField, proof.byteLength), proof);
   }
   pieces.push(tail);
   return pieces;
@@ -131,7 +130,7 @@ export function submitRequestBytes(request: SubmitProofRequest): number {
 /** Encoded size in bytes of a ProveRequest wrapping this SubmitProofRequest. */
 export function proveRequestBytes(request: SubmitProofRequest): number {
   const inner = submitRequestBytes(request);
-  return lengthDelimitedHeader(1, inner).byteLength + inner;
+  return lengthDelimitedHeader(proveSubmitField, inner).byteLength + inner;
 }
 
 /**
@@ -141,7 +140,7 @@ export function proveRequestBytes(request: SubmitProofRequest): number {
 export function encodeSubmitFrame(request: SubmitProofRequest, wrapInProve = false): EncodedChunks {
   const pieces = splitRequest(request);
   const inner = sumBytes(pieces);
-  const prefix = wrapInProve ? lengthDelimitedHeader(1, inner) : new Uint8Array(0);
+  const prefix = wrapInProve ? lengthDelimitedHeader(proveSubmitField, inner) : new Uint8Array(0);
   const messageBytes = prefix.byteLength + inner;
   const envelope = new Uint8Array(5);
   new DataView(envelope.buffer).setUint32(1, messageBytes);

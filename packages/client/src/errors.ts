@@ -13,12 +13,31 @@ export interface ClientErrorContext {
   address?: string | undefined;
   /** The underlying error. */
   cause?: unknown;
+  /** Overrides the class's default `retryable` (false once the request may have reached the daemon). */
+  retryable?: boolean | undefined;
 }
 
-/** Hint for a connection that broke and a daemon that then refused or restarted. */
-export const oomHint =
-  "the daemon was probably OOM-killed; check `dmesg` (or `journalctl -k`) for 'Out of memory: Killed process', " +
-  "and lower the partition workers / concurrency (pipeline.max_parallel_synthesis, fewer proofs in flight), see `cuzkit tune`";
+/** What to check when a daemon may have been OOM-killed, and what to lower if it was. */
+const oomEvidence =
+  "check `dmesg` (or `journalctl -k`) for 'Out of memory: Killed process' and the supervisor's log " +
+  "(`journalctl -u cuzk`, `systemctl status cuzk`); if it was, lower the partition workers / concurrency " +
+  "(pipeline.max_parallel_synthesis, fewer proofs in flight), see `cuzkit tune`";
+
+/** Hint for a daemon that restarted: an OOM kill is the usual cause, the kernel log says. */
+export const oomHint = `the daemon may have been OOM-killed; ${oomEvidence}`;
+
+/** Hint for a daemon that refused connections and never came back: one possibility among several. */
+export const unreachableHint =
+  "the daemon process may have died (an OOM kill is the common cause) or something between you and it " +
+  `(an SSH tunnel, a port mapping, a firewall) went away; to know which, ${oomEvidence}`;
+
+/** The hint of an error raised after the request may have reached the daemon. */
+export function awaitJobHint(jobId: string): string {
+  return (
+    `the job may still be running on the daemon: wait for it with awaitProof("${jobId}"); ` +
+    "do not submit the same request id again (the daemon does not deduplicate: the work would run twice)"
+  );
+}
 
 /** Base of the client's errors: a CuzkitError with the RPC, job id and address attached. */
 export class CuzkClientError extends CuzkitError {
@@ -30,7 +49,7 @@ export class CuzkClientError extends CuzkitError {
   readonly address: string | undefined;
 
   constructor(code: string, message: string, retryable: boolean, hint: string, context: ClientErrorContext) {
-    super(code, message, { hint, retryable, cause: context.cause });
+    super(code, message, { hint, retryable: context.retryable ?? retryable, cause: context.cause });
     this.rpc = context.rpc;
     this.jobId = context.jobId;
     this.address = context.address;
@@ -60,8 +79,8 @@ export class ConnectionLostError extends CuzkClientError {
       message,
       true,
       hint ??
-        "the connection to the daemon broke during the call; if the daemon process is gone or restarted, " +
-          oomHint,
+        "the connection to the daemon broke during the call (the daemon exited, or a proxy, tunnel or network " +
+          `in between closed it); if the daemon restarted, ${oomHint}`,
       context,
     );
   }
@@ -77,6 +96,55 @@ export class DaemonRestartedError extends CuzkClientError {
       hint ?? `${oomHint}; resubmit the proof (prove with resubmit)`,
       context,
     );
+  }
+}
+
+/** The daemon stopped answering (no HTTP/2 PING answer, probes unanswered) while its process may be alive. */
+export class DaemonFrozenError extends CuzkClientError {
+  constructor(message: string, context: ClientErrorContext = {}, hint?: string) {
+    super(
+      "DAEMON_FROZEN",
+      message,
+      false,
+      hint ??
+        "the daemon stopped answering while its port still accepts connections: stopped (SIGSTOP), swapping, " +
+          "a hung GPU driver, or a network that drops packets; check `top`/`vmstat`/`nvidia-smi` on the host and " +
+          "the daemon's log, then restart the daemon if it stays stuck",
+      context,
+    );
+  }
+}
+
+/** A fault of this client's own HTTP/2 connection (ENHANCE_YOUR_CALM, a session this side destroyed): no evidence about the daemon. */
+export class LocalTransportError extends CuzkClientError {
+  constructor(message: string, context: ClientErrorContext = {}, hint?: string) {
+    super(
+      "LOCAL_TRANSPORT",
+      message,
+      true,
+      hint ??
+        "this client's own HTTP/2 connection failed (not the daemon); the client opened a fresh one, call again",
+      context,
+    );
+  }
+}
+
+/** submitProof/proveOnce were given a request id this client already sent. */
+export class RequestIdReusedError extends CuzkClientError {
+  /** The id that was refused. */
+  readonly requestId: string;
+
+  constructor(requestId: string, context: ClientErrorContext = {}) {
+    super(
+      "REQUEST_ID_REUSED",
+      `request id ${JSON.stringify(requestId)} was already sent by this client; the daemon does not deduplicate ` +
+        "request ids, so a second submission runs the work twice and can mix the partitions of two proofs",
+      false,
+      `wait for the first submission with awaitProof("${requestId}"), or use a new request id; pass ` +
+        "allowReusedId: true only if you know the first one never ran",
+      { ...context, jobId: context.jobId ?? requestId },
+    );
+    this.requestId = requestId;
   }
 }
 
@@ -96,7 +164,7 @@ export class DeadlineExceededError extends CuzkClientError {
       true,
       hint ??
         "the daemon did not answer in time; a proof job keeps running after a deadline, so await it again " +
-          "with awaitProof(jobId), or raise the deadline (a first proof without caches needs 2-3x longer: use warmup)",
+          "with awaitProof(jobId), or raise the deadline (timeoutMs)",
       context,
     );
     this.timeoutMs = context.timeoutMs;
@@ -170,13 +238,14 @@ export class JobNotFoundError extends CuzkClientError {
 
 /** The caller aborted (its AbortSignal fired) or closed the client. */
 export class AbortedError extends CuzkClientError {
-  constructor(message: string, context: ClientErrorContext = {}) {
+  constructor(message: string, context: ClientErrorContext = {}, hint?: string) {
     super(
       "ABORTED",
       message,
       false,
-      "the caller cancelled the call; note that the daemon cannot cancel a proof (CancelProof is a no-op), " +
-        "so a submitted job keeps running",
+      hint ??
+        "the caller cancelled the call; note that the daemon cannot cancel a proof (CancelProof is a no-op), " +
+          "so a submitted job keeps running",
       context,
     );
   }
@@ -214,6 +283,9 @@ export const clientErrorCodes = [
   "DAEMON_UNAVAILABLE",
   "CONNECTION_LOST",
   "DAEMON_RESTARTED",
+  "DAEMON_FROZEN",
+  "LOCAL_TRANSPORT",
+  "REQUEST_ID_REUSED",
   "DEADLINE_EXCEEDED",
   "PROOF_FAILED",
   "INVALID_REQUEST",

@@ -23,8 +23,8 @@ export type ProveEvent =
   | (EventBase & { type: "resumed"; uptimeSeconds: number })
   | (EventBase & {
       type: "daemon-restarted";
-      /** What showed the restart: uptime went back, the daemon refused connections, or it no longer knew the job. */
-      evidence: "uptime" | "refused" | "not-found";
+      /** What showed the restart: uptime or the completed/failed counters went back, or it no longer knew the job. */
+      evidence: "uptime" | "counters" | "not-found";
       uptimeBeforeSeconds: number | undefined;
       uptimeAfterSeconds: number | undefined;
     })

@@ -6,17 +6,21 @@ export {
   type CuzkClient,
   createCuzkClient,
   type ProofCallOptions,
+  type ProveOnceOptions,
+  type SubmitOptions,
   type SubmitProofInput,
   type WaitForReadyOptions,
 } from "./client.js";
 export { type EncodedChunks, encodeSubmitFrame, proveRequestBytes, submitRequestBytes } from "./encode.js";
 export {
   AbortedError,
+  awaitJobHint,
   type ClientErrorCode,
   type ClientErrorContext,
   ConnectionLostError,
   CuzkClientError,
   clientErrorCodes,
+  DaemonFrozenError,
   DaemonInternalError,
   DaemonRestartedError,
   DaemonUnavailableError,
@@ -24,12 +28,15 @@ export {
   InvalidAddressError,
   InvalidRequestError,
   JobNotFoundError,
+  LocalTransportError,
   oomHint,
   PayloadTooLargeError,
   ProofFailedError,
+  RequestIdReusedError,
+  unreachableHint,
 } from "./errors.js";
 export type { ProveEvent, ProveEventType } from "./events.js";
-export { type MapErrorContext, toCuzkError } from "./map-error.js";
+export { isLocalTransportFault, type MapErrorContext, toCuzkError } from "./map-error.js";
 export { type DaemonMetrics, type KindMetrics, type MetricFamily, parseDaemonMetrics } from "./metrics.js";
 export {
   type CuzkClientOptions,
@@ -45,6 +52,15 @@ export {
   resolveClientOptions,
 } from "./options.js";
 export { defaultRequestIdBase, type ProofResult, type ProofTimings, type ProveOptions } from "./prove.js";
+export {
+  type BreakKind,
+  decideRecovery,
+  type ProbeResult,
+  type RecoveryDecision,
+  type RecoveryEvidence,
+  type StatusSample,
+  uptimeSlackSeconds,
+} from "./recovery.js";
 export {
   type Bytes32,
   type BytesOrFile,

@@ -4,11 +4,13 @@ import { describe, expect, it } from "vitest";
 import {
   AbortedError,
   ConnectionLostError,
+  DaemonFrozenError,
   DaemonInternalError,
   DaemonUnavailableError,
   DeadlineExceededError,
   InvalidRequestError,
   JobNotFoundError,
+  LocalTransportError,
   PayloadTooLargeError,
 } from "./errors.js";
 import { toCuzkError, unreachableCode } from "./map-error.js";
@@ -47,7 +49,13 @@ describe("toCuzkError", () => {
     ],
     [Code.Unimplemented, "compression not supported", DaemonInternalError, "DAEMON_INTERNAL"],
     [Code.Internal, "internal error: completion channel dropped", DaemonInternalError, "DAEMON_INTERNAL"],
-    [Code.Unavailable, "PING timed out", ConnectionLostError, "CONNECTION_LOST"],
+    [Code.Unavailable, "PING timed out", DaemonFrozenError, "DAEMON_FROZEN"],
+    [
+      Code.Internal,
+      "Stream closed with error code NGHTTP2_ENHANCE_YOUR_CALM",
+      LocalTransportError,
+      "LOCAL_TRANSPORT",
+    ],
     [Code.DataLoss, "lost", DaemonInternalError, "DAEMON_INTERNAL"],
     [Code.Unauthenticated, "who", DaemonInternalError, "DAEMON_INTERNAL"],
   ])("maps connect code %s to a typed error", (code, message, type, stableCode) => {
@@ -71,8 +79,32 @@ describe("toCuzkError", () => {
     const frozen = toCuzkError(new ConnectError("PING timed out", Code.Unavailable));
     const killed = toCuzkError(new ConnectError("stream closed", Code.Canceled));
     expect(frozen.message).toMatch(/PINGs/);
-    expect(frozen.hint).toMatch(/not responding/);
+    expect(frozen.hint).toMatch(/nothing answers|stopped answering/);
+    expect(frozen.hint).not.toMatch(/warmup/);
+    // A closed stream may be the daemon exiting or a proxy in between: claim no more.
+    expect(killed.message).toMatch(/the daemon exited, or a proxy or tunnel in between closed it/);
+    expect(killed.message).not.toMatch(/the daemon closed the call/);
     expect(killed.hint).toMatch(/OOM-killed/);
+  });
+
+  it("reports a caller's AbortSignal.timeout() as DEADLINE_EXCEEDED, a plain abort as ABORTED", () => {
+    const canceled = new ConnectError("operation was aborted", Code.Canceled);
+    const timeout = AbortSignal.abort(new DOMException("signal timed out", "TimeoutError"));
+    const mapped = toCuzkError(canceled, { callerSignal: timeout, rpc: "SubmitProof" });
+    expect(mapped).toBeInstanceOf(DeadlineExceededError);
+    expect(mapped.code).toBe("DEADLINE_EXCEEDED");
+    expect(toCuzkError(canceled, { callerSignal: AbortSignal.abort() }).code).toBe("ABORTED");
+  });
+
+  it("treats this side's own HTTP/2 faults as LOCAL_TRANSPORT, never as evidence about the daemon", () => {
+    const destroyed = Object.assign(new Error("The session has been destroyed"), {
+      code: "ERR_HTTP2_INVALID_SESSION",
+    });
+    expect(toCuzkError(destroyed).code).toBe("LOCAL_TRANSPORT");
+    expect(toCuzkError(new ConnectError("wrapped", Code.Unknown, undefined, undefined, destroyed)).code).toBe(
+      "LOCAL_TRANSPORT",
+    );
+    expect(toCuzkError(destroyed).retryable).toBe(true);
   });
 
   it("tells a caller abort from a daemon killed mid-call although both arrive as Canceled", () => {

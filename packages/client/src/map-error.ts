@@ -4,11 +4,13 @@ import {
   AbortedError,
   type ClientErrorContext,
   ConnectionLostError,
+  DaemonFrozenError,
   DaemonInternalError,
   DaemonUnavailableError,
   DeadlineExceededError,
   InvalidRequestError,
   JobNotFoundError,
+  LocalTransportError,
   PayloadTooLargeError,
 } from "./errors.js";
 
@@ -85,6 +87,28 @@ function unreachableMessage(code: string, context: MapErrorContext): string {
   }
 }
 
+/** Node HTTP/2 error codes raised by this side's own session, never by the daemon. */
+const localSessionCodes = new Set(["ERR_HTTP2_INVALID_SESSION"]);
+
+/**
+ * True for a fault of this client's own HTTP/2 session: Node refusing streams with
+ * ENHANCE_YOUR_CALM (its session memory cap, hit after an upload was cut) or a session this
+ * side destroyed. These say nothing about the daemon.
+ */
+export function isLocalTransportFault(error: unknown): boolean {
+  const seen = new Set<unknown>();
+  let current: unknown = error;
+  while (current instanceof Error && !seen.has(current)) {
+    seen.add(current);
+    const { code } = current as { code?: unknown };
+    if (typeof code === "string" && localSessionCodes.has(code)) return true;
+    if (/ENHANCE_YOUR_CALM|session has been destroyed|expected open session/i.test(current.message))
+      return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 /**
  * Turns anything a call can throw (ConnectError, Node errors, abort reasons) into one of the
  * client's typed errors. Raw gRPC/connect errors never leave the client; the original is kept
@@ -99,14 +123,27 @@ export function toCuzkError(error: unknown, context: MapErrorContext = {}): Cuzk
     cause: error,
   };
   const on = context.rpc ? ` (${context.rpc})` : "";
+  // Already typed (by an inner layer that knew more, e.g. whether the job may be running).
+  if (CuzkitError.is(error)) return error;
   if (context.callerSignal?.aborted) {
-    return new AbortedError(`aborted by the caller${on}`, {
-      ...ctx,
-      cause: context.callerSignal.reason ?? error,
-    });
+    const reason: unknown = context.callerSignal.reason;
+    // AbortSignal.timeout() is a deadline the caller chose, not a cancellation.
+    if (reason instanceof Error && reason.name === "TimeoutError") {
+      return new DeadlineExceededError(`the caller's deadline (AbortSignal.timeout) passed${on}`, {
+        ...ctx,
+        cause: reason,
+        timeoutMs: context.timeoutMs,
+      });
+    }
+    return new AbortedError(`aborted by the caller${on}`, { ...ctx, cause: reason ?? error });
   }
   if (context.clientClosed) return new AbortedError(`the client was closed${on}`, ctx);
-  if (CuzkitError.is(error)) return error;
+  if (isLocalTransportFault(error)) {
+    return new LocalTransportError(
+      `this client's HTTP/2 connection failed on its own side${on}: ${error instanceof Error ? error.message : String(error)}`,
+      ctx,
+    );
+  }
 
   const unreachable = unreachableCode(error);
   if (unreachable !== undefined) {
@@ -133,22 +170,22 @@ export function toCuzkError(error: unknown, context: MapErrorContext = {}): Cuzk
   const raw = error.rawMessage;
   switch (error.code) {
     case Code.Canceled:
-      // Not the caller (checked above): the daemon side closed the stream, which is what a
-      // killed daemon looks like (RST_STREAM CANCEL or a closed session).
-      return new ConnectionLostError(`the daemon closed the call mid-flight${on}: ${raw}`, ctx);
+      // Not the caller (checked above): the other end closed the stream. That is what a
+      // killed daemon looks like, and also a proxy or tunnel that went away: claim no more.
+      return new ConnectionLostError(
+        `the connection closed mid-call${on} (the daemon exited, or a proxy or tunnel in between closed it): ${raw}`,
+        ctx,
+      );
     case Code.Aborted:
       return new ConnectionLostError(`the connection was reset${on}: ${raw}`, ctx);
     case Code.Unavailable:
       if (/ping timed out/i.test(raw)) {
-        return new ConnectionLostError(
-          `the daemon stopped answering HTTP/2 PINGs${on}: it is frozen, stopped or unreachable`,
+        return new DaemonFrozenError(
+          `the daemon stopped answering HTTP/2 PINGs${on}: it is frozen, stopped, or the network in between drops packets`,
           ctx,
-          "the daemon process is alive but not responding (stopped with SIGSTOP, swapping heavily, or the network " +
-            "dropped); check `top`/`vmstat` on the host and the daemon's log. If it was then killed: " +
-            "check `dmesg` for an OOM kill",
         );
       }
-      return new ConnectionLostError(`the daemon became unavailable${on}: ${raw}`, ctx);
+      return new ConnectionLostError(`the connection to the daemon broke${on}: ${raw}`, ctx);
     case Code.DeadlineExceeded:
       return new DeadlineExceededError(
         `deadline exceeded${context.timeoutMs !== undefined ? ` after ${context.timeoutMs} ms` : ""}${on}`,
@@ -170,6 +207,9 @@ export function toCuzkError(error: unknown, context: MapErrorContext = {}): Cuzk
         ctx,
       );
     case Code.ResourceExhausted:
+      if (/ENHANCE_YOUR_CALM/.test(raw)) {
+        return new LocalTransportError(`the HTTP/2 connection was refused new streams${on}: ${raw}`, ctx);
+      }
       if (/larger than max|too large/i.test(raw)) {
         return new PayloadTooLargeError(
           `the request is too large${on}: ${raw}`,
@@ -187,6 +227,12 @@ export function toCuzkError(error: unknown, context: MapErrorContext = {}): Cuzk
       );
     case Code.Internal:
     case Code.Unknown:
+      if (isLocalTransportFault(error)) {
+        return new LocalTransportError(
+          `this client's HTTP/2 connection failed on its own side${on}: ${raw}`,
+          ctx,
+        );
+      }
       if (/http\/2 (stream|session)|stream closed|goaway|socket hang up/i.test(raw)) {
         return new ConnectionLostError(`the connection broke${on}: ${raw}`, ctx);
       }

@@ -17,7 +17,17 @@ describe("resolveClientOptions", () => {
       warmupProofMs: 3_600_000,
       preloadMs: 600_000,
     });
-    expect(o.reconnect).toMatchObject({ initialDelayMs: 250, maxDelayMs: 5_000, giveUpAfterMs: 120_000 });
+    expect(o.reconnect).toMatchObject({
+      initialDelayMs: 250,
+      maxDelayMs: 5_000,
+      giveUpAfterMs: 120_000,
+      frozenAfterMs: 15_000,
+      probeTimeoutMs: 5_000,
+    });
+    // prove reports a freeze after the PING timeout plus one probe: within 45 s by default.
+    expect(
+      o.keepalive.pingIntervalMs + o.keepalive.pingTimeoutMs + o.reconnect.probeTimeoutMs,
+    ).toBeLessThanOrEqual(45_000);
     expect(o.resubmit).toEqual({ porep: 0, snap: 0, wpost: 2, winning: 2 });
     expect(o.maxInFlight).toBe(10);
     expect(o.maxRequestBytes).toBe(128 * 1024 * 1024);

@@ -51,8 +51,10 @@ export interface ReconnectOptions {
   factor?: number;
   /** Largest delay between probes, in ms. Default 5000. */
   maxDelayMs?: number;
-  /** Give up (DaemonUnavailableError) when the daemon has not answered for this long, in ms. Default 120000. */
+  /** Give up (DaemonUnavailableError) when the daemon refused or reset connections for this long after a break, in ms. Default 120000. */
   giveUpAfterMs?: number;
+  /** Report DaemonFrozenError when the daemon accepts connections but answers nothing for this long after a reset, in ms (after a PING timeout one silent probe suffices). Default 15000. */
+  frozenAfterMs?: number;
   /** Deadline of each probe (GetStatus), in ms. Default 5000. */
   probeTimeoutMs?: number;
 }
@@ -61,7 +63,7 @@ export interface ReconnectOptions {
 export interface CuzkClientOptions {
   /** Daemon address: `unix:///run/curio/cuzk.sock`, `127.0.0.1:9820`, `[::1]:9820`, `http://host:9820`. */
   address: string;
-  /** HTTP/2 keepalive. Defaults: 15 s interval, 10 s timeout (a frozen daemon fails a call within 25 s). */
+  /** HTTP/2 keepalive. Defaults: 15 s interval, 10 s timeout (a frozen daemon fails a call within 25 s, prove within 30 s). */
   keepalive?: KeepaliveOptions;
   /** Deadlines per RPC kind; see DeadlineOptions for each default. */
   deadlines?: DeadlineOptions;
@@ -125,12 +127,13 @@ export const defaultDeadlines: Required<DeadlineOptions> = {
   warmupProofMs: 60 * 60_000,
 };
 
-/** Default reconnect backoff: 250 ms doubling to 5 s, giving up after 2 min. */
+/** Default reconnect backoff: 250 ms doubling to 5 s; unreachable after 2 min, frozen after 15 s of silence. */
 export const defaultReconnect: Required<ReconnectOptions> = {
   initialDelayMs: 250,
   factor: 2,
   maxDelayMs: 5_000,
   giveUpAfterMs: 120_000,
+  frozenAfterMs: 15_000,
   probeTimeoutMs: 5_000,
 };
 
@@ -210,6 +213,12 @@ export function resolveClientOptions(options: CuzkClientOptions): ResolvedClient
         "reconnect.giveUpAfterMs",
         r.giveUpAfterMs,
         defaultReconnect.giveUpAfterMs,
+        true,
+      ),
+      frozenAfterMs: positive(
+        "reconnect.frozenAfterMs",
+        r.frozenAfterMs,
+        defaultReconnect.frozenAfterMs,
         true,
       ),
       probeTimeoutMs: positive("reconnect.probeTimeoutMs", r.probeTimeoutMs, defaultReconnect.probeTimeoutMs),

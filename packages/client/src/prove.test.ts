@@ -1,4 +1,5 @@
 import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError } from "@connectrpc/connect";
 import { createConsoleLogger, createManualClock } from "@cuzkit/core";
 import {
   type AwaitProofResponse,
@@ -12,6 +13,7 @@ import { describe, expect, it } from "vitest";
 import {
   AbortedError,
   ConnectionLostError,
+  DaemonFrozenError,
   DaemonRestartedError,
   DaemonUnavailableError,
   DeadlineExceededError,
@@ -21,15 +23,29 @@ import {
 } from "./errors.js";
 import type { ProveEvent } from "./events.js";
 import { type CuzkClientOptions, resolveClientOptions } from "./options.js";
-import { type InternalCallOptions, type ProveDeps, type ProveOptions, proveWithResume } from "./prove.js";
+import {
+  type InternalCallOptions,
+  type ProveDeps,
+  type ProveOptions,
+  proveWithResume,
+  type SubmitCallOptions,
+} from "./prove.js";
+import { type StatusSample, statusSample } from "./recovery.js";
 import { type DaemonStatus, normalizeStatus } from "./status.js";
 import { create as createStatus } from "./testing/status-fixture.js";
 
 // The resume/resubmit decisions, against a scripted fake daemon and a manual clock: each
 // branch runs in microseconds and deterministically. The same branches run over real
-// sockets against @cuzkit/sim in client.integration.test.ts.
+// sockets against @cuzkit/sim in client.integration.test.ts and client.faults.test.ts.
 
-type Step<T> = T | Error;
+/** A submit that broke before its body was completely written (the daemon cannot have it). */
+class CutUpload {
+  constructor(readonly error: Error) {}
+}
+/** A probe the daemon never answers: the manual clock moves by the probe's deadline. */
+class Silent {}
+
+type Step<T> = T | Error | CutUpload | Silent;
 
 interface Script {
   status?: Step<number>[];
@@ -47,6 +63,9 @@ const completed = (proofBytes = 1920) =>
 const lost = () => new ConnectionLostError("the daemon closed the call mid-flight (AwaitProof)");
 const refused = () => new DaemonUnavailableError("the daemon refused the connection");
 const notFound = () => new JobNotFoundError("job not found");
+const pingTimeout = () => new DaemonFrozenError("the daemon stopped answering HTTP/2 PINGs (AwaitProof)");
+const cut = (error: Error = lost()) => new CutUpload(error);
+const silent = () => new Silent();
 
 function setup(script: Script, clientOptions: Partial<CuzkClientOptions> = {}) {
   const clock = createManualClock(1_000_000);
@@ -62,31 +81,43 @@ function setup(script: Script, clientOptions: Partial<CuzkClientOptions> = {}) {
     ...clientOptions,
   });
   const calls = { status: 0, submitted: [] as string[], awaited: [] as string[], timeouts: [] as number[] };
-  let last: { uptimeSeconds: number; atMs: number } | undefined;
-  const take = <T>(queue: Step<T>[] | undefined, fallback: () => T): T => {
+  let last: StatusSample | undefined;
+  const take = <T>(queue: Step<T>[] | undefined, fallback: () => T, call: InternalCallOptions): T => {
     const next = queue?.shift();
     if (next === undefined) return fallback();
+    if (next instanceof CutUpload) throw next.error;
+    if (next instanceof Silent) {
+      clock.advance(call.timeoutMs);
+      throw new DeadlineExceededError(`deadline exceeded after ${call.timeoutMs} ms (GetStatus)`);
+    }
     if (next instanceof Error) throw next;
     return next;
   };
   const deps: ProveDeps = {
     options,
     address: "127.0.0.1:9820",
-    async status(_call: InternalCallOptions): Promise<DaemonStatus> {
+    async status(call: InternalCallOptions): Promise<DaemonStatus> {
       calls.status += 1;
-      const uptime = take(script.status, () => 100);
-      last = { uptimeSeconds: uptime, atMs: clock.now() };
-      return normalizeStatus(createStatus(uptime));
+      const sentAt = clock.now();
+      const uptime = take(script.status, () => 100, call);
+      const status = normalizeStatus(createStatus(uptime));
+      last = statusSample(status, sentAt, clock.now());
+      return status;
     },
-    async submit(request: SubmitProofRequest, call: InternalCallOptions) {
+    async submit(request: SubmitProofRequest, call: SubmitCallOptions) {
       calls.submitted.push(request.requestId);
       calls.timeouts.push(call.timeoutMs);
-      return take(script.submit, () => create(SubmitProofResponseSchema, { jobId: request.requestId }));
+      const next = script.submit?.[0];
+      if (!(next instanceof CutUpload)) {
+        call.upload.sentBytes = 1;
+        call.upload.complete = true;
+      }
+      return take(script.submit, () => create(SubmitProofResponseSchema, { jobId: request.requestId }), call);
     },
     async awaitJob(jobId: string, call: InternalCallOptions) {
       calls.awaited.push(jobId);
       calls.timeouts.push(call.timeoutMs);
-      return take(script.await, () => completed());
+      return take(script.await, () => completed(), call);
     },
     lastStatus: () => last,
   };
@@ -191,35 +222,76 @@ describe("proveWithResume", () => {
     expect(result.resubmits).toBe(1);
   });
 
-  it("fails within one probe, with no backoff, when the daemon refuses after the break and no resubmit is allowed", async () => {
-    const t = setup({ status: [100, refused()], await: [lost()] });
+  it("does not take a refusal as proof of death: it keeps probing for the window, then DaemonUnavailableError", async () => {
+    const refusals = Array.from({ length: 60 }, () => refused());
+    const t = setup(
+      { status: [100, ...refusals], await: [lost()] },
+      { reconnect: { giveUpAfterMs: 10_000 } },
+    );
     const error = await t.run(porep).catch((e) => e);
-    expect(error).toBeInstanceOf(ConnectionLostError);
-    expect(error.message).toMatch(/refused connections: the daemon process died/);
-    expect(error.hint).toMatch(/OOM-killed/);
-    expect(t.clock.sleeps).toEqual([]);
+    expect(error).toBeInstanceOf(DaemonUnavailableError);
+    expect(error.message).toMatch(/did not answer for 10000 ms after the connection broke/);
+    expect(error.message).toMatch(/whether the job still runs is unknown/);
+    expect(error.hint).toMatch(/may have died .*SSH tunnel.*dmesg.*supervisor/);
+    expect(error.hint).toContain(`awaitProof("${t.calls.submitted[0]}")`);
+    expect(error.jobId).toBe(t.calls.submitted[0]);
+    expect(error.retryable).toBe(false);
+    expect(t.clock.sleeps.reduce((a, b) => a + b, 0)).toBe(10_000);
+    expect(t.calls.submitted).toHaveLength(1);
+  });
+
+  it("resumes the same job when a refusing port comes back with the uptime continued (tunnel blip)", async () => {
+    const t = setup({ status: [3, refused(), refused(), refused(), 8], await: [lost()] });
+    const result = await t.run(winning);
+    expect(t.calls.submitted).toHaveLength(1);
+    expect(t.calls.awaited).toEqual([t.calls.submitted[0], t.calls.submitted[0]]);
+    expect(result).toMatchObject({ resumes: 1, resubmits: 0, attempts: 1 });
+    expect(t.types()).not.toContain("daemon-restarted");
+  });
+
+  it("reports a frozen daemon (PING timeout, then a silent probe) as DaemonFrozenError after one probe", async () => {
+    const t = setup({ status: [100, silent()], await: [pingTimeout()] });
+    const started = t.clock.now();
+    const error = await t.run(porep).catch((e) => e);
+    expect(error).toBeInstanceOf(DaemonFrozenError);
+    expect(error.code).toBe("DAEMON_FROZEN");
+    expect(error.message).toMatch(/stopped answering .*the job may still be running/);
+    expect(error.hint).not.toMatch(/warmup/);
+    expect(error.hint).toContain(`awaitProof("${t.calls.submitted[0]}")`);
+    expect(error.retryable).toBe(false);
+    expect(error.jobId).toBe(t.calls.submitted[0]);
+    // One 5 s probe after the PING timeout, no backoff.
+    expect(t.clock.now() - started).toBe(5_000);
     expect(t.calls.status).toBe(2);
   });
 
-  it("waits with backoff for a refusing daemon to come back, then resubmits (evidence: refused)", async () => {
+  it("calls a daemon frozen after a reset once it stayed silent for frozenAfterMs", async () => {
+    const t = setup({ status: [100, silent(), silent(), silent(), silent()], await: [lost()] });
+    const started = t.clock.now();
+    const error = await t.run(porep).catch((e) => e);
+    expect(error).toBeInstanceOf(DaemonFrozenError);
+    expect(t.clock.now() - started).toBeGreaterThanOrEqual(15_000);
+    expect(t.clock.now() - started).toBeLessThan(25_000);
+  });
+
+  it("waits with backoff for a refusing daemon to come back, then resubmits when its uptime restarted", async () => {
     const t = setup({ status: [100, refused(), refused(), refused(), 1], await: [lost()] });
     const result = await t.run(winning);
     expect(t.clock.sleeps).toEqual([250, 500, 1000]);
     expect(
       t.events.filter((e) => e.type === "reconnecting").map((e) => (e as { probe: number }).probe),
     ).toEqual([1, 2, 3]);
-    expect(t.events.find((e) => e.type === "daemon-restarted")).toMatchObject({ evidence: "refused" });
+    expect(t.events.find((e) => e.type === "daemon-restarted")).toMatchObject({ evidence: "uptime" });
     expect(result.resubmits).toBe(1);
   });
 
-  it("gives up with DaemonUnavailableError when the daemon does not come back in time", async () => {
-    const silent = Array.from({ length: 50 }, () => new DeadlineExceededError("probe timed out"));
-    const t = setup({ status: [100, ...silent], await: [lost()] }, { reconnect: { giveUpAfterMs: 4_000 } });
+  it("gives up with DaemonFrozenError when the daemon stays silent for the whole window", async () => {
+    const quiet = Array.from({ length: 50 }, () => new DeadlineExceededError("probe timed out"));
+    const t = setup({ status: [100, ...quiet], await: [lost()] }, { reconnect: { giveUpAfterMs: 4_000 } });
     const error = await t.run(winning).catch((e) => e);
-    expect(error).toBeInstanceOf(DaemonUnavailableError);
-    expect(error.message).toMatch(/did not come back within 4000 ms/);
-    expect(error.hint).toMatch(/stopped answering/);
-    expect(t.clock.sleeps).toEqual([250, 500, 1000, 2000]);
+    expect(error).toBeInstanceOf(DaemonFrozenError);
+    expect(error.hint).toMatch(/accepts connections but nothing answers/);
+    expect(t.clock.sleeps).toEqual([250, 500, 1000, 2000, 250]);
   });
 
   it("caps the backoff delay", async () => {
@@ -241,13 +313,33 @@ describe("proveWithResume", () => {
     await expect(t2.run(porep)).rejects.toBeInstanceOf(DaemonRestartedError);
   });
 
-  it("re-sends a submit that broke before the daemon took it, even without resubmit (nothing was lost)", async () => {
-    const t = setup({ status: [100, 101], submit: [lost()], await: [notFound()] });
+  it("re-sends a submit whose body was sent but which the daemon never took (NOT_FOUND twice), even without resubmit", async () => {
+    const t = setup({ status: [100, 101], submit: [lost()], await: [notFound(), notFound()] });
     const result = await t.run(porep);
     const resent = t.events.find((e) => e.type === "resubmitted");
     expect(resent).toMatchObject({ reason: "not-accepted" });
     expect(t.calls.submitted).toHaveLength(2);
+    expect(t.clock.sleeps).toContain(1_000); // the second look before concluding
     expect(result).toMatchObject({ resubmits: 0, attempts: 2 });
+    expect(new Set(t.calls.submitted).size).toBe(2);
+  });
+
+  it("re-sends at once, under a new id, a submit cut before its body was written", async () => {
+    const t = setup({ status: [100, 101], submit: [cut()] });
+    const result = await t.run(porep);
+    expect(t.calls.submitted).toHaveLength(2);
+    expect(t.calls.awaited).toEqual([t.calls.submitted[1]]);
+    expect(result).toMatchObject({ resubmits: 0, attempts: 2 });
+  });
+
+  it("fails a submit deadline with an unfinished upload as not accepted (slow link), without re-sending", async () => {
+    const t = setup({ status: [100, 101], submit: [cut(new DeadlineExceededError("deadline exceeded"))] });
+    const error = await t.run(porep).catch((e) => e);
+    expect(error).toBeInstanceOf(DeadlineExceededError);
+    expect(error.message).toMatch(/not accepted; nothing is running/);
+    expect(error.retryable).toBe(true);
+    expect(error.hint).toMatch(/submitPerMiBMs/);
+    expect(t.calls.submitted).toHaveLength(1);
   });
 
   it("resumes a submit whose connection broke after the daemon took it", async () => {
@@ -257,11 +349,12 @@ describe("proveWithResume", () => {
     expect(result.resumes).toBe(1);
   });
 
-  it("treats a refused AwaitProof (the daemon died between calls) as a break", async () => {
-    const t = setup({ status: [100, refused()], await: [refused()] });
+  it("treats a refused AwaitProof (the daemon died between calls) as a break, and a restart seen on return as DaemonRestartedError", async () => {
+    const t = setup({ status: [100, refused(), 0], await: [refused()] });
     const error = await t.run(porep).catch((e) => e);
-    expect(error).toBeInstanceOf(ConnectionLostError);
-    expect(error.hint).toMatch(/OOM-killed/);
+    expect(error).toBeInstanceOf(DaemonRestartedError);
+    expect(error.code).toBe("DAEMON_RESTARTED");
+    expect(error.hint).toMatch(/may have been OOM-killed/);
     expect(t.types()).toContain("connection-lost");
   });
 
@@ -317,6 +410,27 @@ describe("proveWithResume", () => {
     expect(error).toBeInstanceOf(AbortedError);
   });
 
+  it("ends on a caller's AbortSignal.timeout() during the await with DEADLINE_EXCEEDED naming the running job, not retryable", async () => {
+    const controller = new AbortController();
+    // What connect throws for a call whose signal fired.
+    const t = setup({ await: [new ConnectError("operation was aborted", Code.Canceled)] });
+    const error = await t
+      .run(porep, {
+        signal: controller.signal,
+        onEvent: (e) => {
+          if (e.type === "submitted") controller.abort(new DOMException("signal timed out", "TimeoutError"));
+        },
+      })
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(DeadlineExceededError);
+    expect(error.code).toBe("DEADLINE_EXCEEDED");
+    expect(error.jobId).toBe(t.calls.submitted[0]);
+    expect(error.retryable).toBe(false);
+    expect(error.message).toMatch(/may still be running/);
+    expect(error.hint).toContain(`awaitProof("${t.calls.submitted[0]}")`);
+    expect(t.types()).not.toContain("connection-lost");
+  });
+
   it("throws ProofFailedError with the daemon's message for a FAILED proof, without retrying", async () => {
     const t = setup({
       await: [create(AwaitProofResponseSchema, { status: 2, errorMessage: "C1 parse failed: bad json" })],
@@ -335,6 +449,15 @@ describe("proveWithResume", () => {
       InvalidRequestError,
     );
     expect(t.calls).toMatchObject({ status: 0, submitted: [], awaited: [] });
+  });
+
+  it("reports a silent daemon at the baseline status as DaemonFrozenError, nothing submitted", async () => {
+    const t = setup({ status: [silent()] });
+    const error = await t.run(porep).catch((e) => e);
+    expect(error).toBeInstanceOf(DaemonFrozenError);
+    expect(error.message).toMatch(/nothing was submitted/);
+    expect(error.retryable).toBe(true);
+    expect(t.calls.submitted).toEqual([]);
   });
 
   it("fails fast with DaemonUnavailableError when no daemon answers the baseline status", async () => {

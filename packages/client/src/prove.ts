@@ -7,33 +7,44 @@ import {
   SubmitProofRequestSchema,
   type SubmitProofResponse,
 } from "@cuzkit/proto";
-import pRetry, { AbortError as RetryStop } from "p-retry";
 import {
-  AbortedError,
-  ConnectionLostError,
+  awaitJobHint,
+  DaemonFrozenError,
   DaemonRestartedError,
   DaemonUnavailableError,
   DeadlineExceededError,
   JobNotFoundError,
   oomHint,
   ProofFailedError,
+  unreachableHint,
 } from "./errors.js";
 import { logProveEvent, type ProveEvent } from "./events.js";
 import { toCuzkError } from "./map-error.js";
 import type { ResolvedClientOptions } from "./options.js";
+import { newUpload, uploadPhrase, withJobRunning, withUploadOutcome } from "./outcome.js";
+import {
+  type BreakKind,
+  breakKindOf,
+  decideRecovery,
+  type ProbeResult,
+  probeOutcomeOf,
+  type RecoveryDecision,
+  type StatusSample,
+  statusSample,
+} from "./recovery.js";
 import type { DaemonStatus } from "./status.js";
+import type { UploadProgress } from "./transport.js";
 import { validateSubmitRequest } from "./validate.js";
 
 // prove(): submit, then await, with resume. The daemon keeps a job running when a call's
 // connection breaks, but loses every job when it restarts, and never deduplicates request
-// ids (a repeated id can mix two proofs' partitions). So: every attempt gets a fresh id; on
-// a broken connection the client probes the daemon and decides from evidence:
-// - it answers, same process (uptime did not go back): AwaitProof the same id (no work lost);
-// - it answers but restarted (uptime went back, or NOT_FOUND for the id): the job is gone:
-//   resubmit with a new id if allowed, else DaemonRestartedError;
-// - it refuses connections: the process died; with no resubmit allowed that is final at once
-//   (ConnectionLostError), otherwise wait for it to come back and resubmit;
-// - it does not answer within the reconnect window: DaemonUnavailableError.
+// ids (a repeated id can mix two proofs' partitions). So every attempt gets a fresh id, and
+// after a break the client probes the daemon and lets decideRecovery (recovery.ts) judge the
+// evidence: same process -> AwaitProof the same id (never resubmit); restarted -> the job is
+// gone (resubmit under a new id where allowed, else DaemonRestartedError); silent -> frozen
+// (DaemonFrozenError after one short probe); refusing for the whole window -> unreachable
+// (DaemonUnavailableError). A submit whose body was not completely written never reached the
+// daemon: it is sent again under a new id, nothing having run.
 
 /** Per-call options of `prove`. */
 export interface ProveOptions {
@@ -89,25 +100,30 @@ export interface InternalCallOptions {
   timeoutMs: number;
 }
 
+/** Call options of a submit: the upload tracker tells how far the request body got. */
+export interface SubmitCallOptions extends InternalCallOptions {
+  upload: UploadProgress;
+}
+
 /** The operations prove needs; the client provides them over the wire, tests provide fakes. */
 export interface ProveDeps {
   options: ResolvedClientOptions;
-  /** SubmitProof with a validated request. */
-  submit(request: SubmitProofRequest, call: InternalCallOptions): Promise<SubmitProofResponse>;
+  /** SubmitProof with a validated request; fills `call.upload` as the body goes out. */
+  submit(request: SubmitProofRequest, call: SubmitCallOptions): Promise<SubmitProofResponse>;
   /** AwaitProof on a job id. */
   awaitJob(jobId: string, call: InternalCallOptions): Promise<AwaitProofResponse>;
   /** GetStatus. */
   status(call: InternalCallOptions): Promise<DaemonStatus>;
-  /** The most recent GetStatus seen by the client: uptime and when (clock ms). */
-  lastStatus(): { uptimeSeconds: number; atMs: number } | undefined;
+  /** The most recent GetStatus seen by the client, as evidence for a later break. */
+  lastStatus(): StatusSample | undefined;
   /** The daemon address, for messages. */
   address: string;
 }
 
-/** Uptime may lag by this much (integer seconds, clock skew) before it counts as "went back". */
-const uptimeSlackSeconds = 2;
 /** A submit that broke before the daemon took it is re-sent at most this many times. */
 const maxNotAcceptedResends = 3;
+/** After a submit sent in full broke, a NOT_FOUND is checked once more after this long, ms (the daemon may still be registering it). */
+const notFoundRecheckMs = 1_000;
 
 function randomSuffix(random: () => number): string {
   let out = "";
@@ -147,14 +163,7 @@ function resubmitBudget(
   return Math.max(0, Math.floor(resubmit));
 }
 
-/** A break: the connection to the daemon failed while a call was open (or the submit timed out). */
-function isBreak(error: CuzkitError): boolean {
-  return error instanceof ConnectionLostError;
-}
-
-type Recovery =
-  | { kind: "resume"; status: DaemonStatus }
-  | { kind: "lost"; evidence: "uptime" | "refused"; status: DaemonStatus; uptimeBefore: number | undefined };
+type Settled = Extract<RecoveryDecision, { kind: "resume" | "restarted" }>;
 
 /** Runs one `prove` call: validate, submit, await, and recover from breaks as described above. */
 export async function proveWithResume(
@@ -171,6 +180,7 @@ export async function proveWithResume(
     maxRequestBytes: options.maxRequestBytes,
     rpc: "SubmitProof",
   });
+  const label = proofKindLabel[kind];
   const budgetMs =
     callOptions.timeoutMs ??
     (callOptions.warmup ? options.deadlines.warmupProofMs : options.deadlines.proofMs);
@@ -185,7 +195,10 @@ export async function proveWithResume(
   let resumes = 0;
   let phase: "submit" | "await" = "submit";
   let baseline = deps.lastStatus();
+  /** The daemon's uptime before the last break, for messages. */
   let uptimeBeforeBreak: number | undefined;
+  /** The upload of the current attempt. */
+  let upload = newUpload();
 
   const emit = (event: ProveEvent) => {
     logProveEvent(options.logger, event);
@@ -199,21 +212,42 @@ export async function proveWithResume(
   const remainingMs = () => deadlineAt - clock.now();
   const typed = (error: unknown, rpc?: string) =>
     toCuzkError(error, { rpc, jobId: requestId || undefined, address: deps.address, callerSignal });
+  /** Whether the current attempt may be running on the daemon (its request may have arrived). */
+  const mayBeRunning = () => phase === "await" || upload.complete;
+  const jobPhrase = () =>
+    phase === "await" ? "the job may still be running" : uploadPhrase(upload, sizeBytes);
   const deadlineError = (cause?: unknown) =>
     new DeadlineExceededError(
-      `${proofKindLabel[kind]} proof ${requestId} did not finish within ${budgetMs} ms` +
+      `${label} proof ${requestId} did not finish within ${budgetMs} ms` +
         (callOptions.warmup ? " (warmup deadline)" : ""),
-      { rpc: "AwaitProof", jobId: requestId, address: deps.address, cause, timeoutMs: budgetMs },
-      `the job may still be running on the daemon: await it with awaitProof("${requestId}") or raise the deadline` +
-        (callOptions.warmup
-          ? ""
-          : " (pass warmup: true for a first proof, which needs far longer without caches)"),
+      {
+        rpc: "AwaitProof",
+        jobId: requestId,
+        address: deps.address,
+        cause,
+        timeoutMs: budgetMs,
+        retryable: !mayBeRunning(),
+      },
+      mayBeRunning()
+        ? `${awaitJobHint(requestId)}; or raise the deadline` +
+            (callOptions.warmup
+              ? ""
+              : " (pass warmup: true for a first proof, which needs far longer without caches)")
+        : "raise the deadline (timeoutMs); nothing is running on the daemon",
     );
+
+  /** One GetStatus, as evidence. */
+  const sample = async (timeoutMs: number): Promise<StatusSample> => {
+    const sentAtMs = clock.now();
+    const status = await deps.status({ signal: callerSignal, timeoutMs });
+    return statusSample(status, sentAtMs, clock.now());
+  };
 
   const nextAttempt = () => {
     attempt += 1;
     requestId = `${base}-a${attempt}-${randomSuffix(options.random)}`;
     phase = "submit";
+    upload = newUpload();
     emit({ type: "attempt", ...common(), sizeBytes });
   };
 
@@ -224,83 +258,100 @@ export async function proveWithResume(
     emit({ type: "resubmitted", ...common(), previousRequestId, reason, resubmits });
   };
 
-  /** Probes the daemon until it answers, applying the backoff, and says what happened to the job. */
-  const recover = async (): Promise<Recovery> => {
-    const r = options.reconnect;
-    const giveUpAt = Math.min(clock.now() + r.giveUpAfterMs, deadlineAt);
-    const failFastOnRefused = resubmits >= maxResubmits;
-    let sawRefused = false;
-    let lastError: CuzkitError | undefined;
-    const status = await pRetry(
-      async () => {
-        try {
-          return await deps.status({
-            signal: callerSignal,
-            timeoutMs: Math.max(1, Math.min(r.probeTimeoutMs, giveUpAt - clock.now())),
-          });
-        } catch (error) {
-          const err = typed(error, "GetStatus");
-          lastError = err;
-          if (err instanceof AbortedError) throw new RetryStop(err);
-          if (err instanceof DaemonUnavailableError) {
-            sawRefused = true;
-            if (failFastOnRefused) {
-              // The process is gone, so is the job, and we may not resubmit: say so now,
-              // not at the proof deadline.
-              throw new RetryStop(
-                new ConnectionLostError(
-                  `the connection to the daemon broke during ${proofKindLabel[kind]} proof ${requestId} and the daemon ` +
-                    `then refused connections: the daemon process died and the job is lost`,
-                  { rpc: "AwaitProof", jobId: requestId, address: deps.address, cause: err },
-                  `${oomHint}; then resubmit the proof (prove with resubmit: true)`,
-                ),
-              );
-            }
-          }
-          throw err;
-        }
-      },
+  /** The daemon stopped answering: DaemonFrozenError, with what is known about the job. */
+  const frozenError = (breakError: CuzkitError, lastError: CuzkitError | undefined, silentForMs: number) =>
+    new DaemonFrozenError(
+      `the daemon stopped answering during ${label} proof ${requestId} (${breakError.message}; ` +
+        `no answer to a status probe either, ${Math.round(silentForMs)} ms after the break); ${jobPhrase()}`,
       {
-        retries: Number.POSITIVE_INFINITY,
-        minTimeout: 0, // delays come from the injected sleep below
-        maxTimeout: 0,
-        onFailedAttempt: async ({ attemptNumber }) => {
-          const delayMs = Math.min(r.maxDelayMs, r.initialDelayMs * r.factor ** (attemptNumber - 1));
-          if (clock.now() + delayMs >= giveUpAt) {
-            const why = giveUpAt >= deadlineAt ? "before the proof deadline" : `within ${r.giveUpAfterMs} ms`;
-            throw new DaemonUnavailableError(
-              `the daemon did not come back ${why} after the connection broke during ${proofKindLabel[kind]} proof ${requestId}` +
-                (lastError ? ` (last: ${lastError.message})` : ""),
-              { rpc: "GetStatus", jobId: requestId, address: deps.address, cause: lastError },
-              sawRefused
-                ? `${oomHint}; start the daemon again (or have systemd restart it) and resubmit`
-                : "the daemon stopped answering (frozen, swapping, or the network is down); check the host, then restart the daemon",
-            );
-          }
-          emit({ type: "reconnecting", ...common(), probe: attemptNumber, delayMs, error: lastError! });
-          await sleep(delayMs, callerSignal);
-        },
+        rpc: "GetStatus",
+        jobId: requestId,
+        address: deps.address,
+        cause: lastError ?? breakError,
+        retryable: !mayBeRunning(),
       },
+      "the daemon's port accepts connections but nothing answers: it is stopped (SIGSTOP), swapping, stuck in a " +
+        "GPU driver call, or the network drops packets; check `top`/`vmstat`/`nvidia-smi` on the host and the " +
+        `daemon's log` +
+        (mayBeRunning()
+          ? `; if it recovers, ${awaitJobHint(requestId)}`
+          : "; nothing was accepted, so resubmitting is safe"),
     );
-    const before = baseline;
-    uptimeBeforeBreak = before?.uptimeSeconds;
-    baseline = { uptimeSeconds: status.uptimeSeconds, atMs: clock.now() };
-    if (sawRefused) return { kind: "lost", evidence: "refused", status, uptimeBefore: before?.uptimeSeconds };
-    if (before !== undefined) {
-      const expected = before.uptimeSeconds + (clock.now() - before.atMs) / 1000;
-      if (
-        status.uptimeSeconds + uptimeSlackSeconds < before.uptimeSeconds &&
-        status.uptimeSeconds < expected
-      ) {
-        return { kind: "lost", evidence: "uptime", status, uptimeBefore: before.uptimeSeconds };
+
+  /** Refused or reset for the whole window: DaemonUnavailableError, claiming no more than that. */
+  const unreachableError = (lastError: CuzkitError | undefined, forMs: number) =>
+    new DaemonUnavailableError(
+      `the daemon did not answer for ${Math.round(forMs)} ms after the connection broke during ${label} proof ` +
+        `${requestId}${lastError ? ` (last: ${lastError.message})` : ""}; ` +
+        (mayBeRunning() ? "whether the job still runs is unknown" : uploadPhrase(upload, sizeBytes)),
+      {
+        rpc: "GetStatus",
+        jobId: requestId,
+        address: deps.address,
+        cause: lastError,
+        retryable: !mayBeRunning(),
+      },
+      `${unreachableHint}` +
+        (mayBeRunning()
+          ? `; if it answers again, awaitProof("${requestId}") tells whether the job survived (NOT_FOUND: it did not)`
+          : ""),
+    );
+
+  /** Probes the daemon after a break until decideRecovery settles, with the configured backoff. */
+  const recover = async (breakError: CuzkitError, breakKind: BreakKind): Promise<Settled> => {
+    emit({ type: "connection-lost", ...common(), phase, error: breakError });
+    const r = options.reconnect;
+    const breakAtMs = clock.now();
+    const untilDeadline = Math.max(0, deadlineAt - breakAtMs);
+    const probes: ProbeResult[] = [];
+    let lastError: CuzkitError | undefined;
+    for (let probe = 1; ; probe++) {
+      try {
+        probes.push({
+          outcome: "answered",
+          status: await sample(Math.max(1, Math.min(r.probeTimeoutMs, remainingMs()))),
+        });
+      } catch (error) {
+        const err = typed(error, "GetStatus");
+        if (callerSignal?.aborted) throw err;
+        lastError = err;
+        probes.push({ outcome: probeOutcomeOf(err), atMs: clock.now() });
+      }
+      const decision = decideRecovery({
+        breakKind,
+        breakAtMs,
+        nowMs: clock.now(),
+        before: baseline,
+        probes,
+        unreachableAfterMs: Math.min(r.giveUpAfterMs, untilDeadline),
+        frozenAfterMs: Math.min(r.frozenAfterMs, untilDeadline),
+      });
+      switch (decision.kind) {
+        case "resume":
+        case "restarted":
+          uptimeBeforeBreak = baseline?.uptimeSeconds;
+          baseline = decision.status;
+          return decision;
+        case "frozen":
+          throw frozenError(breakError, lastError, decision.silentForMs);
+        case "lost":
+          throw unreachableError(lastError, decision.unreachableForMs);
+        case "unknown": {
+          const windowLeftMs = breakAtMs + Math.min(r.giveUpAfterMs, untilDeadline) - clock.now();
+          const delayMs = Math.max(
+            0,
+            Math.min(r.maxDelayMs, r.initialDelayMs * r.factor ** (probe - 1), windowLeftMs),
+          );
+          emit({ type: "reconnecting", ...common(), probe, delayMs, error: lastError ?? breakError });
+          await sleep(delayMs, callerSignal);
+        }
       }
     }
-    return { kind: "resume", status };
   };
 
   /** The job is gone: resubmit under a new id if allowed, else fail with DaemonRestartedError. */
   const onJobLost = (
-    evidence: "uptime" | "refused" | "not-found",
+    evidence: "uptime" | "counters" | "not-found",
     uptimeBefore: number | undefined,
     uptimeAfter: number | undefined,
     cause: unknown,
@@ -316,11 +367,12 @@ export async function proveWithResume(
       const why =
         evidence === "uptime"
           ? `its uptime went back from ${uptimeBefore} s to ${uptimeAfter} s`
-          : evidence === "refused"
-            ? "it refused connections after the break"
-            : "it no longer knows the job (NOT_FOUND)";
+          : evidence === "counters"
+            ? "its completed/failed counters went back"
+            : "it answers but no longer knows the job (NOT_FOUND)";
+      const lostWhat = phase === "await" ? "the job is lost" : "the job, if it had been accepted, is lost";
       throw new DaemonRestartedError(
-        `the daemon restarted during ${proofKindLabel[kind]} proof ${requestId} (${why}); the job is lost` +
+        `the daemon restarted during ${label} proof ${requestId} (${why}); ${lostWhat}` +
           (maxResubmits === 0 ? " and resubmitting is off for this call" : ` after ${resubmits} resubmit(s)`),
         { rpc: "AwaitProof", jobId: requestId, address: deps.address, cause },
         `${oomHint}; resubmit the proof${maxResubmits === 0 ? " (prove with resubmit: true)" : ""}`,
@@ -330,40 +382,36 @@ export async function proveWithResume(
     resubmitUnderNewId("daemon-restarted");
   };
 
-  const handleBreak = async (error: CuzkitError) => {
-    emit({ type: "connection-lost", ...common(), phase, error });
-    const recovery = await recover();
-    if (recovery.kind === "lost") {
-      onJobLost(recovery.evidence, recovery.uptimeBefore, recovery.status.uptimeSeconds, error);
-      return;
-    }
+  const resumed = (decision: Settled) => {
     resumes += 1;
-    phase = "await"; // AwaitProof tells whether a broken submit had reached the daemon
-    emit({ type: "resumed", ...common(), uptimeSeconds: recovery.status.uptimeSeconds });
+    emit({ type: "resumed", ...common(), uptimeSeconds: decision.status.uptimeSeconds });
   };
 
   try {
-    if (callerSignal?.aborted)
-      throw new AbortedError("aborted by the caller before the proof started", {
-        cause: callerSignal.reason,
-      });
+    if (callerSignal?.aborted) throw typed(callerSignal.reason);
     if (baseline === undefined || clock.now() - baseline.atMs > options.statusBaselineMaxAgeMs) {
       // One GetStatus: learns the uptime (to recognise a restart later) and fails in
       // milliseconds, before sending 51 MB, when no daemon is there.
+      const timeoutMs = Math.max(1, Math.min(options.deadlines.statusMs, remainingMs()));
       try {
-        const status = await deps.status({
-          signal: callerSignal,
-          timeoutMs: Math.min(options.deadlines.statusMs, remainingMs()),
-        });
-        baseline = { uptimeSeconds: status.uptimeSeconds, atMs: clock.now() };
+        baseline = await sample(timeoutMs);
       } catch (error) {
-        throw typed(error, "GetStatus");
+        const err = typed(error, "GetStatus");
+        if (err instanceof DeadlineExceededError && !callerSignal?.aborted && remainingMs() > 0) {
+          throw new DaemonFrozenError(
+            `the daemon did not answer GetStatus within ${timeoutMs} ms, before ${label} proof ${base} was sent: ` +
+              "nothing was submitted",
+            { rpc: "GetStatus", address: deps.address, cause: err, retryable: true },
+          );
+        }
+        throw err;
       }
     }
     nextAttempt();
     // Where the last break happened since the last successful submit: after a break during
     // the submit, NOT_FOUND means the daemon never took the request.
     let lastBreak: "submit" | "await" | undefined;
+    let rechecked = false;
     for (;;) {
       if (remainingMs() <= 0) throw deadlineError();
       if (phase === "submit") {
@@ -372,18 +420,39 @@ export async function proveWithResume(
           const response = await deps.submit(request, {
             signal: callerSignal,
             timeoutMs: Math.max(1, Math.min(submitTimeoutMs(options, sizeBytes), remainingMs())),
+            upload,
           });
           phase = "await";
           lastBreak = undefined;
+          rechecked = false;
           emit({ type: "submitted", ...common(), queuePosition: response.queuePosition });
         } catch (error) {
           const err = typed(error, "SubmitProof");
-          if (err instanceof DeadlineExceededError && remainingMs() <= 0) throw deadlineError(err);
-          // A submit whose deadline passed may or may not have reached the daemon: find out.
-          const submitTimedOut = err instanceof DeadlineExceededError && remainingMs() > 0;
-          if (!isBreak(err) && !submitTimedOut) throw err;
+          const breakKind = breakKindOf(err);
+          if (breakKind === undefined || callerSignal?.aborted) {
+            throw withUploadOutcome(err, requestId, upload, sizeBytes);
+          }
+          if (breakKind === "timeout" && remainingMs() <= 0) throw deadlineError(err);
+          const decision = await recover(err, breakKind);
+          if (!upload.complete) {
+            // The body never got out: the daemon cannot have the request, nothing runs.
+            if (breakKind === "timeout" || resends >= maxNotAcceptedResends) {
+              // A deadline with a daemon that answers is a slow link: sending again would
+              // only repeat it.
+              throw withUploadOutcome(err, requestId, upload, sizeBytes);
+            }
+            resends += 1;
+            resubmitUnderNewId("not-accepted");
+            continue;
+          }
+          if (decision.kind === "restarted") {
+            onJobLost(decision.evidence, uptimeBeforeBreak, decision.status.uptimeSeconds, err);
+            continue;
+          }
+          // The body went out: AwaitProof tells whether the daemon took it.
           lastBreak = "submit";
-          await handleBreak(err);
+          phase = "await";
+          resumed(decision);
         }
         continue;
       }
@@ -396,6 +465,13 @@ export async function proveWithResume(
       } catch (error) {
         const err = typed(error, "AwaitProof");
         if (err instanceof JobNotFoundError) {
+          if (lastBreak === "submit" && !rechecked && remainingMs() > notFoundRecheckMs) {
+            // The request went out in full just before the break: give the daemon a moment
+            // to register it before concluding that it never arrived.
+            rechecked = true;
+            await sleep(notFoundRecheckMs, callerSignal);
+            continue;
+          }
           if (lastBreak === "submit" && resends < maxNotAcceptedResends) {
             // Same daemon, and it never took the broken submit: send it again under a new id.
             resends += 1;
@@ -406,11 +482,19 @@ export async function proveWithResume(
           onJobLost("not-found", uptimeBeforeBreak, baseline?.uptimeSeconds, err);
           continue;
         }
-        if (err instanceof DeadlineExceededError) throw deadlineError(err);
-        // A refused AwaitProof (the daemon died between two calls) is a break as well.
-        if (!isBreak(err) && !(err instanceof DaemonUnavailableError)) throw err;
+        // The caller gave up (abort, AbortSignal.timeout): the job itself runs on.
+        if (callerSignal?.aborted) throw withJobRunning(err, requestId);
+        const breakKind = breakKindOf(err);
+        if (breakKind === undefined) throw err;
+        // AwaitProof runs under the whole remaining budget: its deadline is the proof's.
+        if (breakKind === "timeout") throw deadlineError(err);
+        const decision = await recover(err, breakKind);
+        if (decision.kind === "restarted") {
+          onJobLost(decision.evidence, uptimeBeforeBreak, decision.status.uptimeSeconds, err);
+          continue;
+        }
         lastBreak = "await";
-        await handleBreak(err);
+        resumed(decision);
       }
     }
   } catch (error) {

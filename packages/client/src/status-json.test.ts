@@ -94,7 +94,32 @@ describe("parseStatusJson", () => {
     expect(s.gpuWorkers?.[1]).toMatchObject({ state: "idle", currentJob: undefined, busySecs: undefined });
     expect(s.allocations?.srs[0]).toMatchObject({ circuitId: "porep-32g", evictable: false });
     expect(s.counters?.completedByKind).toEqual({ "porep-c2": 3 });
-    expect(s.buffers?.pending_handles).toBe(2);
+    expect(s.buffers).toEqual({
+      synthInFlight: 1,
+      proversInFlight: 1,
+      auxInFlight: 0,
+      shellsInFlight: 0,
+      pendingHandles: 2,
+    });
+  });
+
+  it("keeps fields it does not know, camelCased and typed unknown, instead of failing the snapshot", () => {
+    const newer = {
+      ...snapshot,
+      build_info: { git_sha: "abc", rust_version: "1.80" },
+      buffers: { ...snapshot.buffers, pinned_pool: { free_slots: 3 }, mode_name: "fast" },
+      pipelines: [{ ...snapshot.pipelines[0], batch_id: 4 }],
+      memory: { ...snapshot.memory, reserved_for_srs_bytes: 7 },
+    };
+    const s = parseStatusJson(newer);
+    expect(s.buildInfo).toEqual({ gitSha: "abc", rustVersion: "1.80" });
+    expect(s.buffers?.pinnedPool).toEqual({ freeSlots: 3 });
+    expect(s.buffers?.modeName).toBe("fast");
+    expect(s.buffers?.pendingHandles).toBe(2);
+    expect(s.pipelines?.[0]?.batchId).toBe(4);
+    expect(s.memory?.reservedForSrsBytes).toBe(7);
+    expect(Object.keys(s).every((key) => !key.includes("_"))).toBe(true);
+    expect(Object.keys(s.buffers ?? {}).every((key) => !key.includes("_"))).toBe(true);
   });
 
   it("treats missing sections as unknown", () => {

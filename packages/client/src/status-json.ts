@@ -10,13 +10,20 @@ import { unreachableCode } from "./map-error.js";
 // The daemon's optional HTTP `GET /status` (daemon.status_listen; cuzk-daemon.md section 2):
 // the only live view of the memory budget, partition pipelines and GPU workers. Read with
 // fetch and validated field by field, because it is hand-rolled JSON from a version we do
-// not control: a wrong type fails loudly with the field's path, a missing section is undefined.
+// not control: a known field of the wrong type fails loudly with the field's path, a missing
+// section is undefined, and a field this client does not know is kept (camelCased, typed
+// unknown) rather than failing the snapshot: newer daemons add fields.
+
+/** Fields of a newer daemon that this client does not know, keys camelCased, values as received (nested keys camelCased too). */
+export interface UnknownFields {
+  readonly [field: string]: unknown;
+}
 
 /** Partition states the daemon reports. */
 export type PartitionState = "pending" | "synthesizing" | "synth_done" | "gpu" | "done" | "failed";
 
 /** One partition of a pipelined job. */
-export interface StatusPartition {
+export interface StatusPartition extends UnknownFields {
   index: number;
   state: PartitionState | string;
   /** Synthesis time in ms, when done. */
@@ -26,7 +33,7 @@ export interface StatusPartition {
 }
 
 /** A partitioned job (PoRep, SnapDeals) in the pipeline; PoSt jobs are not listed. */
-export interface StatusPipeline {
+export interface StatusPipeline extends UnknownFields {
   jobId: string;
   /** "porep-c2" or "snap-update". */
   proofKind: string;
@@ -37,7 +44,7 @@ export interface StatusPipeline {
 }
 
 /** A GPU worker. */
-export interface StatusGpuWorker {
+export interface StatusGpuWorker extends UnknownFields {
   workerId: number;
   gpuOrdinal: number;
   /** "idle" or "proving". */
@@ -48,35 +55,44 @@ export interface StatusGpuWorker {
 }
 
 /** A resident SRS or PCE allocation. */
-export interface StatusAllocation {
+export interface StatusAllocation extends UnknownFields {
   circuitId: string;
   bytes: number;
   lastUsedSecsAgo: number;
   evictable: boolean;
 }
 
-/** The daemon's HTTP /status snapshot, typed. Sections the daemon omitted are undefined. */
-export interface DaemonStatusJson {
+/** The pipeline's in-flight buffer counters (pipeline.rs atomics); a counter the daemon omitted is undefined. */
+export interface StatusBuffers extends UnknownFields {
+  synthInFlight: number | undefined;
+  proversInFlight: number | undefined;
+  auxInFlight: number | undefined;
+  shellsInFlight: number | undefined;
+  pendingHandles: number | undefined;
+}
+
+/** The daemon's HTTP /status snapshot, typed. Sections the daemon omitted are undefined; unknown fields are kept, camelCased. */
+export interface DaemonStatusJson extends UnknownFields {
   uptimeSecs: number;
   /** The unified memory budget. */
-  memory: { totalBytes: number; usedBytes: number; availableBytes: number } | undefined;
+  memory: ({ totalBytes: number; usedBytes: number; availableBytes: number } & UnknownFields) | undefined;
   /** max_concurrent is budget / 9 GiB, not the real worker count; active = partitions synthesizing. */
-  synthesis: { maxConcurrent: number; active: number } | undefined;
+  synthesis: ({ maxConcurrent: number; active: number } & UnknownFields) | undefined;
   pipelines: StatusPipeline[] | undefined;
   gpuWorkers: StatusGpuWorker[] | undefined;
   /** SRS list is empty on a poll where the daemon's SRS lock was busy. */
-  allocations: { srs: StatusAllocation[]; pce: StatusAllocation[] } | undefined;
+  allocations: ({ srs: StatusAllocation[]; pce: StatusAllocation[] } & UnknownFields) | undefined;
   /** Counts only the partitioned PoRep/Snap path: PoSt completions are missing here. */
   counters:
-    | {
+    | ({
         totalCompleted: number;
         totalFailed: number;
         completedByKind: Record<string, number>;
         failedByKind: Record<string, number>;
         queueDepth: number;
-      }
+      } & UnknownFields)
     | undefined;
-  buffers: Record<string, number> | undefined;
+  buffers: StatusBuffers | undefined;
   /** The parsed JSON as received. */
   raw: unknown;
 }
@@ -135,9 +151,55 @@ function numberMap(path: string, value: Json): Record<string, number> {
   const o = obj(path, value);
   return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, number(`${path}.${k}`, v)]));
 }
+/** snake_case (or kebab-case) to camelCase: `synth_in_flight` -> `synthInFlight`. */
+export function camelCaseKey(key: string): string {
+  return key.replace(/[_-]+([a-z0-9])/gi, (_, c: string) => c.toUpperCase());
+}
+
+/** A value received for an unknown field, with every nested object key camelCased. */
+function camelCaseDeep(value: Json): unknown {
+  if (Array.isArray(value)) return value.map(camelCaseDeep);
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(
+      Object.entries(value as Record<string, Json>).map(([k, v]) => [camelCaseKey(k), camelCaseDeep(v)]),
+    );
+  }
+  return value;
+}
+
+/** The fields of `o` not in `known`, camelCased (they never fail the snapshot). */
+function unknownFields(o: Record<string, Json>, known: readonly string[]): UnknownFields {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(o)) {
+    if (!known.includes(key)) out[camelCaseKey(key)] = camelCaseDeep(value);
+  }
+  return out;
+}
+
+const bufferKeys = [
+  "synth_in_flight",
+  "provers_in_flight",
+  "aux_in_flight",
+  "shells_in_flight",
+  "pending_handles",
+] as const;
+
+function buffers(path: string, value: Json): StatusBuffers {
+  const o = obj(path, value);
+  return {
+    ...unknownFields(o, bufferKeys),
+    synthInFlight: optNumber(`${path}.synth_in_flight`, o.synth_in_flight),
+    proversInFlight: optNumber(`${path}.provers_in_flight`, o.provers_in_flight),
+    auxInFlight: optNumber(`${path}.aux_in_flight`, o.aux_in_flight),
+    shellsInFlight: optNumber(`${path}.shells_in_flight`, o.shells_in_flight),
+    pendingHandles: optNumber(`${path}.pending_handles`, o.pending_handles),
+  };
+}
+
 function allocation(path: string, value: Json): StatusAllocation {
   const o = obj(path, value);
   return {
+    ...unknownFields(o, ["circuit_id", "bytes", "last_used_secs_ago", "evictable"]),
     circuitId: string(`${path}.circuit_id`, o.circuit_id),
     bytes: number(`${path}.bytes`, o.bytes),
     lastUsedSecsAgo: number(`${path}.last_used_secs_ago`, o.last_used_secs_ago),
@@ -149,10 +211,21 @@ function allocation(path: string, value: Json): StatusAllocation {
 export function parseStatusJson(raw: Json): DaemonStatusJson {
   const root = obj("status", raw);
   return {
+    ...unknownFields(root, [
+      "uptime_secs",
+      "memory",
+      "synthesis",
+      "pipelines",
+      "gpu_workers",
+      "allocations",
+      "counters",
+      "buffers",
+    ]),
     uptimeSecs: number("uptime_secs", root.uptime_secs),
     memory: section(root, "memory", (p, v) => {
       const o = obj(p, v);
       return {
+        ...unknownFields(o, ["total_bytes", "used_bytes", "available_bytes"]),
         totalBytes: number(`${p}.total_bytes`, o.total_bytes),
         usedBytes: number(`${p}.used_bytes`, o.used_bytes),
         availableBytes: number(`${p}.available_bytes`, o.available_bytes),
@@ -161,6 +234,7 @@ export function parseStatusJson(raw: Json): DaemonStatusJson {
     synthesis: section(root, "synthesis", (p, v) => {
       const o = obj(p, v);
       return {
+        ...unknownFields(o, ["max_concurrent", "active"]),
         maxConcurrent: number(`${p}.max_concurrent`, o.max_concurrent),
         active: number(`${p}.active`, o.active),
       };
@@ -169,6 +243,14 @@ export function parseStatusJson(raw: Json): DaemonStatusJson {
       list(p, v, (ip, iv) => {
         const o = obj(ip, iv);
         return {
+          ...unknownFields(o, [
+            "job_id",
+            "proof_kind",
+            "started_secs_ago",
+            "total_partitions",
+            "partitions_done",
+            "partitions",
+          ]),
           jobId: string(`${ip}.job_id`, o.job_id),
           proofKind: string(`${ip}.proof_kind`, o.proof_kind),
           startedSecsAgo: number(`${ip}.started_secs_ago`, o.started_secs_ago),
@@ -177,6 +259,7 @@ export function parseStatusJson(raw: Json): DaemonStatusJson {
           partitions: list(`${ip}.partitions`, o.partitions ?? [], (pp, pv) => {
             const po = obj(pp, pv);
             return {
+              ...unknownFields(po, ["index", "state", "synth_ms", "gpu_ms"]),
               index: number(`${pp}.index`, po.index),
               state: string(`${pp}.state`, po.state),
               synthMs: optNumber(`${pp}.synth_ms`, po.synth_ms),
@@ -190,6 +273,14 @@ export function parseStatusJson(raw: Json): DaemonStatusJson {
       list(p, v, (ip, iv) => {
         const o = obj(ip, iv);
         return {
+          ...unknownFields(o, [
+            "worker_id",
+            "gpu_ordinal",
+            "state",
+            "current_job",
+            "current_partition",
+            "busy_secs",
+          ]),
           workerId: number(`${ip}.worker_id`, o.worker_id),
           gpuOrdinal: number(`${ip}.gpu_ordinal`, o.gpu_ordinal),
           state: string(`${ip}.state`, o.state),
@@ -202,6 +293,7 @@ export function parseStatusJson(raw: Json): DaemonStatusJson {
     allocations: section(root, "allocations", (p, v) => {
       const o = obj(p, v);
       return {
+        ...unknownFields(o, ["srs", "pce"]),
         srs: list(`${p}.srs`, o.srs ?? [], allocation),
         pce: list(`${p}.pce`, o.pce ?? [], allocation),
       };
@@ -209,6 +301,13 @@ export function parseStatusJson(raw: Json): DaemonStatusJson {
     counters: section(root, "counters", (p, v) => {
       const o = obj(p, v);
       return {
+        ...unknownFields(o, [
+          "total_completed",
+          "total_failed",
+          "completed_by_kind",
+          "failed_by_kind",
+          "queue_depth",
+        ]),
         totalCompleted: number(`${p}.total_completed`, o.total_completed),
         totalFailed: number(`${p}.total_failed`, o.total_failed),
         completedByKind: numberMap(`${p}.completed_by_kind`, o.completed_by_kind ?? {}),
@@ -216,7 +315,7 @@ export function parseStatusJson(raw: Json): DaemonStatusJson {
         queueDepth: number(`${p}.queue_depth`, o.queue_depth ?? 0),
       };
     }),
-    buffers: section(root, "buffers", numberMap),
+    buffers: section(root, "buffers", buffers),
     raw,
   };
 }

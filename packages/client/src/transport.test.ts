@@ -9,7 +9,7 @@ import { ProvingEngine, SubmitProofRequestSchema, SubmitProofResponseSchema } fr
 import { afterEach, describe, expect, it } from "vitest";
 import { parseDaemonAddress } from "./address.js";
 import { encodeSubmitFrame } from "./encode.js";
-import { createDaemonTransport, preEncodedHeader } from "./transport.js";
+import { createDaemonTransport, type UploadProgress } from "./transport.js";
 
 // The transport seam against a bare node:http2 server, so the test sees the raw bytes and
 // headers on the wire.
@@ -22,6 +22,8 @@ interface Received {
 let server: Http2Server | undefined;
 let dir: string | undefined;
 const sessions = new Set<ServerHttp2Session>();
+let stallNext = false;
+let sessionsSeen = 0;
 
 async function startServer(
   listen: { port: number } | { path: string },
@@ -30,9 +32,16 @@ async function startServer(
   server = createServer();
   server.on("session", (session) => {
     sessions.add(session);
+    sessionsSeen += 1;
     session.on("close", () => sessions.delete(session));
   });
   server.on("stream", (stream, headers) => {
+    if (String(headers["x-test-stall"] ?? "") === "1" || stallNext) {
+      stallNext = false;
+      stream.pause(); // never reads: the client's upload stops on flow control
+      stream.on("error", () => {}); // the client resets it
+      return;
+    }
     const chunks: Buffer[] = [];
     stream.on("data", (chunk: Buffer) => chunks.push(chunk));
     stream.on("end", () => {
@@ -74,7 +83,7 @@ function transportFor(address: string) {
 }
 
 describe("createDaemonTransport", () => {
-  it("sends a registered pre-encoded frame instead of connect's serialization, and strips the marker header", async () => {
+  it("sends a pre-encoded frame through unaryPreEncoded, byte for byte, and tracks the upload", async () => {
     const { received, address } = await startServer({ port: 0 });
     const t = transportFor(address);
     const request = create(SubmitProofRequestSchema, {
@@ -83,21 +92,20 @@ describe("createDaemonTransport", () => {
       vanillaProof: new Uint8Array(100_000).fill(9),
     });
     const encoded = encodeSubmitFrame(request);
-    const token = t.registerBody(encoded);
-    const rpc = createClient(ProvingEngine, t.transport);
-    // The message handed to connect differs on purpose: only the registered frame must go out.
-    const response = await rpc.submitProof(
-      { requestId: "ignored" },
-      { headers: { [preEncodedHeader]: token } },
-    );
-    t.releaseBody(token);
+    const upload: UploadProgress = { sentBytes: 0, complete: false };
+    const response = await t.unaryPreEncoded(ProvingEngine.method.submitProof, encoded, {
+      signal: new AbortController().signal,
+      timeoutMs: 5_000,
+      upload,
+    });
     expect(response.jobId).toBe("ok");
+    expect(upload).toEqual({ sentBytes: encoded.byteLength, complete: true });
     const expected = Buffer.concat(encoded.chunks);
     expect(Buffer.compare(received[0]!.body, expected)).toBe(0);
-    expect(received[0]!.headers[preEncodedHeader]).toBeUndefined();
     expect(received[0]!.headers[":path"]).toBe("/cuzk.v1.ProvingEngine/SubmitProof");
     expect(received[0]!.headers["grpc-accept-encoding"]).toBeUndefined();
     // Plain calls still use connect's own serialization.
+    const rpc = createClient(ProvingEngine, t.transport);
     await rpc.submitProof({ requestId: "plain" });
     expect(
       Buffer.compare(
@@ -107,17 +115,35 @@ describe("createDaemonTransport", () => {
         ),
       ),
     ).toBe(0);
+    expect(t.sessionsOpened()).toBe(1);
     t.close();
   });
 
-  it("fails a call whose registered body is gone instead of sending the wrong bytes", async () => {
+  it("retires the session of an upload cut before its body was sent: the next call gets a fresh one", async () => {
     const { received, address } = await startServer({ port: 0 });
     const t = transportFor(address);
+    const request = create(SubmitProofRequestSchema, {
+      requestId: "big",
+      proofKind: 1,
+      vanillaProof: new Uint8Array(8 * 1024 * 1024),
+    });
+    const upload: UploadProgress = { sentBytes: 0, complete: false };
+    stallNext = true;
+    const seenBefore = sessionsSeen;
+    const error = await t
+      .unaryPreEncoded(ProvingEngine.method.submitProof, encodeSubmitFrame(request), {
+        signal: new AbortController().signal,
+        timeoutMs: 200,
+        upload,
+      })
+      .catch((e: unknown) => e);
+    expect(String(error)).toMatch(/deadline/i);
+    expect(upload.complete).toBe(false);
+    expect(t.sessionsOpened()).toBe(2);
     const rpc = createClient(ProvingEngine, t.transport);
-    await expect(rpc.submitProof({}, { headers: { [preEncodedHeader]: "nope" } })).rejects.toThrow(
-      /pre-encoded body nope is missing/,
-    );
-    expect(received).toEqual([]);
+    await expect(rpc.submitProof({ requestId: "after" })).resolves.toMatchObject({ jobId: "ok" });
+    expect(received.map((r) => r.body.byteLength)).toHaveLength(1);
+    expect(sessionsSeen - seenBefore).toBe(2);
     t.close();
   });
 

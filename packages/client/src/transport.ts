@@ -1,24 +1,27 @@
 import { connect as netConnect } from "node:net";
+import { create, type DescMessage, type DescMethodUnary, type MessageShape } from "@bufbuild/protobuf";
 import type { Transport } from "@connectrpc/connect";
 import type { UniversalClientFn } from "@connectrpc/connect/protocol";
 import { createTransport } from "@connectrpc/connect/protocol-grpc";
 import { createNodeHttpClient, Http2SessionManager } from "@connectrpc/connect-node";
 import type { DaemonAddress } from "./address.js";
 import type { EncodedChunks } from "./encode.js";
+import { isLocalTransportFault } from "./map-error.js";
 
 // The gRPC transport: what connect-node's createGrpcTransport builds (an Http2SessionManager,
-// the node HTTP/2 client, the gRPC protocol), assembled here for two reasons:
+// the node HTTP/2 client, the gRPC protocol), assembled here for three reasons:
 // 1. close() must release the HTTP/2 session, which a connect Transport cannot do;
-// 2. one seam in the HTTP client lets SubmitProof/Prove send a frame encoded by encode.ts
-//    (payload by reference) instead of connect's copy-twice serialization.
+// 2. SubmitProof/Prove send a frame encoded by encode.ts (payload by reference) through an
+//    explicit call, unaryPreEncoded, instead of connect's copy-twice serialization;
+// 3. a session whose stream was cancelled with request body still unsent is retired: Node
+//    keeps the unsent bytes charged to the session and then refuses every new stream on it
+//    with ENHANCE_YOUR_CALM (measured: a 120 MB submit cut after 30 ms poisons the session
+//    for good). New calls get a fresh session; calls still open on the old one finish there.
 
 /** connect-node's session manager interface (not exported by name). */
 type NodeHttp2ClientSessionManager = ReturnType<
   NonNullable<Extract<Parameters<typeof createNodeHttpClient>[0], { httpVersion: "2" }>["sessionProvider"]>
 >;
-
-/** Request header that names a pre-encoded body; removed before the request goes out. */
-export const preEncodedHeader = "x-cuzkit-pre-encoded";
 
 /** Options of the daemon transport. */
 export interface DaemonTransportOptions {
@@ -34,38 +37,63 @@ export interface DaemonTransportOptions {
   readMaxBytes: number;
 }
 
+/** How far the body of a pre-encoded call got; updated while it is sent. */
+export interface UploadProgress {
+  /** Bytes whose write completed (handed to the HTTP/2 session). */
+  sentBytes: number;
+  /** True once the whole body was written: only then can the daemon have the request. */
+  complete: boolean;
+}
+
+/** Options of one pre-encoded call. */
+export interface PreEncodedCallOptions {
+  /** Aborts the call. */
+  signal: AbortSignal;
+  /** Deadline in ms. */
+  timeoutMs: number;
+  /** Filled in as the body goes out. */
+  upload: UploadProgress;
+}
+
 /** A transport plus the handles the client needs around it. */
 export interface DaemonTransport {
-  /** The connect transport every RPC goes through. */
+  /** The connect transport every ordinary RPC goes through. */
   transport: Transport;
-  /** Registers a pre-encoded body and returns the header value that selects it. */
-  registerBody(body: EncodedChunks): string;
-  /** Forgets a registered body (after its call ended). */
-  releaseBody(token: string): void;
-  /** Closes the HTTP/2 session and fails open calls. */
+  /** Sends a unary call whose request frame is already encoded (`body`, envelope included). */
+  unaryPreEncoded<I extends DescMessage, O extends DescMessage>(
+    method: DescMethodUnary<I, O>,
+    body: EncodedChunks,
+    call: PreEncodedCallOptions,
+  ): Promise<MessageShape<O>>;
+  /** Moves new calls to a fresh HTTP/2 session (after a local fault on the current one). */
+  retireCurrentSession(): void;
+  /** Sessions opened so far (1 until a session was retired). */
+  sessionsOpened(): number;
+  /** Closes every HTTP/2 session and fails open calls. */
   close(): void;
 }
 
-async function* iterate(chunks: Uint8Array[]): AsyncIterable<Uint8Array> {
-  for (const chunk of chunks) yield chunk;
+/** One HTTP/2 session manager and the HTTP client bound to it. */
+interface SessionEntry {
+  manager: Http2SessionManager;
+  client: UniversalClientFn;
+  openStreams: number;
+  retired: boolean;
+}
+
+async function* sendChunks(body: EncodedChunks, upload: UploadProgress): AsyncIterable<Uint8Array> {
+  for (const chunk of body.chunks) {
+    yield chunk;
+    // Resumed only after the write of `chunk` completed.
+    upload.sentBytes += chunk.byteLength;
+  }
+  upload.complete = true;
 }
 
 /** Creates the gRPC-over-HTTP/2 transport to one daemon (TCP or unix socket). */
 export function createDaemonTransport(options: DaemonTransportOptions): DaemonTransport {
   const { address } = options;
   const nodeOptions = address.kind === "unix" ? { createConnection: () => netConnect(address.path) } : {};
-  const sessionManager = new Http2SessionManager(
-    address.baseUrl,
-    {
-      pingIntervalMs: options.pingIntervalMs,
-      pingTimeoutMs: options.pingTimeoutMs,
-      // Ping only while a call is open: a proof call is silent for minutes, an idle
-      // connection needs no pings (and is verified with one before reuse).
-      pingIdleConnection: false,
-      idleConnectionTimeoutMs: options.idleConnectionTimeoutMs,
-    },
-    nodeOptions,
-  );
   // connect-node 2.1.2 race: when a PING times out it destroys the session with an error,
   // but if a new call moves the manager to a fresh connection first, the old session has
   // no "error" listener left and Node throws the error as an uncaught exception (it would
@@ -73,40 +101,67 @@ export function createDaemonTransport(options: DaemonTransportOptions): DaemonTr
   // swallows it; calls still fail with their own stream errors.
   const guarded = new WeakSet<object>();
   const swallow = () => {};
-  const guardedManager: NodeHttp2ClientSessionManager = {
-    authority: sessionManager.authority,
-    async request(method, path, headers, options) {
-      const stream = await sessionManager.request(method, path, headers, options);
-      const session = stream.session;
-      if (session && !guarded.has(session)) {
-        guarded.add(session);
-        session.on("error", swallow);
-      }
-      return stream;
-    },
-    notifyResponseByteRead(stream) {
-      sessionManager.notifyResponseByteRead(stream);
-    },
-  };
-  const baseClient = createNodeHttpClient({ httpVersion: "2", sessionProvider: () => guardedManager });
-  const bodies = new Map<string, EncodedChunks>();
-  let nextToken = 0;
-
-  const httpClient: UniversalClientFn = (request) => {
-    const token = request.header.get(preEncodedHeader);
-    if (token === null) return baseClient(request);
-    const header = new Headers(request.header);
-    header.delete(preEncodedHeader);
-    const body = bodies.get(token);
-    if (body === undefined) {
-      return Promise.reject(new Error(`cuzkit: pre-encoded body ${token} is missing`));
-    }
-    // connect's own body is the 5-byte frame of an empty message; ours replaces it.
-    return baseClient({ ...request, header, body: iterate(body.chunks) });
+  let opened = 0;
+  let closed = false;
+  const live = new Set<SessionEntry>();
+  const release = (entry: SessionEntry) => {
+    live.delete(entry);
+    entry.manager.abort();
   };
 
-  const transport = createTransport({
-    httpClient,
+  const openSession = (): SessionEntry => {
+    opened += 1;
+    const manager = new Http2SessionManager(
+      address.baseUrl,
+      {
+        pingIntervalMs: options.pingIntervalMs,
+        pingTimeoutMs: options.pingTimeoutMs,
+        // Ping only while a call is open: a proof call is silent for minutes, an idle
+        // connection needs no pings (and is verified with one before reuse).
+        pingIdleConnection: false,
+        idleConnectionTimeoutMs: options.idleConnectionTimeoutMs,
+      },
+      nodeOptions,
+    );
+    const counts = { openStreams: 0, retired: false };
+    const sessionManager: NodeHttp2ClientSessionManager = {
+      authority: manager.authority,
+      async request(method, path, headers, requestOptions) {
+        const stream = await manager.request(method, path, headers, requestOptions);
+        const session = stream.session;
+        if (session && !guarded.has(session)) {
+          guarded.add(session);
+          session.on("error", swallow);
+        }
+        entry.openStreams += 1;
+        stream.once("close", () => {
+          entry.openStreams -= 1;
+          if (entry.retired && entry.openStreams === 0) release(entry);
+        });
+        return stream;
+      },
+      notifyResponseByteRead(stream) {
+        manager.notifyResponseByteRead(stream);
+      },
+    };
+    const entry: SessionEntry = Object.assign(counts, {
+      manager,
+      client: createNodeHttpClient({ httpVersion: "2", sessionProvider: () => sessionManager }),
+    });
+    live.add(entry);
+    return entry;
+  };
+
+  let current = openSession();
+
+  const retire = (entry: SessionEntry) => {
+    if (entry.retired) return;
+    entry.retired = true;
+    if (current === entry && !closed) current = openSession();
+    if (entry.openStreams === 0) release(entry);
+  };
+
+  const protocol = {
     baseUrl: address.baseUrl,
     useBinaryFormat: true,
     interceptors: [],
@@ -117,22 +172,47 @@ export function createDaemonTransport(options: DaemonTransportOptions): DaemonTr
     readMaxBytes: options.readMaxBytes,
     // Sizes are checked before sending (validate.ts); connect only sees small messages.
     writeMaxBytes: 0xffffffff,
-  });
+  };
+
+  const transport = createTransport({ ...protocol, httpClient: (request) => current.client(request) });
 
   return {
     transport,
-    registerBody(body) {
-      nextToken += 1;
-      const token = String(nextToken);
-      bodies.set(token, body);
-      return token;
+    async unaryPreEncoded(method, body, call) {
+      const entry = current;
+      // A transport for this one call: connect runs the gRPC protocol (headers, deadline,
+      // response and trailers) and its own body, the 5-byte frame of an empty message, is
+      // replaced by the encoded one.
+      const single = createTransport({
+        ...protocol,
+        httpClient: (request) => entry.client({ ...request, body: sendChunks(body, call.upload) }),
+      });
+      try {
+        const response = await single.unary(
+          method,
+          call.signal,
+          call.timeoutMs,
+          undefined,
+          create(method.input) as never,
+        );
+        return response.message;
+      } catch (error) {
+        if (!call.upload.complete || isLocalTransportFault(error)) retire(entry);
+        throw error;
+      }
     },
-    releaseBody(token) {
-      bodies.delete(token);
+    retireCurrentSession() {
+      retire(current);
+    },
+    sessionsOpened() {
+      return opened;
     },
     close() {
-      bodies.clear();
-      sessionManager.abort();
+      closed = true;
+      for (const entry of [...live]) {
+        entry.retired = true;
+        release(entry);
+      }
     },
   };
 }

@@ -1,0 +1,65 @@
+import { type ChildProcess, fork } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+import type { SimStats } from "@cuzkit/sim";
+
+// Starts sim-child.ts as a separate process (node --import tsx), so a test can freeze it
+// with SIGSTOP and thaw it with SIGCONT, as an operator's frozen daemon would behave.
+
+/** A simulated daemon in a child process. */
+export interface SimProcess {
+  /** What a client dials. */
+  address: string;
+  /** The child's pid, for kill(pid, "SIGSTOP"). */
+  pid: number;
+  /** Freezes the process (SIGSTOP): the port stays open, nothing answers. */
+  freeze(): void;
+  /** Thaws it (SIGCONT). */
+  thaw(): void;
+  /** The daemon's counters (the process must be running). */
+  stats(): Promise<SimStats>;
+  /** Thaws, stops and waits for the exit. */
+  stop(): Promise<void>;
+}
+
+/** Spawns a simulated daemon listening on `listen` (e.g. `unix:///tmp/x/cuzk.sock`) with proofs of `proofTimeMs`. */
+export async function startSimProcess(listen: string, proofTimeMs: number): Promise<SimProcess> {
+  const child: ChildProcess = fork(
+    fileURLToPath(new URL("./sim-child.ts", import.meta.url)),
+    [listen, String(proofTimeMs)],
+    { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] },
+  );
+  const address = await new Promise<string>((resolve, reject) => {
+    child.once("error", reject);
+    child.once("exit", (code) => reject(new Error(`sim child exited with ${code} before listening`)));
+    child.on("message", (message: { type: string; address?: string }) => {
+      if (message.type === "ready" && message.address) resolve(message.address);
+    });
+  });
+  const pid = child.pid!;
+  return {
+    address,
+    pid,
+    freeze: () => process.kill(pid, "SIGSTOP"),
+    thaw: () => process.kill(pid, "SIGCONT"),
+    async stats() {
+      const reply = new Promise<SimStats>((resolve) => {
+        const onMessage = (message: { type: string; stats?: SimStats }) => {
+          if (message.type !== "stats" || !message.stats) return;
+          child.off("message", onMessage);
+          resolve(message.stats);
+        };
+        child.on("message", onMessage);
+      });
+      child.send({ type: "stats" });
+      return reply;
+    },
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      process.kill(pid, "SIGCONT");
+      const exited = once(child, "exit");
+      child.send({ type: "stop" });
+      await exited;
+    },
+  };
+}
