@@ -9,7 +9,7 @@ import {
 
 // Stand-in daemons: node one-liners that print, wait, or exit the way a real daemon would.
 const node = JSON.stringify(process.execPath);
-const ready = async () => {};
+const ready = async () => undefined;
 let supervisor: DaemonSupervisor | undefined;
 
 /** Resolves with the first truthy value of `probe`, polled on the event loop (the child's output arrives asynchronously). */

@@ -43,6 +43,10 @@ export interface SimEngineDeps {
   onFinished(proof: FinishedProof): void;
   onOom(detail: OomDetail): void;
   onMemory(bytes: number): void;
+  /** Circuits whose PCE file this run loaded at start. Default: none. */
+  pceOnDisk?: ReadonlySet<CircuitId> | undefined;
+  /** Called when a circuit's PCE extraction has finished. */
+  onPceExtracted?(circuit: CircuitId): void;
 }
 
 /** What SubmitProof/Prove get back from the engine. */
@@ -93,7 +97,8 @@ export function createSimEngine(deps: SimEngineDeps): SimEngine {
     model,
     scheduler,
     timeScale: options.timeScale,
-    pceCached: options.pceCached,
+    pceCached: (circuit) => options.pceCached || (deps.pceOnDisk?.has(circuit) ?? false),
+    onPceExtracted: (circuit) => deps.onPceExtracted?.(circuit),
     usableRamBytes: hardware.usableRamBytes,
     gpuCount: hardware.gpus.length,
     dispatchConcurrency: config.synthesisConcurrency,

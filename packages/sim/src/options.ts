@@ -40,6 +40,13 @@ export interface SimDaemonOptions {
   proofTimeMs?: number | undefined;
   /** Whether a PCE cache exists at start, so the first proof of each kind is warm. Default false (the first proof is cold). */
   pceCached?: boolean | undefined;
+  /**
+   * The daemon's srs.param_cache folder, where its PCE files live: a `pce-<circuit>.bin` found
+   * there at start makes that circuit's first proof warm (the partition-workers dialect loads it
+   * from disk; the budget daemon never does), and after the first cold proof's PCE extraction the
+   * file is written there (~22 s later, modelled). Default: off (no file is read or written).
+   */
+  paramCacheDir?: string | undefined;
   /** Faults to inject. Default: none. */
   faults?: SimFaults | undefined;
   /** Where events are logged. Default: silent. */
@@ -66,6 +73,7 @@ export interface ResolvedSimOptions {
   timeScale: number;
   proofTimeMs: number | undefined;
   pceCached: boolean;
+  paramCacheDir: string | undefined;
   faults: ResolvedSimFaults;
   logger: Logger;
   scheduler: SimScheduler;
@@ -163,6 +171,7 @@ export function resolveSimOptions(options: SimDaemonOptions = {}): ResolvedSimOp
     timeScale,
     proofTimeMs: milliseconds("proofTimeMs", options.proofTimeMs),
     pceCached: options.pceCached ?? false,
+    paramCacheDir: options.paramCacheDir,
     faults: resolveSimFaults(options.faults),
     logger: options.logger ?? silentLogger,
     scheduler: options.scheduler ?? realScheduler,

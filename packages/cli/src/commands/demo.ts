@@ -112,7 +112,7 @@ export function createDemoCommand(io: CliIO): Command {
         formatDemoSummary(result),
       ];
       io.stdout.write(`${out.join("\n")}\n`);
-      if (result.tuned.report && result.tuned.report.verdict.status !== "met") throw new CommandExit(1);
+      if (result.tuned.report && result.tuned.report.verdict.status !== "MET") throw new CommandExit(1);
     });
   return command;
 }
