@@ -273,14 +273,35 @@ export function createDaemonSupervisor(options: DaemonSupervisorOptions): Daemon
     }
   }
 
+  /** Waits until every process of the daemon's group is gone (the shell can exit before the daemon it ran). */
+  async function groupGone(proc: ChildProcess, waitMs: number): Promise<boolean> {
+    const until = Date.now() + waitMs;
+    for (;;) {
+      try {
+        if (proc.pid === undefined) return true;
+        process.kill(-proc.pid, 0);
+      } catch {
+        return true;
+      }
+      if (Date.now() >= until) return false;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
   async function stop(): Promise<DaemonExit | undefined> {
     const proc = child;
     if (!proc || !exited) return undefined;
     stopping = true;
+    const startedStop = Date.now();
     signalGroup(proc, "SIGTERM");
     const timer = setTimeout(() => signalGroup(proc, "SIGKILL"), graceMs);
     try {
-      return await exited;
+      const exit = await exited;
+      if (!(await groupGone(proc, Math.max(0, graceMs - (Date.now() - startedStop))))) {
+        signalGroup(proc, "SIGKILL");
+        await groupGone(proc, 2_000);
+      }
+      return exit;
     } finally {
       clearTimeout(timer);
     }
@@ -291,7 +312,9 @@ export function createDaemonSupervisor(options: DaemonSupervisorOptions): Daemon
     if (!proc || !exited) return undefined;
     killReason = reason;
     signalGroup(proc, "SIGKILL");
-    return exited;
+    const exit = await exited;
+    await groupGone(proc, 2_000);
+    return exit;
   }
 
   return {

@@ -1,5 +1,5 @@
 import { readdirSync } from "node:fs";
-import { rename, writeFile } from "node:fs/promises";
+import { mkdir, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type CircuitId, circuitIds } from "@cuzkit/core";
 
@@ -28,6 +28,7 @@ export function readPceFiles(dir: string): Set<CircuitId> {
 
 /** Writes a circuit's PCE file atomically (temporary sibling, then rename), so a reader never sees half of one. */
 export async function writePceFile(dir: string, circuit: CircuitId): Promise<string> {
+  await mkdir(dir, { recursive: true });
   const target = join(dir, pceFileName(circuit));
   const temporary = `${target}.${process.pid}.tmp`;
   await writeFile(temporary, `simulated PCE of ${circuit} (cuzkit sim)\n`);

@@ -276,6 +276,11 @@ export function createSimCommand(io: CliIO, deps: SimCommandDeps = {}): Command 
       logger.info("simulating", {
         machine: describeHardware(hardware),
         dialect: config.dialect,
+        synthesis:
+          config.dialect === "budget"
+            ? `max_parallel_synthesis=${config.maxParallelSynthesis}`
+            : `partition_workers=${config.partitionWorkers}`,
+        ...(paramCache === undefined ? {} : { paramCache }),
         mode: proofTimeMs === undefined ? `model x ${timeScale ?? 0.001}` : `${proofTimeMs} ms per proof`,
       });
       const shutdown = deps.shutdownSignal
