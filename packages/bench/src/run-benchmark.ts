@@ -265,12 +265,13 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
       event.kind === "froze"
         ? `the daemon froze: no answer for ${silent} (GetStatus ${event.lastCode === "DEADLINE_EXCEEDED" ? "timed out" : `failed with ${event.lastCode}`})`
         : `the daemon died: connections refused for ${silent} (${event.lastCode})`;
-    emit({ type: "daemon-exit", message: what });
     if (sup?.supervisor.running) {
+      emit({ type: "note", message: `${what}: killing it` });
       // Supervised: kill it (a frozen process holds its memory and socket); the crash handler restarts or stops.
       void sup.supervisor.kill(`${what}; killed by the benchmark`);
       return;
     }
+    emit({ type: "daemon-exit", message: what });
     if (!sup) unsupervisedDeaths++;
     if (phase === "timed") incidents.push(what);
     stopWith(
@@ -376,7 +377,7 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
         errorClass: error.name,
         code,
         message,
-        hint: cutByStop ? stopped.hint || error.hint : error.hint,
+        hint: cutByStop ? stopped.hint || (lost ? hintFor(stopped.failureClass) : error.hint) : error.hint,
       };
       failures.push(failure);
       if (!warmup) {
@@ -397,8 +398,7 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
     }
   }
 
-  const exitHint = (exit: DaemonExit) =>
-    exit.likelyOom ? oomHint : exit.frozen ? "the daemon froze; check its log for the last thing it did" : "";
+  const exitHint = (exit: DaemonExit) => (exit.likelyOom ? oomHint : hintFor(exit.frozen ? "froze" : "died"));
 
   /** Restarts the daemon after a crash with the config of the phase it crashed in. */
   const restartAfterCrash = (exit: DaemonExit) => {
@@ -423,21 +423,22 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
         (error: unknown) => {
           const text = `the daemon could not be restarted: ${toCuzkitError(error).message}`;
           if (phase === "timed") incidents.push(text);
-          stopWith(new StopBenchmark(text, phase === "timed" ? "unstable" : "failed", "died"));
+          stopWith(
+            new StopBenchmark(text, phase === "timed" ? "unstable" : "failed", "died", exitHint(exit)),
+          );
         },
       );
   };
 
   const unsubscribe = sup?.supervisor.onCrash((exit) => {
     emit({ type: "daemon-exit", message: exit.explanation });
-    if (phase === "timed")
-      incidents.push(`the daemon ${exit.frozen ? "froze" : "died"}: ${exit.explanation}`);
+    const text = exit.frozen ? exit.explanation : `the daemon died: ${exit.explanation}`;
+    if (phase === "timed") incidents.push(text);
     if (stop.signal.aborted) return;
     if ((sup.onCrash ?? "stop") === "restart" && restartsUsed < (sup.maxRestarts ?? 2)) {
       restartAfterCrash(exit);
       return;
     }
-    const text = `the daemon ${exit.frozen ? "froze" : "died"}: ${exit.explanation}`;
     stopWith(
       new StopBenchmark(
         text,
@@ -543,8 +544,9 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
   } catch (caught) {
     const stopped = caught instanceof StopBenchmark ? caught : stopInfo();
     if (!stopped) {
+      // The reason is one line: a hint with the daemon's log lines stays out of it (the exits have them).
       const text = CuzkitError.is(caught)
-        ? `${caught.message}${caught.hint ? ` (${caught.hint})` : ""}`
+        ? `${caught.message}${caught.hint && !caught.hint.includes("\n") ? ` (${caught.hint})` : ""}`
         : String(caught);
       stopWith(new StopBenchmark(text, "failed"));
     } else if (caught instanceof StopBenchmark) stopWith(caught);
@@ -620,6 +622,15 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
   };
   await writeStatus(verdict);
   return report;
+}
+
+/** What to do about a proof lost to a dead or frozen daemon. */
+function hintFor(failureClass: FailureClass): string {
+  return failureClass === "froze"
+    ? "the daemon stopped answering (not even GetStatus): check its log for the last thing it did, and `cuzkit status`"
+    : failureClass === "died"
+      ? oomHint
+      : "";
 }
 
 function throwIfStopped(signal: AbortSignal): void {

@@ -76,7 +76,7 @@ export interface DaemonSupervisor {
   readonly crashes: readonly DaemonExit[];
   /** Starts made (the first one included). */
   readonly starts: number;
-  /** Calls `listener` when the daemon exits unexpectedly; returns an unsubscribe function. */
+  /** Calls `listener` when the daemon exits unexpectedly after it answered (an exit while starting rejects start()); returns an unsubscribe function. */
   onCrash(listener: (exit: DaemonExit) => void): () => void;
   /** The last lines the daemon printed. */
   logTail(): string[];
@@ -196,6 +196,8 @@ export function createDaemonSupervisor(options: DaemonSupervisorOptions): Daemon
     killReason = undefined;
     starts++;
     const spawnedAt = Date.now();
+    // An exit before the daemon answered is the start's error, not a crash to act on.
+    let answered = false;
     // detached: the daemon gets its own process group so stop() reaches the shell's children too.
     const proc = spawn(command, {
       shell: true,
@@ -223,14 +225,21 @@ export function createDaemonSupervisor(options: DaemonSupervisorOptions): Daemon
           explanation: expected ? "stopped by the benchmark" : (killReason ?? explained.text),
           logTail: [...tail],
         };
-        child = undefined;
         logStream?.write(`== cuzkit bench: the daemon ended: ${exit.explanation}\n`);
-        if (!exit.expected) {
-          crashes.push(exit);
-          logger.error("daemon exited", { exitCode, signal, explanation: exit.explanation });
-          for (const listener of listeners) listener(exit);
-        }
-        resolve(exit);
+        // The shell can end before the daemon it ran: act once the whole group is gone.
+        void groupGone(proc, graceMs).then(async (gone) => {
+          if (!gone) {
+            signalGroup(proc, "SIGKILL");
+            await groupGone(proc, 2_000);
+          }
+          child = undefined;
+          if (!exit.expected) {
+            crashes.push(exit);
+            logger.error("daemon exited", { exitCode, signal, explanation: exit.explanation });
+            if (answered) for (const listener of listeners) listener(exit);
+          }
+          resolve(exit);
+        });
       });
     });
     const readiness = new AbortController();
@@ -256,6 +265,7 @@ export function createDaemonSupervisor(options: DaemonSupervisorOptions): Daemon
           "DAEMON_NOT_OURS",
         );
       }
+      answered = true;
     } catch (error) {
       readiness.abort();
       if (child) await stop();
@@ -292,16 +302,10 @@ export function createDaemonSupervisor(options: DaemonSupervisorOptions): Daemon
     const proc = child;
     if (!proc || !exited) return undefined;
     stopping = true;
-    const startedStop = Date.now();
     signalGroup(proc, "SIGTERM");
     const timer = setTimeout(() => signalGroup(proc, "SIGKILL"), graceMs);
     try {
-      const exit = await exited;
-      if (!(await groupGone(proc, Math.max(0, graceMs - (Date.now() - startedStop))))) {
-        signalGroup(proc, "SIGKILL");
-        await groupGone(proc, 2_000);
-      }
-      return exit;
+      return await exited;
     } finally {
       clearTimeout(timer);
     }
@@ -312,9 +316,7 @@ export function createDaemonSupervisor(options: DaemonSupervisorOptions): Daemon
     if (!proc || !exited) return undefined;
     killReason = reason;
     signalGroup(proc, "SIGKILL");
-    const exit = await exited;
-    await groupGone(proc, 2_000);
-    return exit;
+    return exited;
   }
 
   return {

@@ -278,7 +278,8 @@ Examples:
             ? {}
             : { warmupConfig: readCuzkConfig(warmupConfigToml, flags.dialect).config }),
         };
-        const checker = createCuzkClient({ address });
+        // Polls at least every second, so a daemon is seen soon after it listens.
+        const checker = createCuzkClient({ address, reconnect: { maxDelayMs: 1_000 } });
         const supervisor = createDaemonSupervisor({
           command: flags.spawn,
           address,

@@ -280,6 +280,7 @@ export function createSimCommand(io: CliIO, deps: SimCommandDeps = {}): Command 
           config.dialect === "budget"
             ? `max_parallel_synthesis=${config.maxParallelSynthesis}`
             : `partition_workers=${config.partitionWorkers}`,
+        ...(flags.config === undefined ? {} : { config: resolve(io.cwd, flags.config) }),
         ...(paramCache === undefined ? {} : { paramCache }),
         mode: proofTimeMs === undefined ? `model x ${timeScale ?? 0.001}` : `${proofTimeMs} ms per proof`,
       });
