@@ -38,6 +38,10 @@ export interface SimDaemonOptions {
   timeScale?: number | undefined;
   /** Fixed real duration of every proof in milliseconds, ignoring the model (no memory model, no OOM); 0 = instant. Default: off (use the model). */
   proofTimeMs?: number | undefined;
+  /** With proofTimeMs: each proof takes proofTimeMs x (1 +- this share), drawn uniformly from `seed`. Default 0 (exactly proofTimeMs). */
+  proofTimeJitter?: number | undefined;
+  /** Seed of the jitter's random numbers, so a run can be repeated. Default 1. */
+  seed?: number | undefined;
   /** Whether a PCE cache exists at start, so the first proof of each kind is warm. Default false (the first proof is cold). */
   pceCached?: boolean | undefined;
   /**
@@ -72,6 +76,8 @@ export interface ResolvedSimOptions {
   config: DaemonConfig;
   timeScale: number;
   proofTimeMs: number | undefined;
+  proofTimeJitter: number;
+  seed: number;
   pceCached: boolean;
   paramCacheDir: string | undefined;
   faults: ResolvedSimFaults;
@@ -113,6 +119,17 @@ function milliseconds(name: string, value: number | undefined): number | undefin
     throw new InvalidInputError(
       `${name} must be a number of milliseconds >= 0, got ${value}`,
       `set ${name} to 0 or more`,
+    );
+  }
+  return value;
+}
+
+function jitterShare(value: number | undefined): number {
+  if (value === undefined) return 0;
+  if (!(value >= 0 && value < 1)) {
+    throw new InvalidInputError(
+      `proofTimeJitter must be a share in [0, 1), got ${value}`,
+      "use 0.2 for proofs within +-20% of proofTimeMs",
     );
   }
   return value;
@@ -170,6 +187,8 @@ export function resolveSimOptions(options: SimDaemonOptions = {}): ResolvedSimOp
     config: options.config ?? defaultSimConfig(),
     timeScale,
     proofTimeMs: milliseconds("proofTimeMs", options.proofTimeMs),
+    proofTimeJitter: jitterShare(options.proofTimeJitter),
+    seed: options.seed ?? 1,
     pceCached: options.pceCached ?? false,
     paramCacheDir: options.paramCacheDir,
     faults: resolveSimFaults(options.faults),
