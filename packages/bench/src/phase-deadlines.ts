@@ -45,7 +45,7 @@ export function modelPhaseEtas(input: PhaseModelInput): PhaseEtas {
     ...workload,
     concurrency: 1,
   }).timing;
-  const finite = (sec: number) => (Number.isFinite(sec) ? sec * scale : undefined);
+  const finite = (sec: number) => (Number.isFinite(sec) ? Math.ceil(sec * scale) : undefined);
   // A restarted partition-workers daemon loads the PCE from disk: its batch is warm; others re-extract.
   const batchSec = loadsPceFromDisk(input.config)
     ? full.proofLatencySec + Math.max(0, input.count - input.concurrency) * full.secPerProof
@@ -96,7 +96,8 @@ export function phaseDeadlines(
       );
     const eta = etas[phase];
     const value = override ?? (eta === undefined ? fallbacks[phase] : Math.max(floorMs, eta * margin));
-    if (value !== undefined) out[phase] = value;
+    // Whole milliseconds: the deadline becomes a call's timeout, which the wire carries as an integer.
+    if (value !== undefined) out[phase] = Math.ceil(value);
   }
   return out;
 }

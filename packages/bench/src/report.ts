@@ -108,8 +108,8 @@ function scaleStats(stats: DurationStats, factor: number): DurationStats {
 
 /**
  * A report of a run against a simulator at `timeScale` (real seconds per simulated second),
- * with every duration, time and rate converted to the simulated machine's time; the verdict is
- * decided again against the threshold in machine time.
+ * with every duration, time, rate and the threshold converted to the simulated machine's time
+ * (the verdict's status does not change; its numbers do).
  */
 export function toMachineTime(report: BenchmarkReport, timeScale: number): BenchmarkReport {
   const slower = 1 / timeScale;
@@ -125,14 +125,16 @@ export function toMachineTime(report: BenchmarkReport, timeScale: number): Bench
       ? decideVerdict({
           completed: report.completed,
           proofsPerHour,
-          minProofsPerHour: v.minProofsPerHour,
+          minProofsPerHour: v.minProofsPerHour === undefined ? undefined : v.minProofsPerHour * timeScale,
           incidents: [],
           couldNotBenchmark: undefined,
           early: v.early ? { above: v.status === "MET", info: v.early } : undefined,
         })
-      : v.status === "UNSTABLE"
-        ? { ...v, reason: v.reason.replace(/[\d.]+ proofs\/hour/, `${proofsPerHour.toFixed(1)} proofs/hour`) }
-        : v,
+      : {
+          ...v,
+          ...(v.minProofsPerHour === undefined ? {} : { minProofsPerHour: v.minProofsPerHour * timeScale }),
+          reason: v.reason.replace(/[\d.]+ proofs\/hour/, `${proofsPerHour.toFixed(1)} proofs/hour`),
+        },
     timedWindowMs: report.timedWindowMs * slower,
     wallTime: scaleStats(report.wallTime, slower),
     daemonTimings: {

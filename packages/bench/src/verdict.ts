@@ -70,6 +70,8 @@ export interface VerdictInput {
 export function decideVerdict(input: VerdictInput): Verdict {
   const threshold = input.minProofsPerHour === undefined ? {} : { minProofsPerHour: input.minProofsPerHour };
   const rate = `${input.proofsPerHour.toFixed(1)} proofs/hour`;
+  const min =
+    input.minProofsPerHour === undefined ? "" : String(Number(input.minProofsPerHour.toPrecision(6)));
   const incidents = [...input.incidents];
   if (incidents.length > 0) {
     const more = incidents.length > 1 ? ` (+${incidents.length - 1} more)` : "";
@@ -86,7 +88,6 @@ export function decideVerdict(input: VerdictInput): Verdict {
     return { status: "FAILED", ...threshold, reason: "no timed proof completed", incidents };
   if (input.early) {
     const { above, info } = input.early;
-    const min = input.minProofsPerHour ?? 0;
     return {
       status: above ? "MET" : "BELOW",
       ...threshold,
@@ -98,6 +99,6 @@ export function decideVerdict(input: VerdictInput): Verdict {
   if (input.minProofsPerHour === undefined)
     return { status: "MET", reason: `${rate}; no threshold given`, incidents };
   return input.proofsPerHour >= input.minProofsPerHour
-    ? { status: "MET", ...threshold, reason: `${rate} >= ${input.minProofsPerHour}`, incidents }
-    : { status: "BELOW", ...threshold, reason: `${rate} < ${input.minProofsPerHour}`, incidents };
+    ? { status: "MET", ...threshold, reason: `${rate} >= ${min}`, incidents }
+    : { status: "BELOW", ...threshold, reason: `${rate} < ${min}`, incidents };
 }
