@@ -87,3 +87,57 @@ describe("createDaemonSupervisor", () => {
     expect(supervisor.running).toBe(false);
   });
 });
+
+describe("createDaemonSupervisor knows its daemon", () => {
+  it("refuses to start when something already answers at the address", async () => {
+    const { startSimDaemon } = await import("@cuzkit/sim");
+    const { mkdtemp, rm } = await import("node:fs/promises");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const dir = await mkdtemp(join(tmpdir(), "cuzkit-sup-"));
+    const other = await startSimDaemon({ listen: `unix://${join(dir, "cuzk.sock")}`, proofTimeMs: 5 });
+    try {
+      supervisor = createDaemonSupervisor({
+        command: `${node} -e "setInterval(() => {}, 1000)" -- `,
+        address: other.address,
+        waitForReady: ready,
+      });
+      const error = await supervisor.start("", "full").catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: "ADDRESS_IN_USE" });
+      expect((error as DaemonStartError).hint).toMatch(/stop the other daemon/);
+      expect(supervisor.starts).toBe(0);
+    } finally {
+      await other.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses a daemon that has been up longer than the child it started, and stops the child", async () => {
+    supervisor = createDaemonSupervisor({
+      command: `${node} -e "setInterval(() => {}, 1000)" -- `,
+      address: "127.0.0.1:9",
+      waitForReady: async () => ({ uptimeSeconds: 3_600 }),
+    });
+    const error = await supervisor.start("", "full").catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "DAEMON_NOT_OURS" });
+    expect((error as DaemonStartError).message).toMatch(/has been up 3600 s, but ours started 0 s ago/);
+    expect(supervisor.running).toBe(false);
+  });
+
+  it("reports a kill of a frozen daemon as a crash with the reason, not as an OOM", async () => {
+    supervisor = createDaemonSupervisor({
+      command: `${node} -e "setInterval(() => {}, 1000)" -- `,
+      address: "127.0.0.1:9",
+      waitForReady: ready,
+    });
+    const crashed = new Promise<DaemonExit>((resolve) => supervisor?.onCrash(resolve));
+    await supervisor.start("", "full");
+    await supervisor.kill("the daemon froze: no answer for 30 s; killed by the benchmark");
+    expect(await crashed).toMatchObject({
+      frozen: true,
+      likelyOom: false,
+      explanation: "the daemon froze: no answer for 30 s; killed by the benchmark",
+    });
+    expect(supervisor.crashes).toHaveLength(1);
+  });
+});
