@@ -122,6 +122,64 @@ describe("runBenchmark against the simulator", () => {
     expect(report.verdict.reason).toMatch(/the daemon froze: no answer for/);
   });
 
+  it("stops the batch early once the sequential test is sure, stating its confidence and samples", async () => {
+    sim = await startSimDaemon({ proofTimeMs: 30 });
+    const report = await runBenchmark({
+      address: sim.address,
+      request: await request(),
+      count: 12,
+      concurrency: 2,
+      warmup: "none",
+      // Far below what the simulator does (~240000/h at 30 ms, 2 in flight).
+      minProofsPerHour: 1_000,
+      earlyVerdict: true,
+    });
+    expect(report.verdict).toMatchObject({
+      status: "MET",
+      early: { test: "sprt", confidence: 0.95, samples: 3 },
+    });
+    expect(report.verdict.reason).toMatch(
+      /^early verdict after 3 proofs: above 1000 proofs\/hour with 95% confidence/,
+    );
+    expect(report.completed).toBe(3);
+    expect(report.completed + report.abandoned + report.notStarted).toBe(12);
+    expect(report.failed).toBe(0);
+  });
+
+  it("emits heartbeats with the phase and its elapsed time, and keeps the status file current", async () => {
+    const { mkdtemp, readFile, rm } = await import("node:fs/promises");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const dir = await mkdtemp(join(tmpdir(), "cuzkit-status-"));
+    sim = await startSimDaemon({ proofTimeMs: 150 });
+    const beats: BenchmarkEvent[] = [];
+    const statusFile = join(dir, "status.json");
+    try {
+      const report = await runBenchmark({
+        address: sim.address,
+        request: await request(),
+        count: 2,
+        warmup: "none",
+        heartbeatMs: 40,
+        statusFile,
+        onProgress: (event) => {
+          if (event.type === "heartbeat") beats.push(event);
+        },
+      });
+      expect(beats.length).toBeGreaterThan(0);
+      expect(beats.some((b) => b.type === "heartbeat" && b.phase === "timed" && b.elapsedMs > 0)).toBe(true);
+      const status = JSON.parse(await readFile(statusFile, "utf8"));
+      expect(status).toMatchObject({
+        schema: "cuzkit.bench.status/v1",
+        phase: "done",
+        results: { total: 2, completed: 2, failed: 0 },
+        verdict: { status: report.verdict.status },
+      });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it("reports progress counts as it goes", async () => {
     sim = await startSimDaemon({ proofTimeMs: 5 });
     const snapshots: ProgressSnapshot[] = [];
@@ -167,6 +225,7 @@ describe("runBenchmark against the simulator", () => {
     ["count 1.5", { count: 1.5 }, /count/],
     ["an unknown proof kind", { kind: "stark" as never }, /unknown proof kind/],
     ["a negative threshold", { minProofsPerHour: -1 }, /minProofsPerHour/],
+    ["an early verdict without a threshold", { earlyVerdict: true }, /an early verdict needs a threshold/],
   ])("rejects %s before any daemon work", async (_name, bad, message) => {
     sim = await startSimDaemon({ proofTimeMs: 5 });
     await expect(runBenchmark({ address: sim.address, request: await request(), ...bad })).rejects.toThrow(
