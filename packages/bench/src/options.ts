@@ -218,6 +218,19 @@ export function resolveBenchmarkOptions(options: BenchmarkOptions): ResolvedBenc
       );
     }
   }
+  if (options.supervision) {
+    const sup = options.supervision;
+    wholeNumber("supervision.maxRestarts", sup.maxRestarts, 2, 0, "give a count of restarts, such as 2");
+    if (sup.onCrash !== undefined && sup.onCrash !== "restart" && sup.onCrash !== "stop")
+      throw new InvalidInputError(
+        `supervision.onCrash must be "restart" or "stop", got ${String(sup.onCrash)}`,
+        'use "restart" or "stop"',
+      );
+  }
+  if (options.watchdog) {
+    for (const [name, value] of Object.entries(options.watchdog))
+      if (value !== undefined) wholeNumber(`watchdog.${name}`, value as number, 1, 1, "give a time in ms");
+  }
   return {
     ...options,
     kind,

@@ -98,6 +98,18 @@ describe("progress output", () => {
     expect(scaled).toBe(".. timed: 30.0 s elapsed, [1/4] 1 in flight");
   });
 
+  it("shows a live line with the phase's elapsed time on a terminal before the batch", () => {
+    const out = sink(true);
+    const progress = createProgressOutput(out.stream, 4);
+    progress.update(
+      { type: "phase", phase: "warmup", message: "warmup: 1 untimed proof(s)", etaMs: 400_000 },
+      { ...snapshot(0), phase: "warmup", phaseElapsedMs: 5_000 },
+    );
+    progress.finish();
+    expect(out.text()).toContain("== warmup: 1 untimed proof(s) [modelled ETA 400.0 s]\n");
+    expect(out.text()).toMatch(/\r\u001b\[2K\.\. warmup: 5\.\d s elapsed, modelled ETA 400\.0 s/);
+  });
+
   it("leaves out events not worth a line", () => {
     expect(
       formatProgressLine({ type: "proof-started", index: 1, warmup: false }, snapshot(0)),

@@ -226,6 +226,7 @@ describe("runBenchmark against the simulator", () => {
     ["an unknown proof kind", { kind: "stark" as never }, /unknown proof kind/],
     ["a negative threshold", { minProofsPerHour: -1 }, /minProofsPerHour/],
     ["an early verdict without a threshold", { earlyVerdict: true }, /an early verdict needs a threshold/],
+    ["a watchdog interval of 0", { watchdog: { probeIntervalMs: 0 } }, /watchdog.probeIntervalMs/],
   ])("rejects %s before any daemon work", async (_name, bad, message) => {
     sim = await startSimDaemon({ proofTimeMs: 5 });
     await expect(runBenchmark({ address: sim.address, request: await request(), ...bad })).rejects.toThrow(

@@ -75,6 +75,19 @@ describe("createDaemonSupervisor", () => {
     expect((error as DaemonStartError).hint).toContain("invalid listen address");
   });
 
+  it("says a command that does not exist was not found (exit 127), not just 'exited with code 127'", async () => {
+    supervisor = createDaemonSupervisor({
+      command: "/nonexistent/cuzk-daemon",
+      address: "127.0.0.1:9",
+      waitForReady: (signal) =>
+        new Promise((_resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason))),
+    });
+    const error = await supervisor.start("", "full").catch((e: unknown) => e);
+    expect((error as DaemonStartError).message).toMatch(
+      /exited with code 127: the command was not found \(check --spawn\)/,
+    );
+  });
+
   it("stops a daemon that did not become ready, and says so", async () => {
     supervisor = createDaemonSupervisor({
       command: `${node} -e "setInterval(() => {}, 1000)" -- `,
