@@ -131,6 +131,7 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
   let phaseStartMs = since();
   let phaseDeadline: NodeJS.Timeout | undefined;
   let phaseEntered = false;
+  let workEndMs: number | undefined;
 
   const timedRecords = () => records.filter((r) => !r.warmup && r.outcome !== "abandoned");
   const windowMs = () => {
@@ -201,7 +202,8 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
     } else stopWith(new StopBenchmark(text, "failed", "deadline"));
   };
   const enterPhase = (next: BenchPhase, message: string) => {
-    const now = since();
+    // "done" starts when the work ended, not after the teardown (closing the client, stopping the daemon).
+    const now = next === "done" && workEndMs !== undefined ? workEndMs : since();
     if (phaseDeadline) clearTimeout(phaseDeadline);
     phaseDeadline = undefined;
     const previous = { phase, elapsedMs: now - phaseStartMs };
@@ -552,6 +554,7 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
     } else if (caught instanceof StopBenchmark) stopWith(caught);
     logger.error("benchmark stopped", { reason: stopInfo()?.message });
   } finally {
+    workEndMs = since();
     clearInterval(heartbeat);
     if (phaseDeadline) clearTimeout(phaseDeadline);
     watchdog?.stop();
