@@ -180,6 +180,35 @@ describe("runBenchmark against the simulator", () => {
     }
   });
 
+  it("is UNSTABLE when the daemon restarts under it mid-batch (restarted by someone else), though every proof completes", async () => {
+    sim = await startSimDaemon({ proofTimeMs: 150 });
+    const daemon = sim;
+    let restarted = false;
+    const report = await runBenchmark({
+      address: sim.address,
+      request: await request(),
+      count: 3,
+      warmup: "none",
+      client: fastClient,
+      onProgress: (event) => {
+        // Restart once the daemon has the second proof: it loses it, the client resubmits.
+        if (restarted || event.type !== "proof-started" || event.index !== 2) return;
+        restarted = true;
+        const poll = setInterval(() => {
+          if (Object.keys(daemon.stats().submissionsByRequestId).length < 2) return;
+          clearInterval(poll);
+          // Mid-await, not mid-submit: a broken submit is resent as not accepted, not a restart.
+          setTimeout(() => void daemon.restart(), 60);
+        }, 5);
+      },
+    });
+    expect(report.completed).toBe(3);
+    expect(report.daemonRestarts).toBe(1);
+    expect(report.verdict.status).toBe("UNSTABLE");
+    expect(report.verdict.incidents[0]).toMatch(/the daemon restarted during the timed batch/);
+    expect(report.records.find((r) => r.index === 2)?.attempts).toBe(2);
+  });
+
   it("reports progress counts as it goes", async () => {
     sim = await startSimDaemon({ proofTimeMs: 5 });
     const snapshots: ProgressSnapshot[] = [];

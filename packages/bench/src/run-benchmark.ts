@@ -119,6 +119,7 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
   let restartsSeenByClient = 0;
   let unsupervisedDeaths = 0;
   let lastDaemonStartMs: number | undefined;
+  let restartCounted = false;
   let restartsUsed = 0;
   let restarting: Promise<void> | undefined;
   let early: { above: boolean; info: EarlyVerdictInfo } | undefined;
@@ -243,11 +244,22 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
   heartbeat.unref();
 
   const noteRestart = (event: Extract<ProveEvent, { type: "daemon-restarted" }>) => {
-    // Several proofs in flight see the same restart: count it once, by the daemon's start time.
+    // Several proofs in flight see the same restart: count it once, by the daemon's start time
+    // (known to whole seconds). The first restart the client reports is always a new one.
     const startMs =
       event.uptimeAfterSeconds === undefined ? clock.now() : clock.now() - event.uptimeAfterSeconds * 1000;
-    if (lastDaemonStartMs === undefined || startMs > lastDaemonStartMs + 2_000) {
-      if (!sup) restartsSeenByClient++;
+    const known = restartCounted && lastDaemonStartMs !== undefined && startMs <= lastDaemonStartMs + 2_000;
+    if (!known) {
+      restartCounted = true;
+      // Unsupervised, a restart is the only sign of a death (someone else restarted it): unstable.
+      if (!sup) {
+        restartsSeenByClient++;
+        unsupervisedDeaths++;
+        if (phase === "timed")
+          incidents.push(
+            `the daemon restarted during the timed batch (evidence: ${event.evidence}); its jobs were lost`,
+          );
+      }
       lastDaemonStartMs = startMs;
     }
   };
