@@ -1,9 +1,10 @@
-import { execFile, spawn } from "node:child_process";
+import { execFile, execFileSync, spawn } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { promisify } from "node:util";
+import { createCuzkClient } from "@cuzkit/client";
 import { createSyntheticC1, type SimDaemon, startSimDaemon } from "@cuzkit/sim";
 import { type FakeVastServer, startFakeVastServer } from "@cuzkit/vast";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -68,7 +69,8 @@ describe("examples", () => {
     expect(stdout).not.toContain(vast.apiKey);
   });
 
-  it("prover-image/entrypoint.sh tunes, benchmarks with the daemon spawned, then serves", async () => {
+  /** Starts the image's entrypoint with the simulator as its daemon; `stdout` lines are collected. */
+  function startEntrypoint(extra: Record<string, string>) {
     const [node, args] = cuzkitArgv();
     const cuzkit = [node, ...args].join(" ");
     // A unix socket: a TCP port found free now could be taken before the daemon binds it.
@@ -83,27 +85,69 @@ describe("examples", () => {
         CUZK_C1: join(dir, "c1.json"),
         CUZKIT_MACHINE: machine,
         OUT_DIR: join(dir, "out"),
+        PARAM_CACHE: join(dir, "params"),
         BENCH_COUNT: "3",
         MIN_PROOFS_PER_HOUR: "1",
+        ...extra,
       },
       stdio: ["ignore", "pipe", "pipe"],
     });
-    const serving = new Promise<string>((resolve, reject) => {
-      createInterface({ input: child.stdout }).on("line", (line) => {
-        if (line.startsWith("listening ")) resolve(line);
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    const waitForLine = (stream: NodeJS.ReadableStream, pattern: RegExp) =>
+      new Promise<string>((resolve, reject) => {
+        createInterface({ input: stream }).on("line", (line) => {
+          if (pattern.test(line)) resolve(line);
+        });
+        void exited.then((code) => reject(new Error(`entrypoint exited with ${code}`)));
       });
-      child.once("exit", (code) => reject(new Error(`entrypoint exited with ${code}`)));
-    });
+    return { child, address, exited, waitForLine };
+  }
+
+  /** Processes whose command line mentions the test's folder (a daemon left behind would). */
+  const leftovers = () =>
+    execFileSync("ps", ["-eo", "pid=,args="], { encoding: "utf8" })
+      .split("\n")
+      .filter((line) => line.includes(dir) && !line.includes("ps -eo"));
+
+  it("prover-image/entrypoint.sh tunes, benchmarks with the daemon spawned, then serves; SIGTERM stops it", async () => {
+    const image = startEntrypoint({});
     try {
-      expect(await serving).toBe(`listening ${address}`);
+      await image.waitForLine(image.child.stdout as NodeJS.ReadableStream, /^serving on /);
+      const client = createCuzkClient({ address: image.address });
+      await client.waitForReady({ timeoutMs: 20_000 });
+      await client.close();
       expect((await readFile(join(dir, "out", "bench.status"), "utf8")).trim()).toBe("0");
       const report = JSON.parse((await readFile(join(dir, "out", "bench.jsonl"), "utf8")).trim());
-      expect(report).toMatchObject({ completed: 3, verdict: { status: "met" } });
+      expect(report).toMatchObject({ completed: 3, verdict: { status: "MET" } });
       expect(await readFile(join(dir, "out", "cuzk.toml"), "utf8")).toMatch(/total_budget = "\d+GiB"/);
+      // The daemons' output is kept in a file, the benchmark's and the serving one's.
+      const log = await readFile(join(dir, "out", "daemon.log"), "utf8");
+      expect(log).toMatch(/== cuzkit bench: starting the daemon \(full\)/);
+      expect(log.match(/^listening /gm)?.length).toBe(2);
+      const status = JSON.parse(await readFile(join(dir, "out", "bench-status.json"), "utf8"));
+      expect(status).toMatchObject({ phase: "done", verdict: { status: "MET" } });
     } finally {
-      child.kill("SIGTERM");
+      image.child.kill("SIGTERM");
     }
-    const [code] = await new Promise<[number | null]>((resolve) => child.once("exit", (c) => resolve([c])));
-    expect(code).toBe(0);
+    expect(await image.exited).toBe(0);
+    expect(leftovers()).toEqual([]);
+  });
+
+  it("prover-image/entrypoint.sh: SIGTERM mid-benchmark writes the report, stops the daemon and does not serve", async () => {
+    // Slower proofs so the batch is still running when the signal comes.
+    const image = startEntrypoint({ BENCH_COUNT: "6", BENCH_FLAGS: "--warmup none" });
+    image.child.stdout?.resume();
+    await image.waitForLine(image.child.stderr as NodeJS.ReadableStream, /\[1\/6\] proof \d completed/);
+    image.child.kill("SIGTERM");
+    expect(await image.exited).toBe(143);
+    expect((await readFile(join(dir, "out", "bench.status"), "utf8")).trim()).toBe("1");
+    const text = await readFile(join(dir, "out", "bench.txt"), "utf8");
+    expect(text).toMatch(/verdict: FAILED: interrupted by SIGTERM/);
+    const report = JSON.parse((await readFile(join(dir, "out", "bench.jsonl"), "utf8")).trim());
+    expect(report.stopCause).toBe("interrupted by SIGTERM");
+    expect(report.completed).toBeGreaterThanOrEqual(1);
+    // No daemon left, and none started to serve.
+    expect(leftovers()).toEqual([]);
+    expect(await readFile(join(dir, "out", "daemon.log"), "utf8")).not.toContain("serving");
   });
 });

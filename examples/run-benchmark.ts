@@ -1,6 +1,6 @@
 // Benchmark a running daemon: one warmup proof, then 6 timed proofs, 2 in flight.
 //   CUZK_ADDR=127.0.0.1:9820 npx tsx examples/run-benchmark.ts c1.json
-// The report always comes back with a verdict, even when the daemon dies mid-run.
+// The report always comes back with a verdict; a daemon that dies or freezes mid-run makes it UNSTABLE.
 import { formatReport, runBenchmark, verdictExitCode } from "@cuzkit/bench";
 import { porepRequest } from "@cuzkit/client";
 
@@ -18,4 +18,4 @@ const report = await runBenchmark({
   },
 });
 console.log(formatReport(report));
-process.exitCode = verdictExitCode(report.verdict); // 0 met, 2 below the threshold, 1 failed
+process.exitCode = verdictExitCode(report.verdict); // 0 MET, 2 BELOW, 3 UNSTABLE, 1 FAILED

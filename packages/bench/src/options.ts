@@ -12,8 +12,11 @@ import {
   systemClock,
 } from "@cuzkit/core";
 import { recommend } from "@cuzkit/tuner";
+import { type EarlyVerdictOptions, resolveEarlyVerdictOptions } from "./early-verdict.js";
+import type { PhaseDeadlineOptions, PhaseModelInput } from "./phase-deadlines.js";
 import type { BenchmarkEvent, ProgressSnapshot } from "./progress.js";
 import type { DaemonSupervisor } from "./supervisor.js";
+import type { WatchdogOptions } from "./watchdog.js";
 
 /** Optional daemon supervision: the harness starts, restarts and watches the daemon itself. */
 export interface SupervisionOptions {
@@ -27,6 +30,14 @@ export interface SupervisionOptions {
   onCrash?: "restart" | "stop";
   /** Restarts allowed with onCrash "restart". Default 2. */
   maxRestarts?: number;
+  /** Where the config file given by the user lives, for the report. Default: none (tuned here). */
+  configPath?: string | undefined;
+  /**
+   * After the warmup proof and before the restart, wait until a PCE file (`pce-*.bin`) is in
+   * `dir` (the daemon's srs.param_cache), as the tuner's plan says; the wait's deadline is the
+   * model's ETA x margin, else `timeoutMs`. Without it the restart follows the warmup at once.
+   */
+  pceWait?: { dir: string; timeoutMs?: number | undefined } | undefined;
 }
 
 /** Options of runBenchmark. */
@@ -55,8 +66,20 @@ export interface BenchmarkOptions {
   minProofsPerHour?: number;
   /** Resubmissions allowed per proof when the daemon loses it (restart, OOM). Default 1: the harness owns the input. */
   resubmit?: number;
-  /** Stop after this many consecutive proofs fail because the daemon is unreachable. Default 3. */
-  maxConsecutiveUnavailable?: number;
+  /** Stop after this many timed proofs in a row fail (any cause). Default 3. */
+  maxConsecutiveFailures?: number;
+  /** The benchmark's own freeze/death detector (GetStatus probes), or false to turn it off. Default: on, 10 s probes, 30 s of silence. */
+  watchdog?: WatchdogOptions | false | undefined;
+  /** Stop the timed batch once a sequential test is sure which side of minProofsPerHour it is on. Needs minProofsPerHour. Default off. */
+  earlyVerdict?: boolean | EarlyVerdictOptions | undefined;
+  /** The model's view of the run, for phase ETAs and deadlines. Default: none (fixed fallbacks). */
+  model?: Omit<PhaseModelInput, "kind" | "count" | "concurrency" | "warmupProofs"> | undefined;
+  /** Phase deadlines: ETA x margin (default 3), or per-phase overrides in ms. */
+  phaseDeadlines?: PhaseDeadlineOptions | undefined;
+  /** Emit a heartbeat event this often, in ms. Default 30000. */
+  heartbeatMs?: number | undefined;
+  /** Keep this JSON file (BenchStatusFile) up to date, rewritten atomically. Default: none. */
+  statusFile?: string | undefined;
   /** Aborts the run; the report says so. */
   signal?: AbortSignal;
   /** Receives progress events and counts. */
@@ -82,7 +105,9 @@ export interface ResolvedBenchmarkOptions
     | "concurrency"
     | "warmup"
     | "resubmit"
-    | "maxConsecutiveUnavailable"
+    | "maxConsecutiveFailures"
+    | "earlyVerdict"
+    | "heartbeatMs"
     | "readyTimeoutMs"
     | "clock"
     | "logger"
@@ -92,7 +117,9 @@ export interface ResolvedBenchmarkOptions
   concurrency: number;
   warmupProofs: number;
   resubmit: number;
-  maxConsecutiveUnavailable: number;
+  maxConsecutiveFailures: number;
+  earlyVerdict: EarlyVerdictOptions | undefined;
+  heartbeatMs: number;
   readyTimeoutMs: number;
   clock: Clock;
   logger: Logger;
@@ -176,16 +203,52 @@ export function resolveBenchmarkOptions(options: BenchmarkOptions): ResolvedBenc
       "give a threshold such as 30",
     );
   }
+  const earlyVerdict =
+    options.earlyVerdict === undefined || options.earlyVerdict === false
+      ? undefined
+      : options.earlyVerdict === true
+        ? {}
+        : options.earlyVerdict;
+  if (earlyVerdict) {
+    resolveEarlyVerdictOptions(earlyVerdict);
+    if (options.minProofsPerHour === undefined) {
+      throw new InvalidInputError(
+        "an early verdict needs a threshold",
+        "give minProofsPerHour (cuzkit bench --min-proofs-per-hour N) with earlyVerdict",
+      );
+    }
+  }
+  if (options.supervision) {
+    const sup = options.supervision;
+    wholeNumber("supervision.maxRestarts", sup.maxRestarts, 2, 0, "give a count of restarts, such as 2");
+    if (sup.onCrash !== undefined && sup.onCrash !== "restart" && sup.onCrash !== "stop")
+      throw new InvalidInputError(
+        `supervision.onCrash must be "restart" or "stop", got ${String(sup.onCrash)}`,
+        'use "restart" or "stop"',
+      );
+  }
+  if (options.watchdog) {
+    for (const [name, value] of Object.entries(options.watchdog))
+      if (value !== undefined) wholeNumber(`watchdog.${name}`, value as number, 1, 1, "give a time in ms");
+  }
   return {
     ...options,
     kind,
+    earlyVerdict,
+    heartbeatMs: wholeNumber(
+      "heartbeatMs",
+      options.heartbeatMs,
+      30_000,
+      1,
+      "give a time in ms, such as 30000",
+    ),
     count,
     concurrency,
     warmupProofs,
     resubmit: wholeNumber("resubmit", options.resubmit, 1, 0, "give a count of resubmissions, such as 1"),
-    maxConsecutiveUnavailable: wholeNumber(
-      "maxConsecutiveUnavailable",
-      options.maxConsecutiveUnavailable,
+    maxConsecutiveFailures: wholeNumber(
+      "maxConsecutiveFailures",
+      options.maxConsecutiveFailures,
       3,
       1,
       "give at least 1",

@@ -26,8 +26,11 @@ const snapshot = (done: number, failed = 0): ProgressSnapshot => ({
   done,
   failed,
   inFlight: 1,
+  concurrency: 2,
   ratePerHour: 60,
   etaMs: 120_000,
+  phase: "timed",
+  phaseElapsedMs: 0,
 });
 
 const run: [BenchmarkEvent, ProgressSnapshot][] = [
@@ -47,7 +50,7 @@ describe("progress output", () => {
     progress.finish();
     expect(out.text().split("\n")).toEqual([
       "== timed batch: 4 proofs, 2 in flight",
-      "[1/4] proof 1 completed in 61.0 s (60.0 proofs/hour, 1 in flight)",
+      "[1/4] proof 1 completed in 61.0 s (60.0 proofs/hour so far, concurrency 2)",
       "   proof 2: resumed: re-attached to job x",
       "[2/4] proof 2 FAILED: PROOF_FAILED: boom",
       "!! daemon exited: killed (exit 137)",
@@ -64,6 +67,48 @@ describe("progress output", () => {
     const text = out.text();
     expect(text).toMatch(/2\/4 done \| 1 failed \| 1 in flight \| 60\.0 proofs\/h \| ETA 120\.0 s/);
     expect(text).toContain("!! daemon exited: killed (exit 137)");
+  });
+
+  it("prints each phase with the model's ETA and deadline, the time the last one took, and heartbeats", () => {
+    const phase = formatProgressLine(
+      {
+        type: "phase",
+        phase: "warmup",
+        message: "warmup: 1 untimed proof(s)",
+        etaMs: 400_000,
+        deadlineMs: 1_200_000,
+        previous: { phase: "waiting-for-daemon", elapsedMs: 2_500 },
+      },
+      { ...snapshot(0), phase: "warmup" },
+    );
+    expect(phase).toBe(
+      "   (waiting-for-daemon took 2.5 s)\n== warmup: 1 untimed proof(s) [modelled ETA 400.0 s, deadline 1200.0 s]",
+    );
+    const beat = formatProgressLine(
+      { type: "heartbeat", phase: "warmup", elapsedMs: 30_000, etaMs: 400_000, deadlineMs: 1_200_000 },
+      { ...snapshot(0), phase: "warmup" },
+    );
+    expect(beat).toBe(".. warmup: 30.0 s elapsed, modelled ETA 400.0 s, deadline 1200.0 s");
+    // A simulator's time scale shows machine time.
+    const scaled = formatProgressLine(
+      { type: "heartbeat", phase: "timed", elapsedMs: 300, etaMs: undefined, deadlineMs: undefined },
+      snapshot(1),
+      { timeScale: 0.01 },
+    );
+    expect(scaled).toBe(".. timed: 30.0 s elapsed, [1/4] 1 in flight");
+  });
+
+  it("shows a live line with the phase's elapsed time on a terminal before the batch", () => {
+    const out = sink(true);
+    const progress = createProgressOutput(out.stream, 4);
+    progress.update(
+      { type: "phase", phase: "warmup", message: "warmup: 1 untimed proof(s)", etaMs: 400_000 },
+      { ...snapshot(0), phase: "warmup", phaseElapsedMs: 5_000 },
+    );
+    progress.finish();
+    expect(out.text()).toContain("== warmup: 1 untimed proof(s) [modelled ETA 400.0 s]\n");
+    expect(out.text()).toContain("\r\u001b[2K.. warmup: 5.");
+    expect(out.text()).toMatch(/warmup: 5\.\d s elapsed, modelled ETA 400\.0 s/);
   });
 
   it("leaves out events not worth a line", () => {

@@ -1,5 +1,6 @@
 import type { Writable } from "node:stream";
 import cliProgress from "cli-progress";
+import type { BenchPhase } from "./status-file.js";
 
 /** Counts at one moment of a run, passed with every event. */
 export interface ProgressSnapshot {
@@ -11,24 +12,44 @@ export interface ProgressSnapshot {
   failed: number;
   /** Proofs (warmup included) currently in flight. */
   inFlight: number;
+  /** Timed proofs kept in flight. */
+  concurrency: number;
   /** Completed timed proofs per hour so far. */
   ratePerHour: number;
   /** Estimated ms until the timed batch ends, when known. */
   etaMs: number | undefined;
+  /** The current phase. */
+  phase: BenchPhase;
+  /** Time in the current phase, in ms. */
+  phaseElapsedMs: number;
 }
 
 /** What a benchmark run reports as it goes. */
 export type BenchmarkEvent =
   | {
       type: "phase";
-      phase: "starting-daemon" | "waiting-for-daemon" | "warmup" | "restarting-daemon" | "timed" | "done";
+      phase: BenchPhase;
       message: string;
+      /** The model's ETA of the phase in ms, when known. */
+      etaMs?: number | undefined;
+      /** The phase's deadline in ms, when it has one. */
+      deadlineMs?: number | undefined;
+      /** The phase that ended, and how long it took. */
+      previous?: { phase: BenchPhase; elapsedMs: number } | undefined;
+    }
+  | {
+      type: "heartbeat";
+      phase: BenchPhase;
+      elapsedMs: number;
+      etaMs?: number | undefined;
+      deadlineMs?: number | undefined;
     }
   | { type: "proof-started"; index: number; warmup: boolean }
   | { type: "proof-completed"; index: number; warmup: boolean; wallMs: number }
   | { type: "proof-failed"; index: number; warmup: boolean; code: string; message: string }
   | { type: "recovery"; index: number; step: string; message: string }
-  | { type: "daemon-exit"; message: string };
+  | { type: "daemon-exit"; message: string }
+  | { type: "note"; message: string };
 
 /** Receives events and snapshots; returned by {@link createProgressOutput}. */
 export interface ProgressOutput {
@@ -52,15 +73,37 @@ export function formatProgressLine(
   const scale = options.timeScale ?? 1;
   const secondsText = (ms: number) => `${(ms / scale / 1000).toFixed(1)} s`;
   const counts = `[${s.done + s.failed}/${s.total}]`;
+  const etaText = (etaMs: number | undefined, deadlineMs: number | undefined) =>
+    [
+      etaMs === undefined ? undefined : `modelled ETA ${secondsText(etaMs)}`,
+      deadlineMs === undefined ? undefined : `deadline ${secondsText(deadlineMs)}`,
+    ]
+      .filter((x) => x !== undefined)
+      .join(", ");
   switch (event.type) {
-    case "phase":
-      return `== ${event.message}`;
+    case "phase": {
+      const previous = event.previous
+        ? `   (${event.previous.phase} took ${secondsText(event.previous.elapsedMs)})\n`
+        : "";
+      const eta = etaText(event.etaMs, event.deadlineMs);
+      return `${previous}== ${event.message}${eta ? ` [${eta}]` : ""}`;
+    }
+    case "heartbeat": {
+      const eta = etaText(event.etaMs, event.deadlineMs);
+      const batch = event.phase === "timed" ? ` ${counts} ${s.inFlight} in flight,` : "";
+      return `.. ${event.phase}: ${secondsText(event.elapsedMs)} elapsed,${batch}${eta ? ` ${eta}` : ""}`.replace(
+        /,$/,
+        "",
+      );
+    }
+    case "note":
+      return `note: ${event.message}`;
     case "proof-started":
       return undefined;
     case "proof-completed":
       return event.warmup
         ? `warmup proof completed in ${secondsText(event.wallMs)}`
-        : `${counts} proof ${event.index} completed in ${secondsText(event.wallMs)} (${(s.ratePerHour * scale).toFixed(1)} proofs/hour, ${s.inFlight} in flight)`;
+        : `${counts} proof ${event.index} completed in ${secondsText(event.wallMs)} (${(s.ratePerHour * scale).toFixed(1)} proofs/hour so far, concurrency ${s.concurrency})`;
     case "proof-failed":
       if (event.code === "BENCHMARK_STOPPED")
         return `${counts} proof ${event.index} not completed: the benchmark stopped`;
@@ -104,8 +147,37 @@ export function createProgressOutput(
     cliProgress.Presets.shades_classic,
   );
   let started = false;
+  // Before the bar: a live line with the phase's elapsed time, redrawn every second.
+  let live: NodeJS.Timeout | undefined;
+  const stopLive = () => {
+    if (live === undefined) return;
+    clearInterval(live);
+    live = undefined;
+    stream.write("\r\x1b[2K");
+  };
+  const startLive = (event: Extract<BenchmarkEvent, { type: "phase" }>, snapshot: ProgressSnapshot) => {
+    const began = Date.now() - snapshot.phaseElapsedMs;
+    const draw = () => {
+      const line = formatProgressLine(
+        {
+          type: "heartbeat",
+          phase: event.phase,
+          elapsedMs: Date.now() - began,
+          etaMs: event.etaMs,
+          deadlineMs: event.deadlineMs,
+        },
+        snapshot,
+        options,
+      );
+      stream.write(`\r\x1b[2K${line ?? ""}`);
+    };
+    live = setInterval(draw, 1000);
+    live.unref();
+    draw();
+  };
   return {
     update(event, snapshot) {
+      if (event.type === "heartbeat") return;
       const payload = {
         failed: snapshot.failed,
         inFlight: snapshot.inFlight,
@@ -115,12 +187,15 @@ export function createProgressOutput(
       if (
         event.type === "phase" ||
         event.type === "daemon-exit" ||
+        event.type === "note" ||
         (event.type === "proof-failed" && event.warmup)
       ) {
-        // Messages go above the bar.
         // Messages go above the bar: clear its line, print, and let the next update redraw it.
+        stopLive();
         const line = formatProgressLine(event, snapshot, options);
         if (line) stream.write(`${started ? "\r\x1b[2K" : ""}${line}\n`);
+        if (event.type === "phase" && event.phase !== "timed" && event.phase !== "done" && !started)
+          startLive(event, snapshot);
       }
       if (event.type === "phase" && event.phase === "timed" && !started) {
         bar.start(total, 0, payload);
@@ -130,6 +205,7 @@ export function createProgressOutput(
       if (started) bar.update(snapshot.done + snapshot.failed, payload);
     },
     finish() {
+      stopLive();
       if (started) bar.stop();
     },
   };

@@ -1,6 +1,9 @@
 import { formatBytes, type ProofKind, proofKindLabel } from "@cuzkit/core";
+import type { ProofRecord } from "./records.js";
 import type { DurationStats } from "./stats.js";
+import type { BenchPhase } from "./status-file.js";
 import type { DaemonExit } from "./supervisor.js";
+import { decideVerdict, type Verdict } from "./verdict.js";
 
 /** One proof that did not complete. */
 export interface ProofFailure {
@@ -32,19 +35,20 @@ export interface DaemonTimings {
   note: string;
 }
 
-/** Whether the machine met the threshold. */
-export interface Verdict {
-  /** `met`: at or above the threshold (or no threshold and proofs completed); `below`: below it; `failed`: could not benchmark. */
-  status: "met" | "below" | "failed";
-  /** The threshold in proofs/hour, when given. */
-  minProofsPerHour?: number;
-  /** One sentence explaining the verdict. */
-  reason: string;
+/** One phase of the run. Times are ms since the run started. */
+export interface PhaseRecord {
+  phase: BenchPhase;
+  startMs: number;
+  endMs: number;
+  /** The model's ETA, when known. */
+  etaMs?: number;
+  /** The deadline it ran under, when it had one. */
+  deadlineMs?: number;
 }
 
 /** Everything a benchmark run found. `schema` changes only with a new version number. */
 export interface BenchmarkReport {
-  schema: "cuzkit.bench.report/v1";
+  schema: "cuzkit.bench.report/v2";
   startedAt: string;
   finishedAt: string;
   address: string;
@@ -53,54 +57,41 @@ export interface BenchmarkReport {
   count: number;
   concurrency: number;
   warmup: { proofs: number; completed: number; durationMs: number };
+  /** Timed proofs completed. */
   completed: number;
+  /** Timed proofs that failed (the daemon failed, lost or never finished them). */
   failed: number;
+  /** Timed proofs still in flight when the run ended early (an early verdict or an interruption). */
+  abandoned: number;
+  /** Timed proofs never sent because the run ended early. */
+  notStarted: number;
   /** Completed timed proofs per hour over the timed window (warmup excluded). */
   proofsPerHour: number;
-  /** From the first timed submission to the last timed completion, in ms. */
+  /** From the first timed submit to the last timed settle (completion or failure), in ms. */
   timedWindowMs: number;
-  /** Client wall time per completed timed proof. */
+  /** Client wall time per completed timed proof (`count` is the number of samples). */
   wallTime: DurationStats;
   daemonTimings: DaemonTimings;
   failures: ProofFailure[];
-  /** Times the daemon was seen to restart (uptime reset, NOT_FOUND after a break, or a supervised crash). */
+  /** Every proof sent (warmup included), in the order they settled. */
+  records: ProofRecord[];
+  /** Restarts after a crash or freeze (by the benchmark, or seen by the client); the planned warmup restart is not one. */
   daemonRestarts: number;
-  /** Unexpected exits of a supervised daemon. */
+  /** Unexpected exits and kills of a frozen daemon (supervised), or deaths and freezes seen (unsupervised). */
+  daemonCrashes: number;
+  /** Unexpected exits of a supervised daemon, with their last log lines. */
   daemonExits: DaemonExit[];
+  /** The phases as they ran. */
+  phases: PhaseRecord[];
+  /** Why the run ended before the batch did, when it did (a signal, a death, an early verdict). */
+  stopCause?: string;
+  /** Things worth knowing that did not change the verdict. */
+  notes: string[];
+  /** The config benchmarked, when the benchmark started the daemon. */
+  config?: { path?: string; toml: string; warmupToml?: string };
   /** Input size in bytes. */
   inputBytes: number;
   verdict: Verdict;
-}
-
-/** Decides the verdict from the counts and the threshold. */
-export function decideVerdict(
-  completed: number,
-  proofsPerHour: number,
-  minProofsPerHour: number | undefined,
-  stopReason?: string,
-): Verdict {
-  const threshold = minProofsPerHour === undefined ? {} : { minProofsPerHour };
-  if (stopReason !== undefined) return { status: "failed", ...threshold, reason: stopReason };
-  if (completed === 0) return { status: "failed", ...threshold, reason: "no timed proof completed" };
-  if (minProofsPerHour === undefined) {
-    return { status: "met", reason: `${proofsPerHour.toFixed(1)} proofs/hour; no threshold given` };
-  }
-  return proofsPerHour >= minProofsPerHour
-    ? {
-        status: "met",
-        ...threshold,
-        reason: `${proofsPerHour.toFixed(1)} proofs/hour >= ${minProofsPerHour}`,
-      }
-    : {
-        status: "below",
-        ...threshold,
-        reason: `${proofsPerHour.toFixed(1)} proofs/hour < ${minProofsPerHour}`,
-      };
-}
-
-/** The exit code the CLI uses for a verdict: 0 met, 2 below the threshold, 1 could not benchmark. */
-export function verdictExitCode(verdict: Verdict): number {
-  return verdict.status === "met" ? 0 : verdict.status === "below" ? 2 : 1;
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
@@ -117,21 +108,33 @@ function scaleStats(stats: DurationStats, factor: number): DurationStats {
 
 /**
  * A report of a run against a simulator at `timeScale` (real seconds per simulated second),
- * with every duration and rate converted to the simulated machine's time.
+ * with every duration, time, rate and the threshold converted to the simulated machine's time
+ * (the verdict's status does not change; its numbers do).
  */
 export function toMachineTime(report: BenchmarkReport, timeScale: number): BenchmarkReport {
   const slower = 1 / timeScale;
   const t = report.daemonTimings;
   const proofsPerHour = report.proofsPerHour * timeScale;
+  const v = report.verdict;
+  const rejudge = v.status === "MET" || v.status === "BELOW";
   return {
     ...report,
     warmup: { ...report.warmup, durationMs: report.warmup.durationMs * slower },
     proofsPerHour,
-    // A threshold is read in the machine's time too.
-    verdict:
-      report.verdict.status === "failed"
-        ? report.verdict
-        : decideVerdict(report.completed, proofsPerHour, report.verdict.minProofsPerHour),
+    verdict: rejudge
+      ? decideVerdict({
+          completed: report.completed,
+          proofsPerHour,
+          minProofsPerHour: v.minProofsPerHour === undefined ? undefined : v.minProofsPerHour * timeScale,
+          incidents: [],
+          couldNotBenchmark: undefined,
+          early: v.early ? { above: v.status === "MET", info: v.early } : undefined,
+        })
+      : {
+          ...v,
+          ...(v.minProofsPerHour === undefined ? {} : { minProofsPerHour: v.minProofsPerHour * timeScale }),
+          reason: v.reason.replace(/[\d.]+ proofs\/hour/, `${proofsPerHour.toFixed(1)} proofs/hour`),
+        },
     timedWindowMs: report.timedWindowMs * slower,
     wallTime: scaleStats(report.wallTime, slower),
     daemonTimings: {
@@ -141,23 +144,62 @@ export function toMachineTime(report: BenchmarkReport, timeScale: number): Bench
       gpuComputeSum: scaleStats(t.gpuComputeSum, slower),
       total: scaleStats(t.total, slower),
     },
+    records: report.records.map((r) => ({
+      ...r,
+      submitMs: r.submitMs * slower,
+      settleMs: r.settleMs * slower,
+      ...(r.timings
+        ? {
+            timings: {
+              queueWaitMs: r.timings.queueWaitMs * slower,
+              synthesisMs: r.timings.synthesisMs * slower,
+              gpuComputeMs: r.timings.gpuComputeMs * slower,
+              totalMs: r.timings.totalMs * slower,
+            },
+          }
+        : {}),
+    })),
+    phases: report.phases.map((p) => ({
+      ...p,
+      startMs: p.startMs * slower,
+      endMs: p.endMs * slower,
+      ...(p.etaMs === undefined ? {} : { etaMs: p.etaMs * slower }),
+      ...(p.deadlineMs === undefined ? {} : { deadlineMs: p.deadlineMs * slower }),
+    })),
   };
 }
 
-/** A human summary of the report, a few lines long. */
-export function formatReport(report: BenchmarkReport): string {
+/** Lines of a daemon's log tail shown in the text report. */
+const logLinesShown = 8;
+
+/** A human summary of the report, a few lines long; `timeLabel` names the clock (e.g. "machine time"). */
+export function formatReport(report: BenchmarkReport, options: { timeLabel?: string } = {}): string {
+  const label = options.timeLabel ? ` (${options.timeLabel})` : "";
+  const w = report.wallTime;
   const lines = [
-    `${proofKindLabel[report.kind]} benchmark against ${report.address}`,
+    `${proofKindLabel[report.kind]} benchmark against ${report.address}${label}`,
     `  warmup:      ${report.warmup.completed}/${report.warmup.proofs} proof(s) in ${seconds(report.warmup.durationMs)}`,
-    `  timed:       ${report.completed} completed, ${report.failed} failed of ${report.count} (concurrency ${report.concurrency})`,
-    `  throughput:  ${report.proofsPerHour.toFixed(1)} proofs/hour over ${seconds(report.timedWindowMs)}`,
-    `  wall time:   p50 ${seconds(report.wallTime.p50Ms)}, p95 ${seconds(report.wallTime.p95Ms)}, max ${seconds(report.wallTime.maxMs)}`,
+    `  timed:       ${report.completed} completed, ${report.failed} failed${report.abandoned > 0 ? `, ${report.abandoned} abandoned` : ""}${report.notStarted > 0 ? `, ${report.notStarted} not started` : ""} of ${report.count} (concurrency ${report.concurrency})`,
+    `  throughput:  ${report.proofsPerHour.toFixed(1)} proofs/hour over ${seconds(report.timedWindowMs)} (first timed submit to last timed settle)`,
+    w.count > 0
+      ? `  wall time:   p50 ${seconds(w.p50Ms)}, p95 ${seconds(w.p95Ms)}, max ${seconds(w.maxMs)} (${w.count} sample${w.count === 1 ? "" : "s"})`
+      : "  wall time:   no completed timed proof",
     `  daemon:      queue p50 ${seconds(report.daemonTimings.queueWait.p50Ms)}, synthesis sum p50 ${seconds(report.daemonTimings.synthesisSum.p50Ms)}, GPU sum p50 ${seconds(report.daemonTimings.gpuComputeSum.p50Ms)} (sums over partitions)`,
     `  input:       ${formatBytes(report.inputBytes)} per proof`,
   ];
-  if (report.daemonRestarts > 0)
-    lines.push(`  restarts:    the daemon restarted ${report.daemonRestarts} time(s)`);
-  for (const exit of report.daemonExits) lines.push(`  daemon exit: ${exit.explanation}`);
+  if (report.config?.path) lines.push(`  config:      ${report.config.path}`);
+  if (report.daemonCrashes > 0 || report.daemonRestarts > 0)
+    lines.push(
+      `  daemon:      ${report.daemonCrashes} crash(es), ${report.daemonRestarts} restart(s) after a crash`,
+    );
+  for (const exit of report.daemonExits) {
+    lines.push(`  daemon exit: ${exit.explanation}`);
+    const shown = exit.logTail.slice(-logLinesShown);
+    if (shown.length > 0) {
+      lines.push(`      its last ${shown.length} log line(s):`);
+      for (const line of shown) lines.push(`        | ${line}`);
+    }
+  }
   // Failures with the same cause (every proof cut by one OOM kill) print once, with a count.
   const groups = new Map<string, { failure: ProofFailure; count: number }>();
   for (const failure of report.failures) {
@@ -174,6 +216,9 @@ export function formatReport(report: BenchmarkReport): string {
   }
   if (groups.size > shown.length)
     lines.push(`  ... and ${groups.size - shown.length} more kinds of failure (see --json)`);
-  lines.push(`verdict: ${report.verdict.status.toUpperCase()}: ${report.verdict.reason}`);
+  for (const note of report.notes) lines.push(`  note:        ${note}`);
+  if (report.stopCause) lines.push(`  stopped:     ${report.stopCause}`);
+  for (const incident of report.verdict.incidents.slice(1)) lines.push(`  also:        ${incident}`);
+  lines.push(`verdict: ${report.verdict.status}: ${report.verdict.reason}`);
   return lines.join("\n");
 }

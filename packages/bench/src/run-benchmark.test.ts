@@ -3,8 +3,8 @@ import { InvalidInputError } from "@cuzkit/core";
 import { createSyntheticC1, type SimDaemon, startSimDaemon } from "@cuzkit/sim";
 import { afterEach, describe, expect, it } from "vitest";
 import type { BenchmarkEvent, ProgressSnapshot } from "./progress.js";
-import { verdictExitCode } from "./report.js";
 import { runBenchmark } from "./run-benchmark.js";
+import { verdictExitCode } from "./verdict.js";
 
 let sim: SimDaemon | undefined;
 afterEach(async () => {
@@ -30,7 +30,7 @@ describe("runBenchmark against the simulator", () => {
       concurrency: 2,
       onProgress: (event) => events.push(event),
     });
-    expect(report.schema).toBe("cuzkit.bench.report/v1");
+    expect(report.schema).toBe("cuzkit.bench.report/v2");
     expect(report.completed).toBe(4);
     expect(report.failed).toBe(0);
     expect(report.warmup).toMatchObject({ proofs: 1, completed: 1 });
@@ -41,7 +41,7 @@ describe("runBenchmark against the simulator", () => {
     expect(report.timedWindowMs).toBeLessThan(totalMs - report.warmup.durationMs + 1);
     expect(report.wallTime.count).toBe(4);
     expect(report.daemonTimings.synthesisSum.p50Ms).toBeGreaterThan(0);
-    expect(report.verdict.status).toBe("met");
+    expect(report.verdict.status).toBe("MET");
     expect(verdictExitCode(report.verdict)).toBe(0);
     expect(sim.stats().proofsCompleted).toBe(5);
     expect(Object.values(sim.stats().submissionsByRequestId).every((n) => n === 1)).toBe(true);
@@ -54,7 +54,7 @@ describe("runBenchmark against the simulator", () => {
     expect(JSON.parse(JSON.stringify(report))).toEqual(report);
   });
 
-  it("gives a 'below' verdict and exit code 2 under the threshold", async () => {
+  it("gives a BELOW verdict and exit code 2 under the threshold", async () => {
     sim = await startSimDaemon({ proofTimeMs: 20 });
     const report = await runBenchmark({
       address: sim.address,
@@ -63,11 +63,11 @@ describe("runBenchmark against the simulator", () => {
       warmup: "none",
       minProofsPerHour: 10_000_000,
     });
-    expect(report.verdict.status).toBe("below");
+    expect(report.verdict.status).toBe("BELOW");
     expect(verdictExitCode(report.verdict)).toBe(2);
   });
 
-  it("finishes with a failed verdict when every proof fails, naming the daemon's message", async () => {
+  it("is UNSTABLE (exit 3) when timed proofs fail, stopping after 3 in a row, naming the daemon's message", async () => {
     sim = await startSimDaemon({
       proofTimeMs: 5,
       faults: { failNextProofs: { count: 100, message: "partition 3 synthesis failed: boom" } },
@@ -75,20 +75,18 @@ describe("runBenchmark against the simulator", () => {
     const report = await runBenchmark({
       address: sim.address,
       request: await request(),
-      count: 3,
-      concurrency: 3,
+      count: 6,
+      concurrency: 1,
+      warmup: "none",
     });
     expect(report.completed).toBe(0);
     expect(report.failed).toBe(3);
-    expect(report.failures.map((f) => f.code)).toEqual([
-      "PROOF_FAILED",
-      "PROOF_FAILED",
-      "PROOF_FAILED",
-      "PROOF_FAILED",
-    ]);
+    expect(report.notStarted).toBe(3);
+    expect(report.records.map((r) => r.failureClass)).toEqual(["failed", "failed", "failed"]);
     expect(report.failures[0]?.message).toMatch(/partition 3 synthesis failed: boom/);
-    expect(report.verdict.status).toBe("failed");
-    expect(verdictExitCode(report.verdict)).toBe(1);
+    expect(report.verdict.status).toBe("UNSTABLE");
+    expect(report.verdict.incidents[0]).toMatch(/proof 1 failed: PROOF_FAILED/);
+    expect(verdictExitCode(report.verdict)).toBe(3);
   });
 
   it("classifies an OOM kill mid-batch and stops with a verdict instead of hanging", async () => {
@@ -105,10 +103,10 @@ describe("runBenchmark against the simulator", () => {
     expect(report.failed).toBe(4);
     expect(report.failures.length).toBeGreaterThan(0);
     expect(report.failures[0]?.hint).toMatch(/OOM/i);
-    expect(report.verdict.status).toBe("failed");
+    expect(report.verdict.status).toBe("UNSTABLE");
   });
 
-  it("detects a frozen daemon through keepalive and stops", async () => {
+  it("detects a frozen daemon with its own watchdog and stops UNSTABLE", async () => {
     sim = await startSimDaemon({ proofTimeMs: 50, faults: { stallAfterProofs: 1 } });
     const report = await runBenchmark({
       address: sim.address,
@@ -116,12 +114,99 @@ describe("runBenchmark against the simulator", () => {
       count: 4,
       concurrency: 1,
       warmup: "none",
-      client: { ...fastClient, keepalive: { pingIntervalMs: 100, pingTimeoutMs: 100 } },
+      watchdog: { probeIntervalMs: 50, probeTimeoutMs: 100, unresponsiveAfterMs: 300 },
     });
     expect(report.completed).toBe(1);
-    expect(report.failures.map((f) => f.code)).toContain("DAEMON_UNAVAILABLE");
-    expect(report.verdict.status).toBe("failed");
-    expect(report.verdict.reason).toMatch(/unreachable/);
+    expect(report.failures.map((f) => f.code)).toContain("DAEMON_FROZEN");
+    expect(report.verdict.status).toBe("UNSTABLE");
+    expect(report.verdict.reason).toMatch(/the daemon froze: no answer for/);
+  });
+
+  it("stops the batch early once the sequential test is sure, stating its confidence and samples", async () => {
+    sim = await startSimDaemon({ proofTimeMs: 30 });
+    const report = await runBenchmark({
+      address: sim.address,
+      request: await request(),
+      count: 12,
+      concurrency: 2,
+      warmup: "none",
+      // Far below what the simulator does (~240000/h at 30 ms, 2 in flight).
+      minProofsPerHour: 1_000,
+      earlyVerdict: true,
+    });
+    expect(report.verdict).toMatchObject({
+      status: "MET",
+      early: { test: "sprt", confidence: 0.95, samples: 3 },
+    });
+    expect(report.verdict.reason).toMatch(
+      /^early verdict after 3 proofs: above 1000 proofs\/hour with 95% confidence/,
+    );
+    expect(report.completed).toBe(3);
+    expect(report.completed + report.abandoned + report.notStarted).toBe(12);
+    expect(report.failed).toBe(0);
+  });
+
+  it("emits heartbeats with the phase and its elapsed time, and keeps the status file current", async () => {
+    const { mkdtemp, readFile, rm } = await import("node:fs/promises");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const dir = await mkdtemp(join(tmpdir(), "cuzkit-status-"));
+    sim = await startSimDaemon({ proofTimeMs: 150 });
+    const beats: BenchmarkEvent[] = [];
+    const statusFile = join(dir, "status.json");
+    try {
+      const report = await runBenchmark({
+        address: sim.address,
+        request: await request(),
+        count: 2,
+        warmup: "none",
+        heartbeatMs: 40,
+        statusFile,
+        onProgress: (event) => {
+          if (event.type === "heartbeat") beats.push(event);
+        },
+      });
+      expect(beats.length).toBeGreaterThan(0);
+      expect(beats.some((b) => b.type === "heartbeat" && b.phase === "timed" && b.elapsedMs > 0)).toBe(true);
+      const status = JSON.parse(await readFile(statusFile, "utf8"));
+      expect(status).toMatchObject({
+        schema: "cuzkit.bench.status/v1",
+        phase: "done",
+        results: { total: 2, completed: 2, failed: 0 },
+        verdict: { status: report.verdict.status },
+      });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("is UNSTABLE when the daemon restarts under it mid-batch (restarted by someone else), though every proof completes", async () => {
+    sim = await startSimDaemon({ proofTimeMs: 150 });
+    const daemon = sim;
+    let restarted = false;
+    const report = await runBenchmark({
+      address: sim.address,
+      request: await request(),
+      count: 3,
+      warmup: "none",
+      client: fastClient,
+      onProgress: (event) => {
+        // Restart once the daemon has the second proof: it loses it, the client resubmits.
+        if (restarted || event.type !== "proof-started" || event.index !== 2) return;
+        restarted = true;
+        const poll = setInterval(() => {
+          if (Object.keys(daemon.stats().submissionsByRequestId).length < 2) return;
+          clearInterval(poll);
+          // Mid-await, not mid-submit: a broken submit is resent as not accepted, not a restart.
+          setTimeout(() => void daemon.restart(), 60);
+        }, 5);
+      },
+    });
+    expect(report.completed).toBe(3);
+    expect(report.daemonRestarts).toBe(1);
+    expect(report.verdict.status).toBe("UNSTABLE");
+    expect(report.verdict.incidents[0]).toMatch(/the daemon restarted during the timed batch/);
+    expect(report.records.find((r) => r.index === 2)?.attempts).toBe(2);
   });
 
   it("reports progress counts as it goes", async () => {
@@ -160,8 +245,8 @@ describe("runBenchmark against the simulator", () => {
       },
     });
     const report = await running;
-    expect(report.verdict).toMatchObject({ status: "failed", reason: "aborted by the caller" });
-    expect(report.failures[0]?.code).toBe("BENCHMARK_STOPPED");
+    expect(report.verdict).toMatchObject({ status: "FAILED", reason: "aborted by the caller" });
+    expect(report.records[0]).toMatchObject({ outcome: "abandoned", failureClass: "stopped" });
   });
 
   it.each([
@@ -169,6 +254,8 @@ describe("runBenchmark against the simulator", () => {
     ["count 1.5", { count: 1.5 }, /count/],
     ["an unknown proof kind", { kind: "stark" as never }, /unknown proof kind/],
     ["a negative threshold", { minProofsPerHour: -1 }, /minProofsPerHour/],
+    ["an early verdict without a threshold", { earlyVerdict: true }, /an early verdict needs a threshold/],
+    ["a watchdog interval of 0", { watchdog: { probeIntervalMs: 0 } }, /watchdog.probeIntervalMs/],
   ])("rejects %s before any daemon work", async (_name, bad, message) => {
     sim = await startSimDaemon({ proofTimeMs: 5 });
     await expect(runBenchmark({ address: sim.address, request: await request(), ...bad })).rejects.toThrow(

@@ -1,54 +1,150 @@
 import { setMaxListeners } from "node:events";
-import { createCuzkClient, type ProofResult, type ProveEvent } from "@cuzkit/client";
+import { readdir } from "node:fs/promises";
+import { createCuzkClient, oomHint, type ProofResult, type ProveEvent } from "@cuzkit/client";
 import { CuzkitError, toCuzkitError } from "@cuzkit/core";
+import { createEarlyVerdictTest, type EarlyVerdictTest } from "./early-verdict.js";
 import { type BenchmarkOptions, resolveBenchmarkOptions } from "./options.js";
+import { modelPhaseEtas, type PhaseEtas, phaseDeadlines, type TimedPhase } from "./phase-deadlines.js";
 import type { BenchmarkEvent, ProgressSnapshot } from "./progress.js";
-import { type BenchmarkReport, decideVerdict, type ProofFailure } from "./report.js";
+import { classifyFailure, type FailureClass, type ProofRecord } from "./records.js";
+import type { BenchmarkReport, PhaseRecord, ProofFailure } from "./report.js";
 import { proofsPerHour, summarizeDurations } from "./stats.js";
+import { type BenchPhase, type BenchStatusFile, createStatusFileWriter } from "./status-file.js";
+import type { DaemonExit } from "./supervisor.js";
+import { decideVerdict, type EarlyVerdictInfo } from "./verdict.js";
+import { startWatchdog, type Unresponsive } from "./watchdog.js";
 
-/** Codes that mean the daemon could not be reached at all (as opposed to one proof failing). */
-const unreachableCodes = new Set(["DAEMON_UNAVAILABLE", "CONNECTION_LOST"]);
 /** Client steps worth showing while a proof recovers. */
 const recoverySteps = new Set(["connection-lost", "resumed", "daemon-restarted", "resubmitted"]);
 
-/** Thrown inside the run to end it early with a verdict of "failed". */
-class StopBenchmark extends Error {}
+/**
+ * How the run ends early: `unstable` (the daemon died, froze or kept failing during the batch),
+ * `failed` (could not benchmark), `early` (the sequential test decided), `interrupted` (a signal
+ * or the caller).
+ */
+type StopKind = "unstable" | "failed" | "early" | "interrupted";
+
+/** Thrown inside the run to end it early. */
+class StopBenchmark extends Error {
+  constructor(
+    message: string,
+    readonly kind: StopKind,
+    readonly failureClass: FailureClass = "stopped",
+    readonly hint = "",
+  ) {
+    super(message);
+  }
+}
+
+/** The fallback deadlines when the model gives no ETA, in ms. */
+function fallbackDeadlines(readyTimeoutMs: number, warmupTimeoutMs: number | undefined): PhaseEtas {
+  return {
+    "starting-daemon": readyTimeoutMs,
+    "waiting-for-daemon": readyTimeoutMs,
+    warmup: warmupTimeoutMs ?? 3_600_000,
+    "waiting-for-pce": 300_000,
+    "restarting-daemon": readyTimeoutMs,
+  };
+}
 
 /**
  * Runs a benchmark against a cuzk daemon: an optional warmup (untimed, with the long warmup
  * deadline), then `count` timed proofs with `concurrency` in flight, through @cuzkit/client, so a
- * broken connection is resumed or classified rather than ending the run. Always resolves with a
- * report and a verdict; it rejects only for bad options (before any daemon work).
+ * broken connection is resumed or classified rather than ending the run. A watchdog of its own
+ * (GetStatus probes) ends or restarts the run when the daemon dies or freezes. Always resolves
+ * with a report and a verdict (MET, BELOW, UNSTABLE, FAILED); it rejects only for bad options
+ * (before any daemon work).
  */
 export async function runBenchmark(options: BenchmarkOptions): Promise<BenchmarkReport> {
   const o = resolveBenchmarkOptions(options);
   const { clock, logger } = o;
   const startedAt = new Date();
+  const runStartMs = clock.now();
+  const since = () => clock.now() - runStartMs;
   const inputBytes = (o.request as { vanillaProof?: Uint8Array }).vanillaProof?.byteLength ?? 0;
+  const sup = o.supervision;
+  const twoConfigs = sup?.warmupConfigToml !== undefined && o.warmupProofs > 0;
+
+  const etas = o.model
+    ? modelPhaseEtas({
+        ...o.model,
+        kind: o.kind,
+        count: o.count,
+        concurrency: o.concurrency,
+        warmupProofs: o.warmupProofs,
+      })
+    : {};
+  const deadlines = phaseDeadlines(
+    etas,
+    {
+      ...fallbackDeadlines(o.readyTimeoutMs, o.warmupTimeoutMs),
+      ...(sup?.pceWait?.timeoutMs === undefined ? {} : { "waiting-for-pce": sup.pceWait.timeoutMs }),
+    },
+    o.phaseDeadlines,
+  );
+
   const stop = new AbortController();
   // Every proof in flight listens on this signal.
   setMaxListeners(0, stop.signal);
-  const onCallerAbort = () => stop.abort(new StopBenchmark("aborted by the caller"));
+  const stopWith = (reason: StopBenchmark) => {
+    if (!stop.signal.aborted) stop.abort(reason);
+  };
+  const stopInfo = (): StopBenchmark | undefined =>
+    stop.signal.aborted && stop.signal.reason instanceof StopBenchmark ? stop.signal.reason : undefined;
+  const onCallerAbort = () => {
+    const reason = o.signal?.reason;
+    stopWith(
+      new StopBenchmark(
+        reason instanceof Error && reason.name !== "AbortError" ? reason.message : "aborted by the caller",
+        "interrupted",
+      ),
+    );
+  };
   o.signal?.addEventListener("abort", onCallerAbort, { once: true });
   if (o.signal?.aborted) onCallerAbort();
 
   const failures: ProofFailure[] = [];
+  const records: ProofRecord[] = [];
   const results: ProofResult[] = [];
+  const incidents: string[] = [];
+  const notes: string[] = [];
+  const phases: PhaseRecord[] = [];
   let done = 0;
   let failed = 0;
   let inFlight = 0;
-  let consecutiveUnreachable = 0;
-  let windowStartMs: number | undefined;
-  let windowEndMs: number | undefined;
+  let started = 0;
+  let consecutiveFailures = 0;
   let warmupCompleted = 0;
   let warmupDurationMs = 0;
   let restartsSeenByClient = 0;
+  let unsupervisedDeaths = 0;
   let lastDaemonStartMs: number | undefined;
-  const sup = o.supervision;
+  let restartCounted = false;
   let restartsUsed = 0;
+  let restarting: Promise<void> | undefined;
+  let early: { above: boolean; info: EarlyVerdictInfo } | undefined;
+  const earlyTest: EarlyVerdictTest | undefined =
+    o.earlyVerdict && o.minProofsPerHour !== undefined
+      ? createEarlyVerdictTest(o.minProofsPerHour, o.concurrency, o.earlyVerdict)
+      : undefined;
+
+  let phase: BenchPhase = sup ? "starting-daemon" : "waiting-for-daemon";
+  let phaseStartMs = since();
+  let phaseDeadline: NodeJS.Timeout | undefined;
+  let phaseEntered = false;
+  let workEndMs: number | undefined;
+
+  const timedRecords = () => records.filter((r) => !r.warmup && r.outcome !== "abandoned");
+  const windowMs = () => {
+    const timed = timedRecords();
+    if (timed.length === 0) return 0;
+    return Math.max(...timed.map((r) => r.settleMs)) - Math.min(...timed.map((r) => r.submitMs));
+  };
+  const firstTimedSubmit = () => records.find((r) => !r.warmup)?.submitMs;
 
   const snapshot = (): ProgressSnapshot => {
-    const elapsed = windowStartMs === undefined ? 0 : clock.now() - windowStartMs;
+    const first = firstTimedSubmit();
+    const elapsed = first === undefined ? 0 : since() - first;
     const rate = proofsPerHour(done, elapsed);
     const remaining = o.count - done - failed;
     return {
@@ -56,21 +152,114 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
       done,
       failed,
       inFlight,
+      concurrency: o.concurrency,
       ratePerHour: rate,
       etaMs: rate > 0 ? (remaining / rate) * 3_600_000 : undefined,
+      phase,
+      phaseElapsedMs: since() - phaseStartMs,
     };
   };
-  const emit = (event: BenchmarkEvent) => o.onProgress?.(event, snapshot());
-  const stopWith = (reason: string) => {
-    if (!stop.signal.aborted) stop.abort(new StopBenchmark(reason));
+  const statusWriter = o.statusFile === undefined ? undefined : createStatusFileWriter(o.statusFile);
+  const crashCount = () => (sup ? sup.supervisor.crashes.length : unsupervisedDeaths);
+  const writeStatus = (verdict: BenchmarkReport["verdict"] | null = null) => {
+    if (!statusWriter) return Promise.resolve();
+    const deadline = phase === "done" ? undefined : deadlines[phase];
+    const wallStart = startedAt.getTime();
+    const status: BenchStatusFile = {
+      schema: "cuzkit.bench.status/v1",
+      pid: process.pid,
+      runStartedAt: startedAt.toISOString(),
+      updatedAt: new Date().toISOString(),
+      phase,
+      phaseStartedAt: new Date(wallStart + phaseStartMs).toISOString(),
+      phaseEtaMs: phase === "done" ? null : (etas[phase] ?? null),
+      phaseDeadlineAt:
+        deadline === undefined ? null : new Date(wallStart + phaseStartMs + deadline).toISOString(),
+      results: {
+        total: o.count,
+        completed: done,
+        failed,
+        inFlight,
+        proofsPerHour: proofsPerHour(done, windowMs()),
+        restarts: restartsUsed + restartsSeenByClient,
+        crashes: crashCount(),
+      },
+      verdict,
+    };
+    return statusWriter.write(status);
+  };
+  const emit = (event: BenchmarkEvent) => {
+    o.onProgress?.(event, snapshot());
+    if (event.type === "proof-completed" || event.type === "proof-failed" || event.type === "heartbeat")
+      void writeStatus();
   };
 
+  const onPhaseDeadline = (which: TimedPhase, deadlineMs: number) => {
+    const text = `the ${which} phase ran past its deadline (${(deadlineMs / 1000).toFixed(0)} s${etas[which] === undefined ? "" : `, the model's ETA x margin`})`;
+    if (which === "waiting-for-pce") return; // handled by the wait itself: restart anyway
+    if (which === "timed") {
+      incidents.push(text);
+      stopWith(new StopBenchmark(text, "unstable", "deadline"));
+    } else stopWith(new StopBenchmark(text, "failed", "deadline"));
+  };
+  const enterPhase = (next: BenchPhase, message: string) => {
+    // "done" starts when the work ended, not after the teardown (closing the client, stopping the daemon).
+    const now = next === "done" && workEndMs !== undefined ? workEndMs : since();
+    if (phaseDeadline) clearTimeout(phaseDeadline);
+    phaseDeadline = undefined;
+    const previous = { phase, elapsedMs: now - phaseStartMs };
+    const record: PhaseRecord = { phase, startMs: phaseStartMs, endMs: now };
+    if (phase !== "done") {
+      const eta = etas[phase];
+      const deadline = deadlines[phase];
+      if (eta !== undefined) record.etaMs = eta;
+      if (deadline !== undefined) record.deadlineMs = deadline;
+    }
+    if (phaseEntered) phases.push(record);
+    phaseEntered = true;
+    phase = next;
+    phaseStartMs = now;
+    const eta = next === "done" ? undefined : etas[next];
+    const deadline = next === "done" ? undefined : deadlines[next];
+    if (deadline !== undefined && next !== "done") {
+      phaseDeadline = setTimeout(() => onPhaseDeadline(next as TimedPhase, deadline), deadline);
+      phaseDeadline.unref();
+    }
+    emit({
+      type: "phase",
+      phase: next,
+      message,
+      etaMs: eta,
+      deadlineMs: deadline,
+      ...(phases.length > 0 ? { previous } : {}),
+    });
+    void writeStatus();
+  };
+
+  const heartbeat = setInterval(() => {
+    const eta = phase === "done" ? undefined : etas[phase];
+    const deadline = phase === "done" ? undefined : deadlines[phase];
+    emit({ type: "heartbeat", phase, elapsedMs: since() - phaseStartMs, etaMs: eta, deadlineMs: deadline });
+  }, o.heartbeatMs);
+  heartbeat.unref();
+
   const noteRestart = (event: Extract<ProveEvent, { type: "daemon-restarted" }>) => {
-    // Several proofs in flight see the same restart: count it once, by the daemon's start time.
+    // Several proofs in flight see the same restart: count it once, by the daemon's start time
+    // (known to whole seconds). The first restart the client reports is always a new one.
     const startMs =
       event.uptimeAfterSeconds === undefined ? clock.now() : clock.now() - event.uptimeAfterSeconds * 1000;
-    if (lastDaemonStartMs === undefined || startMs > lastDaemonStartMs + 2_000) {
-      restartsSeenByClient++;
+    const known = restartCounted && lastDaemonStartMs !== undefined && startMs <= lastDaemonStartMs + 2_000;
+    if (!known) {
+      restartCounted = true;
+      // Unsupervised, a restart is the only sign of a death (someone else restarted it): unstable.
+      if (!sup) {
+        restartsSeenByClient++;
+        unsupervisedDeaths++;
+        if (phase === "timed")
+          incidents.push(
+            `the daemon restarted during the timed batch (evidence: ${event.evidence}); its jobs were lost`,
+          );
+      }
       lastDaemonStartMs = startMs;
     }
   };
@@ -83,10 +272,54 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
     ...(options.clock ? { clock: options.clock } : {}),
   });
 
+  const watchdogOptions = o.watchdog === false ? undefined : (o.watchdog ?? {});
+  const onUnresponsive = (event: Unresponsive) => {
+    const silent = `${(event.silentMs / 1000).toFixed(0)} s`;
+    const what =
+      event.kind === "froze"
+        ? `the daemon froze: no answer for ${silent} (GetStatus ${event.lastCode === "DEADLINE_EXCEEDED" ? "timed out" : `failed with ${event.lastCode}`})`
+        : `the daemon died: connections refused for ${silent} (${event.lastCode})`;
+    if (sup?.supervisor.running) {
+      emit({ type: "note", message: `${what}: killing it` });
+      // Supervised: kill it (a frozen process holds its memory and socket); the crash handler restarts or stops.
+      void sup.supervisor.kill(`${what}; killed by the benchmark`);
+      return;
+    }
+    emit({ type: "daemon-exit", message: what });
+    if (!sup) unsupervisedDeaths++;
+    if (phase === "timed") incidents.push(what);
+    stopWith(
+      new StopBenchmark(
+        what,
+        phase === "timed" ? "unstable" : "failed",
+        event.kind === "froze" ? "froze" : "died",
+        event.kind === "died"
+          ? oomHint
+          : "the daemon stopped answering; check it with `cuzkit status` and its log",
+      ),
+    );
+  };
+  const watchdog = watchdogOptions
+    ? startWatchdog((timeoutMs, signal) => client.getStatus({ timeoutMs, signal }), onUnresponsive, {
+        ...watchdogOptions,
+        clock,
+      })
+    : undefined;
+
   async function proveOne(index: number, warmup: boolean): Promise<void> {
     inFlight++;
+    if (!warmup) started++;
+    const record: ProofRecord = {
+      index,
+      warmup,
+      requestId: undefined,
+      attempts: 0,
+      submitMs: since(),
+      settleMs: 0,
+      outcome: "failed",
+    };
     emit({ type: "proof-started", index, warmup });
-    const timeoutMs = warmup ? o.warmupTimeoutMs : o.proofTimeoutMs;
+    const timeoutMs = warmup ? (o.warmupTimeoutMs ?? deadlines.warmup) : o.proofTimeoutMs;
     try {
       const result = await client.prove(o.request, {
         warmup,
@@ -94,119 +327,228 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
         signal: stop.signal,
         ...(timeoutMs === undefined ? {} : { timeoutMs }),
         onEvent: (event) => {
+          record.requestId = event.requestId;
+          record.attempts = event.attempt;
           if (event.type === "daemon-restarted") noteRestart(event);
+          if (event.type === "resumed" || event.type === "completed") watchdog?.noteLife();
           if (recoverySteps.has(event.type))
             emit({ type: "recovery", index, step: event.type, message: describeEvent(event) });
         },
       });
-      consecutiveUnreachable = 0;
+      watchdog?.noteLife();
+      record.settleMs = since();
+      record.outcome = "completed";
+      record.requestId = result.jobId;
+      record.attempts = result.attempts;
+      record.timings = result.timings;
+      records.push(record);
+      inFlight--;
       if (warmup) warmupCompleted++;
       else {
+        consecutiveFailures = 0;
         done++;
         results.push(result);
-        windowEndMs = clock.now();
+        const decision = earlyTest?.add(record.settleMs - record.submitMs);
+        if (decision && !early && !stop.signal.aborted) {
+          early = decision;
+          stopWith(new StopBenchmark("the early verdict decided", "early"));
+        }
       }
-      inFlight--;
       emit({ type: "proof-completed", index, warmup, wallMs: result.wallMs });
     } catch (caught) {
       inFlight--;
-      const stopped = stop.signal.aborted && stop.signal.reason instanceof StopBenchmark;
+      record.settleMs = since();
+      const stopped = stopInfo();
       const error = toCuzkitError(caught);
+      const cutByStop = stopped !== undefined && error.code === "ABORTED";
+      // A proof cut by the run's own stop: lost to the death/freeze that stopped it, or abandoned.
+      const lost = cutByStop && (stopped.kind === "unstable" || stopped.kind === "failed");
+      const code = cutByStop
+        ? lost && stopped.failureClass === "froze"
+          ? "DAEMON_FROZEN"
+          : lost && stopped.failureClass === "died"
+            ? "DAEMON_UNAVAILABLE"
+            : "BENCHMARK_STOPPED"
+        : error.code;
+      const failureClass = cutByStop
+        ? lost
+          ? stopped.failureClass
+          : "stopped"
+        : classifyFailure(error.code);
+      const message = cutByStop ? `stopped before completing: ${stopped.message}` : error.message;
+      record.outcome = cutByStop && !lost ? "abandoned" : "failed";
+      record.code = code;
+      record.failureClass = failureClass;
+      record.message = message;
+      records.push(record);
+      if (record.outcome === "abandoned") {
+        emit({ type: "proof-failed", index, warmup, code: "BENCHMARK_STOPPED", message });
+        return;
+      }
       const failure: ProofFailure = {
         index,
         warmup,
         errorClass: error.name,
-        code: stopped && error.code === "ABORTED" ? "BENCHMARK_STOPPED" : error.code,
-        message:
-          stopped && error.code === "ABORTED"
-            ? `stopped before completing: ${(stop.signal.reason as Error).message}`
-            : error.message,
-        hint: error.hint,
+        code,
+        message,
+        hint: cutByStop ? stopped.hint || (lost ? hintFor(stopped.failureClass) : error.hint) : error.hint,
       };
       failures.push(failure);
-      if (!warmup) failed++;
-      emit({ type: "proof-failed", index, warmup, code: failure.code, message: failure.message });
-      if (unreachableCodes.has(error.code) && ++consecutiveUnreachable >= o.maxConsecutiveUnavailable) {
+      if (!warmup) {
+        failed++;
+        if (!cutByStop && phase === "timed")
+          incidents.push(`proof ${index} failed: ${code}: ${error.message}`);
+      }
+      emit({ type: "proof-failed", index, warmup, code, message });
+      if (!warmup && !cutByStop && ++consecutiveFailures >= o.maxConsecutiveFailures) {
         stopWith(
-          `the daemon is unreachable: ${consecutiveUnreachable} proofs in a row failed with ${error.code}`,
+          new StopBenchmark(
+            `${consecutiveFailures} timed proofs in a row failed (last: ${code})`,
+            "unstable",
+            failureClass,
+          ),
         );
       }
     }
   }
 
+  const exitHint = (exit: DaemonExit) => (exit.likelyOom ? oomHint : hintFor(exit.frozen ? "froze" : "died"));
+
+  /** Restarts the daemon after a crash with the config of the phase it crashed in. */
+  const restartAfterCrash = (exit: DaemonExit) => {
+    restartsUsed++;
+    watchdog?.pause();
+    const useWarmupConfig = twoConfigs && (phase === "warmup" || phase === "starting-daemon");
+    const max = sup?.maxRestarts ?? 2;
+    emit({
+      type: "phase",
+      phase,
+      message: `restarting the daemon after it ${exit.frozen ? "froze" : "died"} (${restartsUsed} of ${max})${useWarmupConfig ? " with the warmup config" : ""}`,
+    });
+    const supervised = sup as NonNullable<typeof sup>;
+    restarting = supervised.supervisor
+      .start(
+        useWarmupConfig ? (supervised.warmupConfigToml as string) : supervised.configToml,
+        `restart-${restartsUsed}`,
+        { signal: stop.signal },
+      )
+      .then(
+        () => watchdog?.resume(),
+        (error: unknown) => {
+          const text = `the daemon could not be restarted: ${toCuzkitError(error).message}`;
+          if (phase === "timed") incidents.push(text);
+          stopWith(
+            new StopBenchmark(text, phase === "timed" ? "unstable" : "failed", "died", exitHint(exit)),
+          );
+        },
+      );
+  };
+
   const unsubscribe = sup?.supervisor.onCrash((exit) => {
     emit({ type: "daemon-exit", message: exit.explanation });
-    if (
-      (sup.onCrash ?? "stop") === "restart" &&
-      restartsUsed < (sup.maxRestarts ?? 2) &&
-      !stop.signal.aborted
-    ) {
-      restartsUsed++;
-      emit({
-        type: "phase",
-        phase: "restarting-daemon",
-        message: `restarting the daemon (${restartsUsed} of ${sup.maxRestarts ?? 2})`,
-      });
-      sup.supervisor.start(sup.configToml, `restart-${restartsUsed}`).catch((error: unknown) => {
-        stopWith(`the daemon could not be restarted: ${toCuzkitError(error).message}`);
-      });
-    } else {
-      stopWith(`the daemon died: ${exit.explanation}`);
+    const text = exit.frozen ? exit.explanation : `the daemon died: ${exit.explanation}`;
+    if (phase === "timed") incidents.push(text);
+    if (stop.signal.aborted) return;
+    if ((sup.onCrash ?? "stop") === "restart" && restartsUsed < (sup.maxRestarts ?? 2)) {
+      restartAfterCrash(exit);
+      return;
     }
+    stopWith(
+      new StopBenchmark(
+        text,
+        phase === "timed" ? "unstable" : "failed",
+        exit.frozen ? "froze" : "died",
+        exitHint(exit),
+      ),
+    );
   });
 
-  let stopReason: string | undefined;
-  try {
-    const twoConfigs = sup?.warmupConfigToml !== undefined && o.warmupProofs > 0;
-    if (sup) {
-      emit({
-        type: "phase",
-        phase: "starting-daemon",
-        message: `starting the daemon${twoConfigs ? " with the warmup config" : ""}`,
+  /** Waits for a PCE file in the param cache, up to the phase deadline; says so when it gives up. */
+  async function waitForPceFile(dir: string): Promise<void> {
+    const deadlineMs = deadlines["waiting-for-pce"] ?? 300_000;
+    const until = clock.now() + deadlineMs;
+    for (;;) {
+      const names = await readdir(dir).catch(() => [] as string[]);
+      const file = names.find((name) => /^pce-.*\.bin$/.test(name));
+      if (file) {
+        emit({ type: "note", message: `the PCE file ${file} is in ${dir}` });
+        return;
+      }
+      if (clock.now() >= until) {
+        const text = `no PCE file (pce-*.bin) appeared in ${dir} within ${(deadlineMs / 1000).toFixed(0)} s; restarted anyway, so the first timed proofs may run without a PCE`;
+        notes.push(text);
+        emit({ type: "note", message: text });
+        return;
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.min(1000, Math.max(10, deadlineMs / 50)));
+        stop.signal.addEventListener("abort", () => {
+          clearTimeout(timer);
+          resolve();
+        });
       });
+      throwIfStopped(stop.signal);
+    }
+  }
+
+  try {
+    if (sup) {
+      enterPhase("starting-daemon", `starting the daemon${twoConfigs ? " with the warmup config" : ""}`);
       await sup.supervisor.start(
         twoConfigs ? (sup.warmupConfigToml as string) : sup.configToml,
         twoConfigs ? "warmup" : "full",
+        { signal: stop.signal },
       );
     }
     throwIfStopped(stop.signal);
-    emit({
-      type: "phase",
-      phase: "waiting-for-daemon",
-      message: `waiting for the daemon at ${client.address} to answer (up to ${(o.readyTimeoutMs / 60_000).toFixed(1)} min: it may be loading parameters)`,
+    enterPhase(
+      "waiting-for-daemon",
+      `waiting for the daemon at ${client.address} to answer (it may be loading parameters)`,
+    );
+    const status = await client.waitForReady({
+      timeoutMs: deadlines["waiting-for-daemon"] ?? o.readyTimeoutMs,
+      signal: stop.signal,
     });
-    const status = await client.waitForReady({ timeoutMs: o.readyTimeoutMs, signal: stop.signal });
     lastDaemonStartMs = clock.now() - status.uptimeSeconds * 1000;
+    watchdog?.resume();
 
     if (o.warmupProofs > 0) {
-      emit({
-        type: "phase",
-        phase: "warmup",
-        message: `warmup: ${o.warmupProofs} untimed proof(s) with the warmup deadline`,
-      });
+      enterPhase("warmup", `warmup: ${o.warmupProofs} untimed proof(s) with the warmup deadline`);
       const warmupStart = clock.now();
-      for (let i = 0; i < o.warmupProofs && !stop.signal.aborted; i++) await proveOne(0, true);
+      for (let i = 0; i < o.warmupProofs && !stop.signal.aborted; i++) {
+        await proveOne(0, true);
+        if (restarting) await restarting;
+      }
       warmupDurationMs = clock.now() - warmupStart;
       throwIfStopped(stop.signal);
+      if (warmupCompleted === 0) {
+        const last = failures.at(-1);
+        throw new StopBenchmark(
+          `the warmup failed${last ? `: ${last.code}: ${last.message}` : ""}`,
+          "failed",
+          last ? classifyFailure(last.code) : "other",
+          last?.hint ?? "",
+        );
+      }
     }
     if (sup && twoConfigs) {
-      emit({
-        type: "phase",
-        phase: "restarting-daemon",
-        message: "restarting the daemon with the full config (the PCE cache now exists)",
-      });
+      if (sup.pceWait) {
+        enterPhase("waiting-for-pce", `waiting for the PCE file in ${sup.pceWait.dir} before the restart`);
+        await waitForPceFile(sup.pceWait.dir);
+      }
+      enterPhase("restarting-daemon", "restarting the daemon with the full config");
+      watchdog?.pause();
       await sup.supervisor.stop();
-      await sup.supervisor.start(sup.configToml, "full");
-      const restarted = await client.waitForReady({ timeoutMs: o.readyTimeoutMs, signal: stop.signal });
+      await sup.supervisor.start(sup.configToml, "full", { signal: stop.signal });
+      const restarted = await client.waitForReady({
+        timeoutMs: deadlines["restarting-daemon"] ?? o.readyTimeoutMs,
+        signal: stop.signal,
+      });
       lastDaemonStartMs = clock.now() - restarted.uptimeSeconds * 1000;
+      watchdog?.resume();
     }
 
-    emit({
-      type: "phase",
-      phase: "timed",
-      message: `timed batch: ${o.count} proofs, ${o.concurrency} in flight`,
-    });
-    windowStartMs = clock.now();
+    enterPhase("timed", `timed batch: ${o.count} proofs, ${o.concurrency} in flight`);
     let next = 1;
     const worker = async () => {
       while (!stop.signal.aborted && next <= o.count) await proveOne(next++, false);
@@ -214,27 +556,44 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
     await Promise.all(Array.from({ length: o.concurrency }, worker));
     throwIfStopped(stop.signal);
   } catch (caught) {
-    stopReason =
-      stop.signal.aborted && stop.signal.reason instanceof StopBenchmark
-        ? stop.signal.reason.message
-        : CuzkitError.is(caught)
-          ? `${caught.message}${caught.hint ? ` (${caught.hint})` : ""}`
-          : String(caught);
-    logger.error("benchmark stopped", { reason: stopReason });
+    const stopped = caught instanceof StopBenchmark ? caught : stopInfo();
+    if (!stopped) {
+      // The reason is one line: a hint with the daemon's log lines stays out of it (the exits have them).
+      const text = CuzkitError.is(caught)
+        ? `${caught.message}${caught.hint && !caught.hint.includes("\n") ? ` (${caught.hint})` : ""}`
+        : String(caught);
+      stopWith(new StopBenchmark(text, "failed"));
+    } else if (caught instanceof StopBenchmark) stopWith(caught);
+    logger.error("benchmark stopped", { reason: stopInfo()?.message });
   } finally {
+    workEndMs = since();
+    clearInterval(heartbeat);
+    if (phaseDeadline) clearTimeout(phaseDeadline);
+    watchdog?.stop();
     unsubscribe?.();
     o.signal?.removeEventListener("abort", onCallerAbort);
     await client.close();
+    if (restarting) await restarting.catch(() => {});
     if (sup) await sup.supervisor.stop();
   }
 
-  const timedWindowMs =
-    windowStartMs !== undefined && windowEndMs !== undefined ? windowEndMs - windowStartMs : 0;
+  const stopped = stopInfo();
+  const timedWindowMs = windowMs();
   const rate = proofsPerHour(done, timedWindowMs);
-  // Timed proofs never attempted (the run stopped early) count as failed.
-  const notAttempted = o.count - done - failed;
+  const abandoned = records.filter((r) => !r.warmup && r.outcome === "abandoned").length;
+  const couldNotBenchmark =
+    stopped && (stopped.kind === "failed" || stopped.kind === "interrupted") ? stopped.message : undefined;
+  const verdict = decideVerdict({
+    completed: done,
+    proofsPerHour: rate,
+    minProofsPerHour: o.minProofsPerHour,
+    incidents,
+    couldNotBenchmark,
+    early,
+  });
+  enterPhase("done", `done: ${verdict.status}`);
   const report: BenchmarkReport = {
-    schema: "cuzkit.bench.report/v1",
+    schema: "cuzkit.bench.report/v2",
     startedAt: startedAt.toISOString(),
     finishedAt: new Date().toISOString(),
     address: client.address,
@@ -243,7 +602,9 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
     concurrency: o.concurrency,
     warmup: { proofs: o.warmupProofs, completed: warmupCompleted, durationMs: warmupDurationMs },
     completed: done,
-    failed: failed + notAttempted,
+    failed,
+    abandoned,
+    notStarted: o.count - started,
     proofsPerHour: rate,
     timedWindowMs,
     wallTime: summarizeDurations(results.map((r) => r.wallMs)),
@@ -255,13 +616,36 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
       note: "synthesis and GPU times are the daemon's sums over a proof's partitions, which run in parallel: they can exceed wall time",
     },
     failures,
-    daemonRestarts: Math.max(restartsSeenByClient, sup?.supervisor.crashes.length ?? 0),
+    records,
+    daemonRestarts: restartsUsed + restartsSeenByClient,
+    daemonCrashes: crashCount(),
     daemonExits: [...(sup?.supervisor.crashes ?? [])],
+    phases,
+    ...(stopped && stopped.kind !== "early" ? { stopCause: stopped.message } : {}),
+    notes,
+    ...(sup
+      ? {
+          config: {
+            ...(sup.configPath === undefined ? {} : { path: sup.configPath }),
+            toml: sup.configToml,
+            ...(twoConfigs ? { warmupToml: sup.warmupConfigToml as string } : {}),
+          },
+        }
+      : {}),
     inputBytes,
-    verdict: decideVerdict(done, rate, o.minProofsPerHour, stopReason),
+    verdict,
   };
-  emit({ type: "phase", phase: "done", message: `done: ${report.verdict.status}` });
+  await writeStatus(verdict);
   return report;
+}
+
+/** What to do about a proof lost to a dead or frozen daemon. */
+function hintFor(failureClass: FailureClass): string {
+  return failureClass === "froze"
+    ? "the daemon stopped answering (not even GetStatus): check its log for the last thing it did, and `cuzkit status`"
+    : failureClass === "died"
+      ? oomHint
+      : "";
 }
 
 function throwIfStopped(signal: AbortSignal): void {

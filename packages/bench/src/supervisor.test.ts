@@ -9,7 +9,7 @@ import {
 
 // Stand-in daemons: node one-liners that print, wait, or exit the way a real daemon would.
 const node = JSON.stringify(process.execPath);
-const ready = async () => {};
+const ready = async () => undefined;
 let supervisor: DaemonSupervisor | undefined;
 
 /** Resolves with the first truthy value of `probe`, polled on the event loop (the child's output arrives asynchronously). */
@@ -75,6 +75,19 @@ describe("createDaemonSupervisor", () => {
     expect((error as DaemonStartError).hint).toContain("invalid listen address");
   });
 
+  it("says a command that does not exist was not found (exit 127), not just 'exited with code 127'", async () => {
+    supervisor = createDaemonSupervisor({
+      command: "/nonexistent/cuzk-daemon",
+      address: "127.0.0.1:9",
+      waitForReady: (signal) =>
+        new Promise((_resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason))),
+    });
+    const error = await supervisor.start("", "full").catch((e: unknown) => e);
+    expect((error as DaemonStartError).message).toMatch(
+      /exited with code 127: the command was not found \(check --spawn\)/,
+    );
+  });
+
   it("stops a daemon that did not become ready, and says so", async () => {
     supervisor = createDaemonSupervisor({
       command: `${node} -e "setInterval(() => {}, 1000)" -- `,
@@ -85,5 +98,59 @@ describe("createDaemonSupervisor", () => {
     });
     await expect(supervisor.start("", "full")).rejects.toThrow(/did not become ready/);
     expect(supervisor.running).toBe(false);
+  });
+});
+
+describe("createDaemonSupervisor knows its daemon", () => {
+  it("refuses to start when something already answers at the address", async () => {
+    const { startSimDaemon } = await import("@cuzkit/sim");
+    const { mkdtemp, rm } = await import("node:fs/promises");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const dir = await mkdtemp(join(tmpdir(), "cuzkit-sup-"));
+    const other = await startSimDaemon({ listen: `unix://${join(dir, "cuzk.sock")}`, proofTimeMs: 5 });
+    try {
+      supervisor = createDaemonSupervisor({
+        command: `${node} -e "setInterval(() => {}, 1000)" -- `,
+        address: other.address,
+        waitForReady: ready,
+      });
+      const error = await supervisor.start("", "full").catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: "ADDRESS_IN_USE" });
+      expect((error as DaemonStartError).hint).toMatch(/stop the other daemon/);
+      expect(supervisor.starts).toBe(0);
+    } finally {
+      await other.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses a daemon that has been up longer than the child it started, and stops the child", async () => {
+    supervisor = createDaemonSupervisor({
+      command: `${node} -e "setInterval(() => {}, 1000)" -- `,
+      address: "127.0.0.1:9",
+      waitForReady: async () => ({ uptimeSeconds: 3_600 }),
+    });
+    const error = await supervisor.start("", "full").catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "DAEMON_NOT_OURS" });
+    expect((error as DaemonStartError).message).toMatch(/has been up 3600 s, but ours started 0 s ago/);
+    expect(supervisor.running).toBe(false);
+  });
+
+  it("reports a kill of a frozen daemon as a crash with the reason, not as an OOM", async () => {
+    supervisor = createDaemonSupervisor({
+      command: `${node} -e "setInterval(() => {}, 1000)" -- `,
+      address: "127.0.0.1:9",
+      waitForReady: ready,
+    });
+    const crashed = new Promise<DaemonExit>((resolve) => supervisor?.onCrash(resolve));
+    await supervisor.start("", "full");
+    await supervisor.kill("the daemon froze: no answer for 30 s; killed by the benchmark");
+    expect(await crashed).toMatchObject({
+      frozen: true,
+      likelyOom: false,
+      explanation: "the daemon froze: no answer for 30 s; killed by the benchmark",
+    });
+    expect(supervisor.crashes).toHaveLength(1);
   });
 });

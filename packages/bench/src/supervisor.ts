@@ -1,8 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { createWriteStream, type WriteStream } from "node:fs";
 import { mkdtemp, rename, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CuzkitError, type Logger, silentLogger } from "@cuzkit/core";
+import { addressAnswers } from "./address-probe.js";
 
 /** How a supervised daemon process ended. */
 export interface DaemonExit {
@@ -14,12 +16,20 @@ export interface DaemonExit {
   signal: NodeJS.Signals | null;
   /** True when the supervisor asked it to stop. */
   expected: boolean;
-  /** True for exit code 137 or SIGKILL that we did not send: the signature of the kernel's OOM killer. */
+  /** True for exit code 137 or a SIGKILL that we did not send: the signature of the kernel's OOM killer. */
   likelyOom: boolean;
+  /** True when the supervisor killed it because it had frozen (see kill()). */
+  frozen: boolean;
   /** One sentence for people. */
   explanation: string;
   /** The last lines the daemon printed. */
   logTail: string[];
+}
+
+/** What the daemon said when it first answered (for the identity check). */
+export interface ReadyStatus {
+  /** The daemon's uptime when it answered, in seconds. */
+  uptimeSeconds: number;
 }
 
 /** Options of {@link createDaemonSupervisor}. */
@@ -32,59 +42,82 @@ export interface DaemonSupervisorOptions {
   command: string;
   /** Address the daemon listens on, e.g. "127.0.0.1:9820". */
   address: string;
-  /** Resolves once the daemon answers; rejects on timeout. Called after every start. */
-  waitForReady: (signal: AbortSignal) => Promise<void>;
+  /** Resolves once the daemon answers (with its status, for the identity check); rejects on timeout. Called after every start. */
+  waitForReady: (signal: AbortSignal) => Promise<ReadyStatus | undefined>;
   /** Folder for config files. Default: a new temporary folder. */
-  workDir?: string;
+  workDir?: string | undefined;
   /** Lines of daemon output kept for the report. Default: 40. */
-  logTailLines?: number;
+  logTailLines?: number | undefined;
+  /** Also append every line the daemon prints to this file. Default: none. */
+  logFile?: string | undefined;
   /** Grace period between SIGTERM and SIGKILL when stopping, in ms. Default: 10000. */
-  stopGraceMs?: number;
+  stopGraceMs?: number | undefined;
   /** Extra environment for the daemon. Default: none. */
-  env?: Record<string, string>;
+  env?: Record<string, string> | undefined;
   /** Logger for start/stop/exit events. Default: silent. */
-  logger?: Logger;
+  logger?: Logger | undefined;
 }
 
 /** A daemon process the benchmark starts, restarts and watches. */
 export interface DaemonSupervisor {
-  /** Writes `configToml` (atomically) and starts the daemon, resolving once it answers. */
-  start(configToml: string, label: string): Promise<void>;
-  /** Stops the daemon (SIGTERM, then SIGKILL after the grace period). Idempotent. */
+  /**
+   * Writes `configToml` (atomically) and starts the daemon, resolving once it answers. Refuses
+   * (DaemonStartError ADDRESS_IN_USE) when something already answers at the address, and
+   * (DAEMON_NOT_OURS) when the daemon that answers is not the child it started.
+   */
+  start(configToml: string, label: string, options?: { signal?: AbortSignal | undefined }): Promise<void>;
+  /** Stops the daemon's process group (SIGTERM, then SIGKILL after the grace period). Idempotent. */
   stop(): Promise<DaemonExit | undefined>;
+  /** Kills a daemon that froze (SIGKILL to its process group); the exit is reported as a crash with `reason`. */
+  kill(reason: string): Promise<DaemonExit | undefined>;
   /** True while the process runs. */
   readonly running: boolean;
-  /** Every exit the supervisor did not ask for, oldest first. */
+  /** Every exit the supervisor did not ask for (kills of a frozen daemon included), oldest first. */
   readonly crashes: readonly DaemonExit[];
-  /** Calls `listener` when the daemon exits unexpectedly; returns an unsubscribe function. */
+  /** Starts made (the first one included). */
+  readonly starts: number;
+  /** Calls `listener` when the daemon exits unexpectedly after it answered (an exit while starting rejects start()); returns an unsubscribe function. */
   onCrash(listener: (exit: DaemonExit) => void): () => void;
   /** The last lines the daemon printed. */
   logTail(): string[];
 }
 
-/** Error thrown when the daemon cannot be started or does not answer. */
+/** Error thrown when the daemon cannot be started, does not answer, or is not the one we started. */
 export class DaemonStartError extends CuzkitError {
-  constructor(message: string, hint: string, cause?: unknown) {
-    super("DAEMON_START_FAILED", message, { hint, cause });
+  constructor(message: string, hint: string, cause?: unknown, code = "DAEMON_START_FAILED") {
+    super(code, message, { hint, cause });
   }
 }
 
-function explain(
+/** Reads an exit for people: OOM for 137/SIGKILL, "not found" for 127, the log's own word for a crash. */
+export function explainExit(
   exitCode: number | null,
   signal: NodeJS.Signals | null,
-  expected: boolean,
+  logTail: readonly string[],
 ): { likelyOom: boolean; text: string } {
-  if (expected) return { likelyOom: false, text: "stopped by the benchmark" };
   const likelyOom = exitCode === 137 || signal === "SIGKILL";
+  const last = logTail.at(-1);
+  const said = last === undefined ? "" : `; its last line: "${last}"`;
   if (likelyOom) {
     return {
       likelyOom,
-      text: `killed (${signal ?? `exit ${exitCode}`}): most likely the kernel's OOM killer; check dmesg and lower partition workers / concurrency (cuzkit tune)`,
+      text: `killed (${signal ?? `exit ${exitCode}`}): most likely the kernel's OOM killer; check dmesg and lower partition workers / concurrency (cuzkit tune)${said}`,
     };
   }
-  if (signal) return { likelyOom, text: `ended by ${signal}` };
-  return { likelyOom, text: `exited with code ${exitCode}${exitCode === 0 ? " (unexpectedly)" : ""}` };
+  if (signal) return { likelyOom, text: `ended by ${signal}${said}` };
+  if (exitCode === 127)
+    return { likelyOom, text: `exited with code 127: the command was not found (check --spawn)${said}` };
+  if (exitCode === 126)
+    return { likelyOom, text: `exited with code 126: the command is not executable (check --spawn)${said}` };
+  const crashed = logTail.some((line) => /panic|crash|segfault|SIGSEGV|abort/i.test(line));
+  return {
+    likelyOom,
+    text: `exited with code ${exitCode}${exitCode === 0 ? " (unexpectedly)" : ""}${crashed ? ": it crashed" : ""}${said}`,
+  };
 }
+
+/** Uptime may exceed the time since our spawn by this much (whole seconds, clock steps). */
+const uptimeSlackSeconds = 3;
 
 /** Starts and watches a daemon process for a benchmark run. */
 export function createDaemonSupervisor(options: DaemonSupervisorOptions): DaemonSupervisor {
@@ -98,9 +131,13 @@ export function createDaemonSupervisor(options: DaemonSupervisorOptions): Daemon
   let child: ChildProcess | undefined;
   let exited: Promise<DaemonExit> | undefined;
   let stopping = false;
+  let killReason: string | undefined;
   let workDir = options.workDir;
+  let starts = 0;
+  let logStream: WriteStream | undefined;
 
   const remember = (chunk: Buffer) => {
+    logStream?.write(chunk);
     for (const line of chunk.toString("utf8").split("\n")) {
       if (line.trim() === "") continue;
       tail.push(line);
@@ -117,16 +154,50 @@ export function createDaemonSupervisor(options: DaemonSupervisorOptions): Daemon
       .replaceAll("{addr}", JSON.stringify(options.address));
   };
 
-  async function start(configToml: string, label: string): Promise<void> {
+  const signalGroup = (proc: ChildProcess, signal: NodeJS.Signals) => {
+    try {
+      if (proc.pid !== undefined) process.kill(-proc.pid, signal);
+    } catch {
+      // Already gone.
+    }
+  };
+  // Never leave an orphan: if this process exits while the daemon runs, take its group down.
+  const onProcessExit = () => {
+    if (child) signalGroup(child, "SIGKILL");
+  };
+
+  async function start(
+    configToml: string,
+    label: string,
+    startOptions: { signal?: AbortSignal | undefined } = {},
+  ): Promise<void> {
+    const cancel = startOptions.signal;
     if (child)
       throw new DaemonStartError("the daemon is already running", "stop it before starting it again");
+    if (await addressAnswers(options.address)) {
+      throw new DaemonStartError(
+        `something already answers at ${options.address}; the benchmark would measure it instead of the daemon it starts`,
+        "stop the other daemon (or the old container) first, or give --spawn another --addr",
+        undefined,
+        "ADDRESS_IN_USE",
+      );
+    }
     workDir ??= await mkdtemp(join(tmpdir(), "cuzkit-bench-"));
     const configPath = join(workDir, `cuzk-${label}.toml`);
     await writeFile(`${configPath}.tmp`, configToml);
     await rename(`${configPath}.tmp`, configPath);
+    if (cancel?.aborted) throw cancel.reason;
     const command = commandFor(configPath);
     logger.info("starting daemon", { label, command });
+    if (options.logFile !== undefined && !logStream)
+      logStream = createWriteStream(options.logFile, { flags: "a" });
+    logStream?.write(`== cuzkit bench: starting the daemon (${label}) at ${new Date().toISOString()}\n`);
     stopping = false;
+    killReason = undefined;
+    starts++;
+    const spawnedAt = Date.now();
+    // An exit before the daemon answered is the start's error, not a crash to act on.
+    let answered = false;
     // detached: the daemon gets its own process group so stop() reaches the shell's children too.
     const proc = spawn(command, {
       shell: true,
@@ -135,30 +206,46 @@ export function createDaemonSupervisor(options: DaemonSupervisorOptions): Daemon
       env: { ...process.env, ...options.env },
     });
     child = proc;
+    process.once("exit", onProcessExit);
     proc.stdout?.on("data", remember);
     proc.stderr?.on("data", remember);
     exited = new Promise<DaemonExit>((resolve) => {
       proc.once("exit", (exitCode, signal) => {
-        const { likelyOom, text } = explain(exitCode, signal, stopping);
+        process.off("exit", onProcessExit);
+        const frozen = killReason !== undefined;
+        const expected = stopping && !frozen;
+        const explained = explainExit(exitCode, signal, tail);
         const exit: DaemonExit = {
           atMs: Date.now() - createdAt,
           exitCode,
           signal,
-          expected: stopping,
-          likelyOom,
-          explanation: text,
+          expected,
+          likelyOom: !expected && !frozen && explained.likelyOom,
+          frozen,
+          explanation: expected ? "stopped by the benchmark" : (killReason ?? explained.text),
           logTail: [...tail],
         };
-        child = undefined;
-        if (!exit.expected) {
-          crashes.push(exit);
-          logger.error("daemon exited", { exitCode, signal, explanation: text });
-          for (const listener of listeners) listener(exit);
-        }
-        resolve(exit);
+        logStream?.write(`== cuzkit bench: the daemon ended: ${exit.explanation}\n`);
+        // The shell can end before the daemon it ran: act once the whole group is gone.
+        void groupGone(proc, graceMs).then(async (gone) => {
+          if (!gone) {
+            signalGroup(proc, "SIGKILL");
+            await groupGone(proc, 2_000);
+          }
+          child = undefined;
+          if (!exit.expected) {
+            crashes.push(exit);
+            logger.error("daemon exited", { exitCode, signal, explanation: exit.explanation });
+            if (answered) for (const listener of listeners) listener(exit);
+          }
+          resolve(exit);
+        });
       });
     });
     const readiness = new AbortController();
+    // Stopping the run while the daemon starts: give up waiting, and stop it below.
+    const onCancel = () => readiness.abort(cancel?.reason);
+    cancel?.addEventListener("abort", onCancel, { once: true });
     const earlyExit = exited.then((exit) => {
       throw new DaemonStartError(
         `the daemon exited while starting: ${exit.explanation}`,
@@ -166,7 +253,19 @@ export function createDaemonSupervisor(options: DaemonSupervisorOptions): Daemon
       );
     });
     try {
-      await Promise.race([options.waitForReady(readiness.signal), earlyExit]);
+      const status = await Promise.race([options.waitForReady(readiness.signal), earlyExit]);
+      // The daemon that answered must be ours: our child still runs, and it was not up before we started it.
+      if (!child || child !== proc) throw await earlyExit;
+      const sinceSpawnSec = (Date.now() - spawnedAt) / 1000;
+      if (status && status.uptimeSeconds > sinceSpawnSec + uptimeSlackSeconds) {
+        throw new DaemonStartError(
+          `the daemon answering at ${options.address} has been up ${status.uptimeSeconds} s, but ours started ${sinceSpawnSec.toFixed(0)} s ago: another daemon answers there`,
+          "stop the other daemon first, or give --spawn another --addr",
+          undefined,
+          "DAEMON_NOT_OURS",
+        );
+      }
+      answered = true;
     } catch (error) {
       readiness.abort();
       if (child) await stop();
@@ -178,8 +277,24 @@ export function createDaemonSupervisor(options: DaemonSupervisorOptions): Daemon
             error,
           );
     } finally {
+      cancel?.removeEventListener("abort", onCancel);
       readiness.abort();
       earlyExit.catch(() => {});
+    }
+  }
+
+  /** Waits until every process of the daemon's group is gone (the shell can exit before the daemon it ran). */
+  async function groupGone(proc: ChildProcess, waitMs: number): Promise<boolean> {
+    const until = Date.now() + waitMs;
+    for (;;) {
+      try {
+        if (proc.pid === undefined) return true;
+        process.kill(-proc.pid, 0);
+      } catch {
+        return true;
+      }
+      if (Date.now() >= until) return false;
+      await new Promise((resolve) => setTimeout(resolve, 20));
     }
   }
 
@@ -187,15 +302,8 @@ export function createDaemonSupervisor(options: DaemonSupervisorOptions): Daemon
     const proc = child;
     if (!proc || !exited) return undefined;
     stopping = true;
-    const kill = (signal: NodeJS.Signals) => {
-      try {
-        if (proc.pid !== undefined) process.kill(-proc.pid, signal);
-      } catch {
-        // Already gone.
-      }
-    };
-    kill("SIGTERM");
-    const timer = setTimeout(() => kill("SIGKILL"), graceMs);
+    signalGroup(proc, "SIGTERM");
+    const timer = setTimeout(() => signalGroup(proc, "SIGKILL"), graceMs);
     try {
       return await exited;
     } finally {
@@ -203,13 +311,25 @@ export function createDaemonSupervisor(options: DaemonSupervisorOptions): Daemon
     }
   }
 
+  async function kill(reason: string): Promise<DaemonExit | undefined> {
+    const proc = child;
+    if (!proc || !exited) return undefined;
+    killReason = reason;
+    signalGroup(proc, "SIGKILL");
+    return exited;
+  }
+
   return {
     start,
     stop,
+    kill,
     get running() {
       return child !== undefined;
     },
     crashes,
+    get starts() {
+      return starts;
+    },
     onCrash(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

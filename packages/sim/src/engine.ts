@@ -43,6 +43,10 @@ export interface SimEngineDeps {
   onFinished(proof: FinishedProof): void;
   onOom(detail: OomDetail): void;
   onMemory(bytes: number): void;
+  /** Circuits whose PCE file this run loaded at start. Default: none. */
+  pceOnDisk?: ReadonlySet<CircuitId> | undefined;
+  /** Called when a circuit's PCE extraction has finished. */
+  onPceExtracted?(circuit: CircuitId): void;
 }
 
 /** What SubmitProof/Prove get back from the engine. */
@@ -86,6 +90,15 @@ export function createSimEngine(deps: SimEngineDeps): SimEngine {
   const preloaded: CircuitId[] = [];
   const fixedTimers = new Set<() => void>();
   let fixedInFlight = 0;
+  // mulberry32: a small seeded generator, so a jittered run repeats exactly from its seed.
+  let seedState = options.seed >>> 0;
+  const random = () => {
+    seedState = (seedState + 0x6d2b79f5) >>> 0;
+    let t = seedState;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
   let gpusUsed = false;
   let disposed = false;
   const model = createPipelineModel(hardware, config);
@@ -93,7 +106,8 @@ export function createSimEngine(deps: SimEngineDeps): SimEngine {
     model,
     scheduler,
     timeScale: options.timeScale,
-    pceCached: options.pceCached,
+    pceCached: (circuit) => options.pceCached || (deps.pceOnDisk?.has(circuit) ?? false),
+    onPceExtracted: (circuit) => deps.onPceExtracted?.(circuit),
     usableRamBytes: hardware.usableRamBytes,
     gpuCount: hardware.gpus.length,
     dispatchConcurrency: config.synthesisConcurrency,
@@ -161,7 +175,8 @@ export function createSimEngine(deps: SimEngineDeps): SimEngine {
     proof: Uint8Array,
   ) => {
     const submittedAt = scheduler.now();
-    const durationMs = failure === undefined ? (options.proofTimeMs ?? 0) : 0;
+    const jitter = options.proofTimeJitter === 0 ? 1 : 1 + options.proofTimeJitter * (2 * random() - 1);
+    const durationMs = failure === undefined ? (options.proofTimeMs ?? 0) * jitter : 0;
     fixedInFlight++;
     const cancel = scheduler.setTimer(() => {
       fixedTimers.delete(cancel);

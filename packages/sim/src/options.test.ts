@@ -29,6 +29,7 @@ describe("resolveSimOptions", () => {
     [{ timeScale: 0 }, /timeScale/],
     [{ timeScale: Number.NaN }, /timeScale/],
     [{ proofTimeMs: -1 }, /proofTimeMs/],
+    [{ proofTimeJitter: 1 }, /proofTimeJitter/],
     [{ listen: "localhost:1" }, /invalid listen address/],
     [{ statusListen: "unix:///tmp/s.sock" }, /TCP only/],
     [{ hardware: hardwareFrom({ ram: "64GiB", cores: 8 }) }, /no GPU/],

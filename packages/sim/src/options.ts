@@ -38,8 +38,19 @@ export interface SimDaemonOptions {
   timeScale?: number | undefined;
   /** Fixed real duration of every proof in milliseconds, ignoring the model (no memory model, no OOM); 0 = instant. Default: off (use the model). */
   proofTimeMs?: number | undefined;
+  /** With proofTimeMs: each proof takes proofTimeMs x (1 +- this share), drawn uniformly from `seed`. Default 0 (exactly proofTimeMs). */
+  proofTimeJitter?: number | undefined;
+  /** Seed of the jitter's random numbers, so a run can be repeated. Default 1. */
+  seed?: number | undefined;
   /** Whether a PCE cache exists at start, so the first proof of each kind is warm. Default false (the first proof is cold). */
   pceCached?: boolean | undefined;
+  /**
+   * The daemon's srs.param_cache folder, where its PCE files live: a `pce-<circuit>.bin` found
+   * there at start makes that circuit's first proof warm (the partition-workers dialect loads it
+   * from disk; the budget daemon never does), and after the first cold proof's PCE extraction the
+   * file is written there (~22 s later, modelled). Default: off (no file is read or written).
+   */
+  paramCacheDir?: string | undefined;
   /** Faults to inject. Default: none. */
   faults?: SimFaults | undefined;
   /** Where events are logged. Default: silent. */
@@ -65,7 +76,10 @@ export interface ResolvedSimOptions {
   config: DaemonConfig;
   timeScale: number;
   proofTimeMs: number | undefined;
+  proofTimeJitter: number;
+  seed: number;
   pceCached: boolean;
+  paramCacheDir: string | undefined;
   faults: ResolvedSimFaults;
   logger: Logger;
   scheduler: SimScheduler;
@@ -105,6 +119,17 @@ function milliseconds(name: string, value: number | undefined): number | undefin
     throw new InvalidInputError(
       `${name} must be a number of milliseconds >= 0, got ${value}`,
       `set ${name} to 0 or more`,
+    );
+  }
+  return value;
+}
+
+function jitterShare(value: number | undefined): number {
+  if (value === undefined) return 0;
+  if (!(value >= 0 && value < 1)) {
+    throw new InvalidInputError(
+      `proofTimeJitter must be a share in [0, 1), got ${value}`,
+      "use 0.2 for proofs within +-20% of proofTimeMs",
     );
   }
   return value;
@@ -162,7 +187,10 @@ export function resolveSimOptions(options: SimDaemonOptions = {}): ResolvedSimOp
     config: options.config ?? defaultSimConfig(),
     timeScale,
     proofTimeMs: milliseconds("proofTimeMs", options.proofTimeMs),
+    proofTimeJitter: jitterShare(options.proofTimeJitter),
+    seed: options.seed ?? 1,
     pceCached: options.pceCached ?? false,
+    paramCacheDir: options.paramCacheDir,
     faults: resolveSimFaults(options.faults),
     logger: options.logger ?? silentLogger,
     scheduler: options.scheduler ?? realScheduler,

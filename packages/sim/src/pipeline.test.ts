@@ -27,7 +27,7 @@ function setup({
     model,
     scheduler,
     timeScale: 1,
-    pceCached,
+    pceCached: () => pceCached,
     usableRamBytes: hardware.usableRamBytes,
     gpuCount: hardware.gpus.length,
     dispatchConcurrency: config.synthesisConcurrency,

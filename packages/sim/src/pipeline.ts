@@ -123,8 +123,10 @@ export interface PipelineDeps {
   scheduler: SimScheduler;
   /** Real seconds per modelled second. */
   timeScale: number;
-  /** Whether a PCE cache exists at start (loaded with the parameters). */
-  pceCached: boolean;
+  /** Whether a PCE for `circuit` exists at start (loaded with the parameters). */
+  pceCached(circuit: CircuitId): boolean;
+  /** Called once a circuit's PCE extraction has finished and it is resident (the daemon then writes its file). */
+  onPceExtracted?(circuit: CircuitId): void;
   /** RAM the daemon may use before it is OOM-killed, in bytes. */
   usableRamBytes: number;
   /** GPU ordinals, one per GPU. */
@@ -228,6 +230,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       release(model.pceExtractionBytes);
       pce.set(circuit, "resident");
       if (!allocate(model.pceBytes[circuit])) return;
+      deps.onPceExtracted?.(circuit);
       pumpSynthesis();
     });
   };
@@ -246,7 +249,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const loading: SrsState = { state: "loading", waiters: [ready] };
     srs.set(circuit, loading);
     if (!allocate(model.srsBytes[circuit])) return;
-    if (deps.pceCached && !pce.has(circuit)) {
+    if (deps.pceCached(circuit) && !pce.has(circuit)) {
       // A PCE file from an earlier run is loaded along with the parameters.
       pce.set(circuit, "resident");
       if (!allocate(model.pceBytes[circuit])) return;

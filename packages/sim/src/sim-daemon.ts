@@ -2,7 +2,13 @@ import { rm } from "node:fs/promises";
 import type { Socket } from "node:net";
 import { performance } from "node:perf_hooks";
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { CuzkitError, daemonMaxMessageBytes, formatBytes } from "@cuzkit/core";
+import {
+  type CircuitId,
+  CuzkitError,
+  daemonMaxMessageBytes,
+  formatBytes,
+  loadsPceFromDisk,
+} from "@cuzkit/core";
 import * as grpc from "@grpc/grpc-js";
 import { type ConnectionGate, createConnectionGate } from "./connection-gate.js";
 import { createSimEngine, type FinishedProof, type SimEngine } from "./engine.js";
@@ -19,6 +25,7 @@ import {
   type SimDaemonOptions,
   type SimFaults,
 } from "./options.js";
+import { pceWriteSec, readPceFiles, writePceFile } from "./pce-files.js";
 import type { OomDetail } from "./pipeline.js";
 import { type StatusHttpServer, startStatusHttp } from "./status-http.js";
 
@@ -224,10 +231,40 @@ export async function startSimDaemon(options: SimDaemonOptions = {}): Promise<Si
     if (run.faults.stallAfterProofs === run.proofsFinished) afterFlush(run, () => daemon.stall());
   };
 
+  const paramCache = resolved.paramCacheDir;
+  /** Writes a circuit's PCE file once the modelled save time has passed, unless the run ends first. */
+  const savePce = (run: Run, circuit: CircuitId) => {
+    if (paramCache === undefined) return;
+    run.timers.add(
+      scheduler.setTimer(
+        () => {
+          if (run.ended) return;
+          writePceFile(paramCache, circuit).then(
+            (path) => logger.info("pce file written", { circuit, path }),
+            (error: unknown) =>
+              logger.error("could not write the pce file", {
+                circuit,
+                error: error instanceof Error ? error.message : String(error),
+              }),
+          );
+        },
+        pceWriteSec * 1000 * resolved.timeScale,
+      ),
+    );
+  };
+
   const listenRun = async (run: Run) => {
     if (run.ended) return;
+    // Read at start, as the daemon does: only the partition-workers daemon loads PCE files.
+    const pceOnDisk =
+      paramCache !== undefined && loadsPceFromDisk(resolved.config)
+        ? readPceFiles(paramCache)
+        : new Set<CircuitId>();
+    if (pceOnDisk.size > 0) logger.info("pce loaded from disk", { circuits: [...pceOnDisk].join(",") });
     const engine = createSimEngine({
       options: resolved,
+      pceOnDisk,
+      onPceExtracted: (circuit) => savePce(run, circuit),
       takeInjectedFailure: () => {
         if (failNext.count <= 0) return undefined;
         failNext.count--;

@@ -48,7 +48,17 @@ describe("cuzkit bench", () => {
     await bench(args);
     const lines = (await readFile(join(dir, "runs.jsonl"), "utf8")).trim().split("\n");
     expect(lines).toHaveLength(2);
-    expect(JSON.parse(lines[1] ?? "")).toMatchObject({ schema: "cuzkit.bench.report/v1", completed: 3 });
+    const saved = JSON.parse(lines[1] ?? "");
+    expect(saved).toMatchObject({ schema: "cuzkit.bench.report/v2", completed: 3 });
+    // Per-proof records, from which the rate can be recomputed.
+    const timed = saved.records.filter((r: { warmup: boolean }) => !r.warmup);
+    expect(timed).toHaveLength(3);
+    expect(timed[0]).toMatchObject({ outcome: "completed", attempts: 1 });
+    expect(timed[0].requestId).toMatch(/^porep-/);
+    const window =
+      Math.max(...timed.map((r: { settleMs: number }) => r.settleMs)) -
+      Math.min(...timed.map((r: { submitMs: number }) => r.submitMs));
+    expect(saved.proofsPerHour).toBeCloseTo((3 * 3_600_000) / window, 6);
   });
 
   it("prints the full report as JSON with --json", async () => {
@@ -82,6 +92,12 @@ describe("cuzkit bench", () => {
         "wallTime",
         "daemonTimings",
         "failures",
+        "records",
+        "abandoned",
+        "notStarted",
+        "phases",
+        "notes",
+        "daemonCrashes",
         "daemonRestarts",
         "daemonExits",
         "inputBytes",
@@ -91,7 +107,7 @@ describe("cuzkit bench", () => {
     expect(report.warmup.proofs).toBe(0);
   });
 
-  it("exits 2 below --min-proofs-per-hour and 1 when it could not benchmark", async () => {
+  it("exits 2 below --min-proofs-per-hour and 3 when proofs fail in the timed batch", async () => {
     sim = await startSimDaemon({ proofTimeMs: 5 });
     const below = await bench([
       "--addr",
@@ -106,8 +122,10 @@ describe("cuzkit bench", () => {
     expect(below.stdout).toMatch(/verdict: BELOW/);
     sim.failNextProofs(10, "C1 parse failed: bad json");
     const failed = await bench(["--addr", sim.address, "--synthetic", "--count", "1", "--warmup", "none"]);
-    expect(failed.code).toBe(1);
-    expect(failed.stdout).toMatch(/C1 parse failed: bad json/);
+    expect(failed.code).toBe(3);
+    expect(failed.stdout).toMatch(
+      /verdict: UNSTABLE: proof 1 failed: PROOF_FAILED: .*C1 parse failed: bad json/,
+    );
   });
 
   it("uses CUZK_ADDR when --addr is not given", async () => {
@@ -125,6 +143,28 @@ describe("cuzkit bench", () => {
       ["concurrency 0", ["--synthetic", "--concurrency", "0"], /--concurrency must be a whole number >= 1/],
       ["an unknown proof kind", ["--kind", "stark", "--synthetic"], /unknown proof kind "stark"/],
       ["both --c1 and --synthetic", ["--c1", "notc1.json", "--synthetic"], /exactly one input/],
+      [
+        "an --out in a missing folder",
+        ["--synthetic", "--out", "nowhere/runs.jsonl"],
+        /--out nowhere\/runs\.jsonl: its folder .* does not exist/,
+      ],
+      ["an --out that is a folder", ["--synthetic", "--out", "."], /--out \.: is a folder/],
+      [
+        "a --status-file in a missing folder",
+        ["--synthetic", "--status-file", "no/s.json"],
+        /--status-file no\/s\.json/,
+      ],
+      ["an invalid --warmup", ["--synthetic", "--warmup", "lots"], /"lots" is not a warmup/],
+      [
+        "--early-verdict without a threshold",
+        ["--synthetic", "--early-verdict"],
+        /--early-verdict needs a threshold/,
+      ],
+      [
+        "--daemon-log without --spawn",
+        ["--synthetic", "--daemon-log", "d.log"],
+        /--daemon-log is only used with --spawn/,
+      ],
     ])("%s", async (_name, args, message) => {
       sim = await startSimDaemon({ proofTimeMs: 5 });
       await writeFile(join(dir, "notc1.json"), JSON.stringify({ hello: "world" }));
@@ -166,14 +206,28 @@ describe("cuzkit bench", () => {
         "partition-workers",
         "--concurrency",
         "auto",
+        "--param-cache",
+        join(dir, "params"),
+        "--status-file",
+        "status.json",
       ]);
       expect(stderr).toContain("starting the daemon with the warmup config");
+      // The restart waits for the PCE file the warmup daemon writes, and the full daemon reads it.
+      expect(stderr).toMatch(/waiting for the PCE file in .*params before the restart/);
+      expect(stderr).toMatch(/the PCE file pce-porep-32g\.bin is in/);
       expect(stderr).toContain("restarting the daemon with the full config");
       expect(stdout).toMatch(/timed: +3 completed/);
       expect(code).toBe(0);
+      const status = JSON.parse(await readFile(join(dir, "status.json"), "utf8"));
+      expect(status).toMatchObject({
+        schema: "cuzkit.bench.status/v1",
+        phase: "done",
+        results: { total: 3, completed: 3, failed: 0 },
+        verdict: { status: "MET" },
+      });
     });
 
-    it("records an OOM kill (exit 137) with the daemon's last lines and stops with a verdict", async () => {
+    it("records an OOM kill (exit 137) with the daemon's last lines and stops UNSTABLE (exit 3)", async () => {
       await writeFile(
         join(dir, "incident.toml"),
         "[synthesis]\npartition_workers = 16\n[gpus]\ngpu_workers_per_device = 2\n",
@@ -194,14 +248,15 @@ describe("cuzkit bench", () => {
         "none",
         "--json",
       ]);
-      expect(code).toBe(1);
+      expect(code).toBe(3);
       const report = JSON.parse(stdout);
+      expect(report.verdict.status).toBe("UNSTABLE");
       expect(report.daemonExits[0]).toMatchObject({ exitCode: 137, likelyOom: true });
       expect(report.daemonExits[0].logTail.join("\n")).toMatch(/oom-kill/);
       expect(report.verdict.reason).toMatch(/OOM killer/);
     });
 
-    it("restarts a crashed daemon with --on-crash restart and completes the batch", async () => {
+    it("restarts a crashed daemon with --on-crash restart, completes the batch, and still says UNSTABLE", async () => {
       await writeFile(join(dir, "cuzk.toml"), "[synthesis]\npartition_workers = 2\n");
       const { code, stdout } = await bench([
         "--spawn",
@@ -223,9 +278,12 @@ describe("cuzkit bench", () => {
       ]);
       const report = JSON.parse(stdout);
       expect(report.daemonExits.length).toBeGreaterThanOrEqual(1);
+      // Restarts are counted apart from crashes (a last crash after the batch is not restarted).
       expect(report.daemonRestarts).toBeGreaterThanOrEqual(1);
+      expect(report.daemonRestarts).toBeLessThanOrEqual(report.daemonCrashes);
       expect(report.completed).toBe(5);
-      expect(code).toBe(0);
+      expect(report.verdict.status).toBe("UNSTABLE");
+      expect(code).toBe(3);
     });
   });
 });

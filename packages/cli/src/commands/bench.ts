@@ -1,69 +1,87 @@
-import { appendFile, readFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import {
   type BenchmarkReport,
   createDaemonSupervisor,
   createProgressOutput,
   formatReport,
+  type PhaseEtas,
   runBenchmark,
   type SupervisionOptions,
   verdictExitCode,
 } from "@cuzkit/bench";
 import { createCuzkClient } from "@cuzkit/client";
-import { type DaemonDialect, daemonDialects, InvalidInputError } from "@cuzkit/core";
+import {
+  type DaemonConfig,
+  type DaemonDialect,
+  daemonDialects,
+  InvalidInputError,
+  readCuzkConfig,
+} from "@cuzkit/core";
 import { emitCuzkToml, recommend } from "@cuzkit/tuner";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { stringify as toToml } from "smol-toml";
+import { appendJsonLine, checkWritablePath } from "../bench-files.js";
 import { addrHelp, intOption, parseDurationMs, positiveNumber, resolveAddress } from "../common.js";
 import { addHardwareOptions, type HardwareFlags, resolveHardwareFlags } from "../hardware-flags.js";
+import { interruptOnSignals } from "../interrupt.js";
 import { type CliIO, CommandExit } from "../io.js";
+import { paramCacheOf } from "../param-cache.js";
 import { addProofInputOptions, buildProofInput, type ProofInputFlags } from "../proof-input.js";
 
 interface BenchFlags extends ProofInputFlags, HardwareFlags {
   addr?: string;
   count: number;
   concurrency: string;
-  warmup: string;
+  warmup: "auto" | "none" | number;
   proofTimeout?: number;
   warmupTimeout?: number;
   readyTimeout?: number;
+  batchTimeout?: number;
+  deadlineMargin: number;
   minProofsPerHour?: number;
+  earlyVerdict?: boolean;
   json?: boolean;
   out?: string;
+  statusFile?: string;
+  heartbeat: number;
   spawn?: string;
   config?: string;
+  paramCache?: string;
+  daemonLog?: string;
   dialect: DaemonDialect;
   onCrash: "restart" | "stop";
   maxRestarts: number;
+  probeInterval: number;
+  probeTimeout: number;
+  unresponsiveAfter: number;
 }
+
+/** The daemon's default srs.param_cache (reference/cuzk-daemon.md, config table). */
+const daemonDefaultParamCache = "/data/zk/params";
 
 function parseWarmup(text: string): "auto" | "none" | number {
   if (text === "auto" || text === "none") return text;
   const n = Number(text);
-  if (!Number.isInteger(n) || n < 0)
-    throw new InvalidArgumentError('give "auto", "none" or a number of warmup proofs');
+  if (!/^\d+$/.test(text.trim()) || !Number.isInteger(n) || n < 0)
+    throw new InvalidArgumentError(
+      `"${text}" is not a warmup: give "auto", "none" or a number of warmup proofs`,
+    );
   return n;
 }
 
-/** Appends the report as one JSON line, so a series of runs can be compared. */
-async function appendReport(path: string, report: BenchmarkReport, io: CliIO): Promise<void> {
-  const target = resolve(io.cwd, path);
-  try {
-    await appendFile(target, `${JSON.stringify(report)}\n`);
-  } catch (error) {
-    throw new InvalidInputError(
-      `cannot append the report to ${target}: ${(error as Error).message}`,
-      "check that the folder exists and is writable",
-      error,
-    );
-  }
+/** A cuzk.toml with srs.param_cache set (added when absent), so the bench knows where the PCE file goes. */
+function withParamCache(toml: string, dir: string): string {
+  return paramCacheOf(toml) === undefined
+    ? `${toml.trimEnd()}\n\n[srs]\nparam_cache = ${JSON.stringify(dir)}\n`
+    : toml;
 }
 
 /** `cuzkit bench`: warmup plus a timed batch, optionally with the daemon started and watched by us. */
 export function createBenchCommand(io: CliIO): Command {
   const command = new Command("bench")
     .description(
-      "benchmark a cuzk daemon: warmup, timed batch, proofs/hour and a verdict (never aborts on the first transport error)",
+      "benchmark a cuzk daemon: warmup, timed batch, proofs/hour and a verdict (MET, BELOW, UNSTABLE, FAILED)",
     )
     .option("--addr <address>", addrHelp);
   addProofInputOptions(command)
@@ -72,23 +90,53 @@ export function createBenchCommand(io: CliIO): Command {
     .option(
       "--warmup <auto|none|n>",
       "untimed warmup proofs first (auto = one, with the long warmup deadline)",
+      parseWarmup,
       "auto",
     )
     .option("--proof-timeout <duration>", "deadline of each timed proof (default 30m)", parseDurationMs)
-    .option("--warmup-timeout <duration>", "deadline of each warmup proof (default 60m)", parseDurationMs)
+    .option(
+      "--warmup-timeout <duration>",
+      "deadline of the warmup (default: the model's ETA x margin, else 60m)",
+      parseDurationMs,
+    )
     .option(
       "--ready-timeout <duration>",
       "how long to wait for the daemon to answer (default 10m)",
       parseDurationMs,
     )
+    .option(
+      "--batch-timeout <duration>",
+      "deadline of the timed batch (default: the model's ETA x margin, else none)",
+      parseDurationMs,
+    )
+    .option("--deadline-margin <n>", "phase deadlines are the model's ETA times this", positiveNumber, 3)
     .option("--min-proofs-per-hour <n>", "threshold: exit 2 when below it", positiveNumber)
+    .option(
+      "--early-verdict",
+      "stop the batch once a sequential test (SPRT, 95% confidence) knows the side of the threshold",
+    )
     .option("--json", "print the full report as JSON on stdout")
-    .option("--out <file>", "append the report to FILE as one JSON line")
+    .option("--out <file>", "append the report (with per-proof records) to FILE as one JSON line")
+    .option(
+      "--status-file <file>",
+      "keep the current phase, its deadline and the results so far in FILE (JSON)",
+    )
+    .option(
+      "--heartbeat <duration>",
+      "print a heartbeat line this often when not on a terminal",
+      parseDurationMs,
+      30_000,
+    )
     .option(
       "--spawn <command>",
       'start and supervise the daemon: e.g. "cuzk-daemon --config {config} --listen {addr}"',
     )
-    .option("--config <file>", "with --spawn: use this cuzk.toml instead of tuning one");
+    .option("--config <file>", "with --spawn: use this cuzk.toml instead of tuning one")
+    .option(
+      "--param-cache <dir>",
+      `with --spawn: the daemon's srs.param_cache, where the warmup waits for the PCE file (default: from the config, else ${daemonDefaultParamCache})`,
+    )
+    .option("--daemon-log <file>", "with --spawn: append everything the daemon prints to FILE");
   addHardwareOptions(command)
     .addOption(
       new Option("--dialect <dialect>", "with --spawn and tuning: which daemon reads the config")
@@ -98,31 +146,67 @@ export function createBenchCommand(io: CliIO): Command {
     .addOption(
       new Option(
         "--on-crash <policy>",
-        "with --spawn: restart the daemon and continue, or stop with a verdict",
+        "with --spawn: restart a daemon that died or froze and continue, or stop with a verdict",
       )
         .choices(["restart", "stop"])
         .default("stop"),
     )
     .option("--max-restarts <n>", "with --on-crash restart: restarts allowed", intOption(0), 2)
+    .option(
+      "--probe-interval <duration>",
+      "watchdog: probe the daemon (GetStatus) this often",
+      parseDurationMs,
+      10_000,
+    )
+    .option("--probe-timeout <duration>", "watchdog: deadline of one probe", parseDurationMs, 10_000)
+    .option(
+      "--unresponsive-after <duration>",
+      "watchdog: the daemon died or froze after this long without an answer",
+      parseDurationMs,
+      30_000,
+    )
     .addHelpText(
       "after",
       `
-Exit codes: 0 met the threshold (or no threshold), 2 below --min-proofs-per-hour, 1 could not benchmark.
+Verdicts and exit codes:
+  0 MET       at or above --min-proofs-per-hour (or no threshold), daemon stable
+  2 BELOW     stable, but under the threshold
+  3 UNSTABLE  the daemon died, froze or failed proofs during the timed batch (whatever the rate)
+  1 FAILED    could not benchmark (bad input, daemon never ready, warmup failed, interrupted)
+SIGTERM, SIGHUP and SIGINT print the report of what was done and stop the spawned daemon.
 
 Examples:
   cuzkit bench --addr 127.0.0.1:9820 --c1 /data/32gbench/c1.json --count 12 --concurrency 2
   cuzkit bench --spawn "cuzk-daemon --config {config} --listen {addr}" --addr 127.0.0.1:9820 \\
-      --detect --concurrency auto --c1 c1.json --min-proofs-per-hour 40 --out runs.jsonl
+      --detect --concurrency auto --c1 c1.json --min-proofs-per-hour 40 --early-verdict \\
+      --out runs.jsonl --status-file bench-status.json --daemon-log daemon.log
   cuzkit bench --addr 127.0.0.1:9820 --synthetic --json        # against \`cuzkit sim\``,
     )
     .action(async (flags: BenchFlags) => {
-      const input = await buildProofInput(flags, io);
-      if (flags.config !== undefined && flags.spawn === undefined) {
-        throw new InvalidInputError(
-          "--config is only used with --spawn",
-          "add --spawn, or configure the running daemon yourself",
-        );
+      // Everything is checked before any daemon work.
+      const outPath = flags.out === undefined ? undefined : await checkWritablePath("--out", flags.out, io);
+      const statusPath =
+        flags.statusFile === undefined
+          ? undefined
+          : await checkWritablePath("--status-file", flags.statusFile, io);
+      const logPath =
+        flags.daemonLog === undefined
+          ? undefined
+          : await checkWritablePath("--daemon-log", flags.daemonLog, io);
+      for (const [flag, value] of [
+        ["--config", flags.config],
+        ["--param-cache", flags.paramCache],
+        ["--daemon-log", flags.daemonLog],
+      ] as const) {
+        if (value !== undefined && flags.spawn === undefined)
+          throw new InvalidInputError(
+            `${flag} is only used with --spawn`,
+            "add --spawn, or configure the running daemon yourself",
+          );
       }
+      if (flags.earlyVerdict && flags.minProofsPerHour === undefined)
+        throw new InvalidInputError("--early-verdict needs a threshold", "add --min-proofs-per-hour N");
+      const input = await buildProofInput(flags, io);
       const address = resolveAddress(flags.addr, io);
       const hardware =
         (await resolveHardwareFlags(flags)) ??
@@ -152,53 +236,84 @@ Examples:
       }
 
       let supervision: SupervisionOptions | undefined;
+      let modelConfigs: { config: DaemonConfig; warmupConfig?: DaemonConfig } | undefined;
       let closeChecker = async () => {};
       if (flags.spawn !== undefined) {
         let configToml: string;
         let warmupConfigToml: string | undefined;
+        let configPath: string | undefined;
         if (flags.config !== undefined) {
-          configToml = await readFile(resolve(io.cwd, flags.config), "utf8").catch((error: unknown) => {
+          configPath = resolve(io.cwd, flags.config);
+          configToml = await readFile(configPath, "utf8").catch((error: unknown) => {
             throw new InvalidInputError(
               `cannot read ${flags.config}: ${(error as Error).message}`,
               "check the path given to --config",
               error,
             );
           });
-        } else if (recommendation) {
+        } else if (recommendation?.feasible) {
           configToml = emitCuzkToml(recommendation);
           if (recommendation.warmup.restart)
             warmupConfigToml = `# warmup config (cuzkit bench): ${recommendation.warmup.steps.join(" ")}\n${toToml(recommendation.warmup.config)}\n`;
         } else {
           throw new InvalidInputError(
-            "--spawn needs a config",
+            recommendation
+              ? `no safe config for this machine: ${recommendation.infeasibleReason ?? ""}`
+              : "--spawn needs a config",
             "give --config FILE, or the machine (--detect or --ram/--cores/--gpus) to tune one",
           );
         }
-        const checker = createCuzkClient({ address });
+        const paramCache = resolve(
+          io.cwd,
+          flags.paramCache ?? paramCacheOf(configToml) ?? daemonDefaultParamCache,
+        );
+        if (warmupConfigToml !== undefined) {
+          // Both daemons must use the same param cache: the warmup writes the PCE file the full one reads.
+          configToml = withParamCache(configToml, paramCache);
+          warmupConfigToml = withParamCache(warmupConfigToml, paramCache);
+        }
+        modelConfigs = {
+          config: readCuzkConfig(configToml, flags.config === undefined ? flags.dialect : undefined).config,
+          ...(warmupConfigToml === undefined
+            ? {}
+            : { warmupConfig: readCuzkConfig(warmupConfigToml, flags.dialect).config }),
+        };
+        // Polls at least every second, so a daemon is seen soon after it listens.
+        const checker = createCuzkClient({ address, reconnect: { maxDelayMs: 1_000 } });
         const supervisor = createDaemonSupervisor({
           command: flags.spawn,
           address,
-          waitForReady: async (signal) => {
-            await checker.waitForReady({
+          logFile: logPath,
+          waitForReady: async (signal) =>
+            checker.waitForReady({
               signal,
               ...(flags.readyTimeout === undefined ? {} : { timeoutMs: flags.readyTimeout }),
-            });
-          },
+            }),
         });
         supervision = {
           supervisor,
           configToml,
-          ...(warmupConfigToml === undefined ? {} : { warmupConfigToml }),
+          ...(warmupConfigToml === undefined ? {} : { warmupConfigToml, pceWait: { dir: paramCache } }),
+          ...(configPath === undefined ? {} : { configPath }),
           onCrash: flags.onCrash,
           maxRestarts: flags.maxRestarts,
         };
         closeChecker = () => checker.close();
       }
 
+      const overrides: PhaseEtas = {
+        ...(flags.warmupTimeout === undefined ? {} : { warmup: flags.warmupTimeout }),
+        ...(flags.batchTimeout === undefined ? {} : { timed: flags.batchTimeout }),
+        ...(flags.readyTimeout === undefined
+          ? {}
+          : {
+              "waiting-for-daemon": flags.readyTimeout,
+              "starting-daemon": flags.readyTimeout,
+              "restarting-daemon": flags.readyTimeout,
+            }),
+      };
       const progress = createProgressOutput(io.stderr, flags.count);
-      const interrupt = new AbortController();
-      const onSignal = () => interrupt.abort();
-      process.once("SIGINT", onSignal);
+      const interrupt = interruptOnSignals();
       let report: BenchmarkReport;
       try {
         report = await runBenchmark({
@@ -208,9 +323,19 @@ Examples:
           count: flags.count,
           concurrency,
           ...(hardware ? { hardware, dialect: flags.dialect } : {}),
-          warmup: parseWarmup(flags.warmup),
+          warmup: flags.warmup,
           signal: interrupt.signal,
           onProgress: (event, snapshot) => progress.update(event, snapshot),
+          heartbeatMs: flags.heartbeat,
+          watchdog: {
+            probeIntervalMs: flags.probeInterval,
+            probeTimeoutMs: flags.probeTimeout,
+            unresponsiveAfterMs: flags.unresponsiveAfter,
+          },
+          phaseDeadlines: { margin: flags.deadlineMargin, overrides },
+          ...(hardware && modelConfigs ? { model: { hardware, ...modelConfigs } } : {}),
+          ...(statusPath === undefined ? {} : { statusFile: statusPath }),
+          ...(flags.earlyVerdict ? { earlyVerdict: true } : {}),
           ...(flags.proofTimeout === undefined ? {} : { proofTimeoutMs: flags.proofTimeout }),
           ...(flags.warmupTimeout === undefined ? {} : { warmupTimeoutMs: flags.warmupTimeout }),
           ...(flags.readyTimeout === undefined ? {} : { readyTimeoutMs: flags.readyTimeout }),
@@ -219,11 +344,12 @@ Examples:
         });
       } finally {
         progress.finish();
-        process.removeListener("SIGINT", onSignal);
+        interrupt.dispose();
         await closeChecker();
       }
-      if (flags.out !== undefined) await appendReport(flags.out, report, io);
+      // The report is printed first, so a file that cannot be written loses nothing.
       io.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
+      if (outPath !== undefined) await appendJsonLine(outPath, report);
       const code = verdictExitCode(report.verdict);
       if (code !== 0) throw new CommandExit(code);
     });

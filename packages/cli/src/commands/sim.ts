@@ -23,6 +23,7 @@ import {
 } from "@cuzkit/sim";
 import { Command, Option } from "commander";
 import { type CliIO, CommandExit } from "../io.js";
+import { paramCacheOf } from "../param-cache.js";
 
 /** What `createSimCommand` can be given besides the IO, for tests and embedding. */
 export interface SimCommandDeps {
@@ -47,6 +48,7 @@ interface SimFlags {
   timeScale?: string;
   proofTimeMs?: string;
   pceCached?: boolean;
+  paramCache?: string;
   fault: string[];
   logLevel: string;
 }
@@ -124,7 +126,7 @@ async function loadConfig(
   path: string,
   dialect: DaemonDialect | undefined,
   io: CliIO,
-): Promise<DaemonConfig> {
+): Promise<{ config: DaemonConfig; paramCache: string | undefined }> {
   const full = resolve(io.cwd, path);
   let text: string;
   try {
@@ -142,7 +144,7 @@ async function loadConfig(
   const read = readCuzkConfig(text, dialect);
   for (const finding of read.findings)
     io.stderr.write(`config ${finding.kind}: ${finding.key}: ${finding.message}\n`);
-  return read.config;
+  return { config: read.config, paramCache: paramCacheOf(text) };
 }
 
 /** Waits for the shutdown signal or a crash, whichever comes first. */
@@ -222,6 +224,10 @@ export function createSimCommand(io: CliIO, deps: SimCommandDeps = {}): Command 
       "every proof takes exactly this many real ms, ignoring the model (0 = instant)",
     )
     .option("--pce-cached", "a PCE cache exists: the first proof is not cold")
+    .option(
+      "--param-cache <dir>",
+      "the daemon's srs.param_cache: PCE files are read at start and written after the first cold proof (default: srs.param_cache of --config, else off)",
+    )
     .addOption(
       new Option(
         "--fault <fault>",
@@ -262,16 +268,20 @@ export function createSimCommand(io: CliIO, deps: SimCommandDeps = {}): Command 
       if (!(logLevels as readonly string[]).includes(flags.logLevel)) {
         throw new InvalidInputError(`unknown log level "${flags.logLevel}"`, `use ${logLevels.join(", ")}`);
       }
+      const loaded = flags.config !== undefined ? await loadConfig(flags.config, dialect, io) : undefined;
       const config =
-        flags.config !== undefined
-          ? await loadConfig(flags.config, dialect, io)
-          : dialect !== undefined
-            ? defaultDaemonConfig(dialect)
-            : defaultSimConfig();
+        loaded?.config ?? (dialect !== undefined ? defaultDaemonConfig(dialect) : defaultSimConfig());
+      const paramCache = flags.paramCache ?? loaded?.paramCache;
       const logger = createConsoleLogger(flags.logLevel as LogLevel, (line) => io.stderr.write(`${line}\n`));
       logger.info("simulating", {
         machine: describeHardware(hardware),
         dialect: config.dialect,
+        synthesis:
+          config.dialect === "budget"
+            ? `max_parallel_synthesis=${config.maxParallelSynthesis}`
+            : `partition_workers=${config.partitionWorkers}`,
+        ...(flags.config === undefined ? {} : { config: resolve(io.cwd, flags.config) }),
+        ...(paramCache === undefined ? {} : { paramCache }),
         mode: proofTimeMs === undefined ? `model x ${timeScale ?? 0.001}` : `${proofTimeMs} ms per proof`,
       });
       const shutdown = deps.shutdownSignal
@@ -287,6 +297,7 @@ export function createSimCommand(io: CliIO, deps: SimCommandDeps = {}): Command 
           timeScale,
           proofTimeMs,
           pceCached: flags.pceCached ?? false,
+          paramCacheDir: paramCache === undefined ? undefined : resolve(io.cwd, paramCache),
           faults,
           logger,
         });

@@ -1,0 +1,368 @@
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import type { BenchmarkReport, FailureClass, VerdictStatus } from "@cuzkit/bench";
+import { type SimDaemon, startSimDaemon } from "@cuzkit/sim";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  cuzkitArgv,
+  cuzkitShellCommand,
+  repoRoot,
+  startSimProcess,
+} from "../../../../test/support/cuzkit-process.js";
+
+// The fault matrix, end to end: `cuzkit bench` runs as its own process (so signals and orphans
+// are real) against the simulator, either started here (unsupervised) or spawned by the bench
+// (--spawn). Each row asserts the verdict, the exit code, the failure classes, the rate
+// recomputed from the per-proof records, that the report was written, and that no daemon is left.
+
+let dir = "";
+let external: { stop(): Promise<unknown> } | undefined;
+let inProcess: SimDaemon | undefined;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "cuzkit-faults-"));
+  await writeFile(join(dir, "cuzk.toml"), "[synthesis]\npartition_workers = 2\n");
+});
+afterEach(async () => {
+  await external?.stop();
+  await inProcess?.stop();
+  external = undefined;
+  inProcess = undefined;
+  await rm(dir, { recursive: true, force: true });
+});
+
+const sim = `${cuzkitShellCommand()} sim --ram 251GiB --cores 32 --gpus 2xRTX3090`;
+const socket = () => `unix://${join(dir, "cuzk.sock")}`;
+// Short watchdog and heartbeat so a death or freeze is seen in well under a second here.
+const fastWatch = ["--probe-interval", "100ms", "--probe-timeout", "200ms", "--unresponsive-after", "600ms"];
+const tuned = ["--ram", "251GiB", "--cores", "32", "--gpus", "2xRTX3090", "--dialect", "partition-workers"];
+
+interface BenchRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  report: BenchmarkReport | undefined;
+}
+
+/** Runs `cuzkit bench ARGS --out report.jsonl` as a child process; `interrupt` sends a signal once stderr shows `after`. */
+async function benchProcess(
+  args: string[],
+  interrupt?: { after: RegExp; signal: NodeJS.Signals },
+): Promise<BenchRun> {
+  const [node, base] = cuzkitArgv();
+  const child: ChildProcess = spawn(node, [...base, "bench", ...args, "--out", join(dir, "report.jsonl")], {
+    cwd: repoRoot,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (chunk) => {
+    stdout += String(chunk);
+  });
+  let sent = false;
+  createInterface({ input: child.stderr as NodeJS.ReadableStream }).on("line", (line) => {
+    stderr += `${line}\n`;
+    if (interrupt && !sent && interrupt.after.test(line)) {
+      sent = true;
+      child.kill(interrupt.signal);
+    }
+  });
+  const code = await new Promise<number | null>((resolve) => child.once("exit", (c) => resolve(c)));
+  const saved = await readFile(join(dir, "report.jsonl"), "utf8").catch(() => "");
+  const report =
+    saved.trim() === "" ? undefined : (JSON.parse(saved.trim().split("\n").at(-1) ?? "") as BenchmarkReport);
+  return { code, stdout, stderr, report };
+}
+
+/** Processes whose command line mentions this test's folder (a daemon left behind would). */
+function leftovers(): string[] {
+  const lines = execFileSync("ps", ["-eo", "pid=,args="], { encoding: "utf8" }).split("\n");
+  return lines.filter((line) => line.includes(dir) && !line.includes("ps -eo"));
+}
+
+function recomputedRate(report: BenchmarkReport): number {
+  const timed = report.records.filter((r) => !r.warmup && r.outcome !== "abandoned");
+  if (timed.length === 0) return 0;
+  const window = Math.max(...timed.map((r) => r.settleMs)) - Math.min(...timed.map((r) => r.submitMs));
+  return (timed.filter((r) => r.outcome === "completed").length * 3_600_000) / window;
+}
+
+interface Row {
+  name: string;
+  /** Starts what the bench runs against, before it; returns extra bench args. */
+  setup?: () => Promise<string[]>;
+  args: () => string[];
+  interrupt?: { after: RegExp; signal: NodeJS.Signals };
+  verdict: VerdictStatus;
+  code: number;
+  /** Failure classes that must appear among the per-proof records. */
+  classes: FailureClass[];
+  check?: (run: BenchRun & { report: BenchmarkReport }) => Promise<void> | void;
+}
+
+const rows: Row[] = [
+  {
+    name: "crash-after: the daemon dies mid-batch (unsupervised)",
+    setup: async () => {
+      external = await startSimProcess([
+        "--listen",
+        socket(),
+        "--proof-time-ms",
+        "150",
+        "--fault",
+        "crash-after=2",
+      ]);
+      return ["--addr", socket()];
+    },
+    args: () => ["--synthetic", "--count", "6", "--concurrency", "2", "--warmup", "none", ...fastWatch],
+    verdict: "UNSTABLE",
+    code: 3,
+    classes: ["died"],
+    check: ({ report }) => {
+      expect(report.completed).toBe(2);
+      expect(report.verdict.incidents[0]).toMatch(/the daemon died/);
+    },
+  },
+  {
+    name: "crash-at near the end of the batch (supervised, --on-crash stop)",
+    args: () => [
+      "--spawn",
+      // 4 proofs of 1 s, 2 at a time: the daemon dies 1.7 s after listening, in the last wave.
+      `${sim} --proof-time-ms 1000 --fault crash-at=1700`,
+      "--config",
+      join(dir, "cuzk.toml"),
+      "--addr",
+      socket(),
+      "--synthetic",
+      "--count",
+      "4",
+      "--concurrency",
+      "2",
+      "--warmup",
+      "none",
+      ...fastWatch,
+    ],
+    verdict: "UNSTABLE",
+    code: 3,
+    classes: ["died"],
+    check: ({ report, stdout }) => {
+      expect(report.daemonExits[0]).toMatchObject({ exitCode: 137, likelyOom: true });
+      expect(report.daemonCrashes).toBe(1);
+      expect(report.daemonRestarts).toBe(0);
+      expect(stdout).toMatch(/daemon exit: killed \(exit 137\): most likely the kernel's OOM killer/);
+      expect(stdout).toContain("its last");
+    },
+  },
+  {
+    name: "stall-after: the daemon freezes (unsupervised)",
+    setup: async () => {
+      external = await startSimProcess([
+        "--listen",
+        socket(),
+        "--proof-time-ms",
+        "50",
+        "--fault",
+        "stall-after=1",
+      ]);
+      return ["--addr", socket()];
+    },
+    args: () => ["--synthetic", "--count", "4", "--warmup", "none", ...fastWatch],
+    verdict: "UNSTABLE",
+    code: 3,
+    classes: ["froze"],
+    check: ({ report }) => {
+      expect(report.completed).toBe(1);
+      expect(report.verdict.reason).toMatch(/the daemon froze: no answer for/);
+    },
+  },
+  {
+    name: "stall mid-proof (supervised, --on-crash restart): killed, restarted, the batch continues",
+    args: () => [
+      "--spawn",
+      // Model timings: the two proofs share the pipeline and finish apart, so the stall after the
+      // first catches the second mid-proof.
+      `${sim} --time-scale 0.001 --fault stall-after=1`,
+      "--config",
+      join(dir, "cuzk.toml"),
+      "--addr",
+      socket(),
+      "--synthetic",
+      "--count",
+      "2",
+      "--concurrency",
+      "2",
+      "--warmup",
+      "none",
+      "--on-crash",
+      "restart",
+      "--max-restarts",
+      "2",
+      ...fastWatch,
+    ],
+    verdict: "UNSTABLE",
+    code: 3,
+    classes: [],
+    check: ({ report }) => {
+      expect(report.completed).toBe(2);
+      expect(report.daemonExits[0]).toMatchObject({ frozen: true, likelyOom: false });
+      expect(report.daemonRestarts).toBeGreaterThanOrEqual(1);
+      expect(report.verdict.incidents[0]).toMatch(/the daemon froze/);
+    },
+  },
+  {
+    name: "fail-next: a proof fails on the daemon",
+    setup: async () => {
+      external = await startSimProcess([
+        "--listen",
+        socket(),
+        "--proof-time-ms",
+        "20",
+        "--fault",
+        "fail-next=1:partition 2 failed",
+      ]);
+      return ["--addr", socket()];
+    },
+    args: () => ["--synthetic", "--count", "3", "--warmup", "none", ...fastWatch],
+    verdict: "UNSTABLE",
+    code: 3,
+    classes: ["failed"],
+    check: ({ report }) => {
+      expect(report.completed).toBe(2);
+      expect(report.failed).toBe(1);
+    },
+  },
+  {
+    name: "start-delay: the daemon loads parameters before it listens",
+    args: () => [
+      "--spawn",
+      `${sim} --proof-time-ms 20 --fault start-delay=700`,
+      "--config",
+      join(dir, "cuzk.toml"),
+      "--addr",
+      socket(),
+      "--synthetic",
+      "--count",
+      "2",
+      "--warmup",
+      "none",
+      ...fastWatch,
+    ],
+    verdict: "MET",
+    code: 0,
+    classes: [],
+    check: ({ report }) => expect(report.completed).toBe(2),
+  },
+  {
+    name: "address in use: something already answers where the daemon would listen",
+    setup: async () => {
+      inProcess = await startSimDaemon({ listen: socket(), proofTimeMs: 5 });
+      return [];
+    },
+    args: () => [
+      "--spawn",
+      `${sim} --proof-time-ms 5`,
+      "--config",
+      join(dir, "cuzk.toml"),
+      "--addr",
+      socket(),
+      "--synthetic",
+      "--count",
+      "2",
+    ],
+    verdict: "FAILED",
+    code: 1,
+    classes: [],
+    check: ({ report }) => {
+      expect(report.verdict.reason).toMatch(/something already answers at/);
+      // Not one proof went to the other daemon.
+      expect(Object.keys(inProcess?.stats().submissionsByRequestId ?? {})).toEqual([]);
+    },
+  },
+  ...(["SIGTERM", "SIGINT"] as const).map(
+    (signal): Row => ({
+      name: `${signal} mid-batch: the report of what was done, and the daemon stopped`,
+      args: () => [
+        "--spawn",
+        `${sim} --proof-time-ms 300`,
+        "--config",
+        join(dir, "cuzk.toml"),
+        "--addr",
+        socket(),
+        "--synthetic",
+        "--count",
+        "6",
+        "--warmup",
+        "none",
+        ...fastWatch,
+      ],
+      interrupt: { after: /\[1\/6\] proof 1 completed/, signal },
+      verdict: "FAILED",
+      code: 1,
+      classes: [],
+      check: ({ report, stdout }) => {
+        expect(report.stopCause).toBe(`interrupted by ${signal}`);
+        expect(report.completed).toBeGreaterThanOrEqual(1);
+        expect(report.records.some((r) => r.outcome === "abandoned")).toBe(true);
+        expect(stdout).toMatch(new RegExp(`verdict: FAILED: interrupted by ${signal}`));
+      },
+    }),
+  ),
+  {
+    name: "crash during warmup: restarted with the warmup config",
+    args: () => [
+      "--spawn",
+      // The warmup proof takes ~3.8 s here: a crash 2.5 s after listening lands inside it, on every start.
+      `${sim} --time-scale 0.01 --fault crash-at=2500`,
+      ...tuned,
+      "--concurrency",
+      "auto",
+      "--param-cache",
+      join(dir, "params"),
+      "--daemon-log",
+      join(dir, "daemon.log"),
+      "--addr",
+      socket(),
+      "--synthetic",
+      "--count",
+      "2",
+      "--on-crash",
+      "restart",
+      "--max-restarts",
+      "1",
+      ...fastWatch,
+    ],
+    verdict: "FAILED",
+    code: 1,
+    classes: [],
+    check: async ({ report }) => {
+      expect(report.daemonCrashes).toBe(2);
+      expect(report.daemonRestarts).toBe(1);
+      expect(report.verdict.reason).toMatch(/the daemon died/);
+      // The restart ran with the warmup config, not the full one that OOMs a cold start.
+      const log = await readFile(join(dir, "daemon.log"), "utf8");
+      const restart = log.slice(log.indexOf("starting the daemon (restart-1)"));
+      const configPath = /config=(\S+cuzk-restart-1\.toml)/.exec(restart)?.[1] ?? "";
+      expect(await readFile(configPath, "utf8")).toMatch(/^# warmup config \(cuzkit bench\)/);
+    },
+  },
+];
+
+describe("cuzkit bench fault matrix", () => {
+  it.each(rows.map((row) => [row.name, row] as const))("%s", { timeout: 60_000 }, async (_name, row) => {
+    const extra = (await row.setup?.()) ?? [];
+    const run = await benchProcess([...row.args(), ...extra], row.interrupt);
+    expect(run.report, run.stderr).toBeDefined();
+    const report = run.report as BenchmarkReport;
+    expect(report.verdict.status, run.stdout).toBe(row.verdict);
+    expect(run.code).toBe(row.code);
+    const classes = new Set(report.records.map((r) => r.failureClass).filter((c) => c !== undefined));
+    for (const expected of row.classes) expect([...classes]).toContain(expected);
+    expect(report.proofsPerHour).toBeCloseTo(recomputedRate(report), 6);
+    // The report is printed, and was written.
+    expect(run.stdout).toMatch(/^verdict: /m);
+    await row.check?.({ ...run, report });
+    if (!row.setup) expect(leftovers()).toEqual([]);
+  });
+});

@@ -1,0 +1,12 @@
+import { parse as parseToml } from "smol-toml";
+
+/** srs.param_cache of a cuzk.toml (where the daemon keeps parameters and writes its PCE files), if set. */
+export function paramCacheOf(toml: string): string | undefined {
+  try {
+    const srs = (parseToml(toml) as { srs?: { param_cache?: unknown } }).srs;
+    return typeof srs?.param_cache === "string" && srs.param_cache !== "" ? srs.param_cache : undefined;
+  } catch {
+    // readCuzkConfig reports a TOML that does not parse; here it just has no param cache.
+    return undefined;
+  }
+}
