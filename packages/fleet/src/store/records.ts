@@ -1,3 +1,4 @@
+import type { HardwareSpec } from "@cuzkit/core";
 import type { InstanceState } from "../lifecycle.js";
 
 /** What the store keeps of the rented offer: enough to size, price and explain the instance. */
@@ -16,6 +17,8 @@ export interface OfferSnapshot {
   /** Measured download speed, Mbit/s. */
   inetDownMbps: number | undefined;
   geolocation: string | undefined;
+  /** The machine as the tuner sees it (from the offer: cgroup limits are only known on the box). */
+  hardware: HardwareSpec;
 }
 
 /** One instance row. Times are epoch ms. */

@@ -14,6 +14,16 @@ export function testOffer(overrides: Partial<OfferSnapshot> = {}): OfferSnapshot
     dphTotal: 0.5,
     inetDownMbps: 1000,
     geolocation: "BE",
+    hardware: {
+      ramBytes: 256 * 2 ** 30,
+      usableRamBytes: 256 * 2 ** 30,
+      cpuThreads: 32,
+      hostCpuThreads: 32,
+      gpus: [
+        { model: "RTX 3090", vramBytes: 24 * 2 ** 30 },
+        { model: "RTX 3090", vramBytes: 24 * 2 ** 30 },
+      ],
+    },
     ...overrides,
   };
 }
