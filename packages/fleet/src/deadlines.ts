@@ -5,14 +5,7 @@ import { GiB, InvalidInputError } from "@cuzkit/core";
 // warmup, daemon restart and 12 timed proofs needed 25-30 minutes.
 
 /** The phases that get a deadline. */
-export type DeadlinePhase =
-  | "renting"
-  | "booting"
-  | "registered"
-  | "params"
-  | "warmup"
-  | "benchmarking"
-  | "destroying";
+export type DeadlinePhase = "renting" | "booting" | "registered" | "params" | "warmup" | "benchmarking";
 
 /** Deadline of each phase, ms after entering it. */
 export type PhaseDeadlinesMs = Record<DeadlinePhase, number>;
@@ -65,7 +58,6 @@ export const defaultDeadlineFloorsMs: PhaseDeadlinesMs = {
   params: 15 * minute,
   warmup: 15 * minute,
   benchmarking: 20 * minute,
-  destroying: 15 * minute,
 };
 
 /** Parameter bytes of the 32 GiB PoRep circuit the fleet proves by default (~44 GiB .params plus keys). */
@@ -117,7 +109,6 @@ export function derivePhaseDeadlines(inputs: DeadlineInputs, policy: DeadlinePol
     benchmarking:
       (inputs.restartAfterWarmup ? daemonStartMs : 0) +
       (inputs.benchmarkProofs * inputs.secPerProof + inputs.proofLatencySec) * 1000,
-    destroying: 0,
   };
   const floors = { ...defaultDeadlineFloorsMs, ...policy.floorsMs };
   const out = {} as PhaseDeadlinesMs;

@@ -45,3 +45,29 @@ export class FleetStoreError extends CuzkitError {
     super("FLEET_STORE", message, { hint, cause });
   }
 }
+
+/** An offer the fleet will not rent (its machine is excluded, or the tuner finds no safe config). */
+export class FleetOfferRefusedError extends CuzkitError {
+  constructor(message: string, hint: string) {
+    super("FLEET_OFFER_REFUSED", message, { hint, retryable: false });
+  }
+}
+
+/** Deploy needs something the config lacks (image, manager URL). */
+export class FleetConfigError extends CuzkitError {
+  constructor(message: string, hint: string) {
+    super("FLEET_CONFIG", message, { hint, retryable: false });
+  }
+}
+
+/** A heartbeat or report for an instance that is no longer live (destroyed, failed): the agent should stop. */
+export class FleetInstanceNotLiveError extends CuzkitError {
+  constructor(
+    readonly instanceId: string,
+    readonly state: InstanceState | undefined,
+  ) {
+    super("FLEET_INSTANCE_NOT_LIVE", `instance ${instanceId} is ${state ?? "unknown"}, not live`, {
+      hint: "the manager has given this machine up; the agent stops",
+    });
+  }
+}

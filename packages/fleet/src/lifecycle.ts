@@ -29,7 +29,7 @@ export const vettingStates = ["registered", "params", "warmup", "benchmarking"] 
 export type VettingState = (typeof vettingStates)[number];
 
 /** States that have a deadline: each is a phase of the rent-and-vet flow. */
-export const timedStates = ["renting", "booting", ...vettingStates, "destroying"] as const;
+export const timedStates = ["renting", "booting", ...vettingStates] as const;
 
 /** Where an instance may go from each state. Failing is allowed from every live state. */
 export const transitions: Readonly<Record<InstanceState, readonly InstanceState[]>> = {
@@ -65,7 +65,10 @@ export function mayBeBilling(state: InstanceState): boolean {
 }
 
 /** States that end in a destroy: the decision was taken, the rental must go. */
-export const decidedToDestroy: readonly InstanceState[] = ["rejected", "failed", "draining", "destroying"];
+export const decidedToDestroy: readonly InstanceState[] = ["rejected", "failed", "draining"];
+
+/** States in which the agent must heartbeat; silence for 3 intervals means the machine is lost. */
+export const heartbeatStates: readonly InstanceState[] = [...vettingStates, "active"];
 
 /** True when `value` names a state. */
 export function isInstanceState(value: unknown): value is InstanceState {

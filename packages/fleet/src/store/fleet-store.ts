@@ -30,6 +30,7 @@ export interface TransitionChanges {
   reason?: string | undefined;
   tunedConfig?: string | undefined;
   proofsPerHour?: number | undefined;
+  tokenHash?: string | undefined;
 }
 
 /** Options of a transition. */
@@ -120,6 +121,10 @@ export interface FleetStore {
     manual: boolean,
     error: string,
   ): InstanceRecord;
+  /** Notes a labelled Vast instance without a live row; returns when it was first seen (epoch ms). */
+  noteUnknownInstance(vastId: number, label: string): { firstSeenAt: number; outcome: string | undefined };
+  /** Records what was done about an unknown instance (`destroyed`, `adopted`). */
+  settleUnknownInstance(vastId: number, outcome: string): void;
   /** Keeps a machine out of later rentals. */
   excludeMachine(machineId: number, reason: string): void;
   /** True when the machine is excluded. */
@@ -158,6 +163,7 @@ const changeColumns: Record<keyof TransitionChanges, string> = {
   reason: "reason",
   tunedConfig: "tuned_config",
   proofsPerHour: "proofs_per_hour",
+  tokenHash: "token_hash",
 };
 
 /** Opens the fleet's store (creating and migrating it). */
@@ -187,6 +193,11 @@ export function openFleetStore(options: FleetStoreOptions): FleetStore {
     "INSERT INTO excluded_machines (machine_id, at, reason) VALUES (?, ?, ?) ON CONFLICT (machine_id) DO NOTHING",
   );
   const selectExcluded = db.prepare("SELECT 1 FROM excluded_machines WHERE machine_id = ?");
+  const insertUnknown = db.prepare(
+    "INSERT INTO unknown_instances (vast_id, label, first_seen_at) VALUES (?, ?, ?) ON CONFLICT (vast_id) DO NOTHING",
+  );
+  const selectUnknown = db.prepare("SELECT first_seen_at, outcome FROM unknown_instances WHERE vast_id = ?");
+  const updateUnknown = db.prepare("UPDATE unknown_instances SET outcome = ? WHERE vast_id = ?");
   const countStates = db.prepare("SELECT state, COUNT(*) AS n FROM instances GROUP BY state");
   const updateStatements = new Map<string, ReturnType<SqliteDatabase["prepare"]>>();
 
@@ -411,6 +422,21 @@ export function openFleetStore(options: FleetStoreOptions): FleetStore {
           nextAttemptAt,
         });
         return read(id) as InstanceRecord;
+      })();
+    },
+    noteUnknownInstance(vastId, label) {
+      return db.transaction(() => {
+        if (insertUnknown.run(vastId, label, clock.now()).changes === 1) {
+          event(`vast-${vastId}`, "unknown-instance", undefined, undefined, { vastId, label });
+        }
+        const row = selectUnknown.get(vastId) as { first_seen_at: number; outcome: string | null };
+        return { firstSeenAt: row.first_seen_at, outcome: row.outcome ?? undefined };
+      })();
+    },
+    settleUnknownInstance(vastId, outcome) {
+      db.transaction(() => {
+        updateUnknown.run(outcome, vastId);
+        event(`vast-${vastId}`, `unknown-instance-${outcome}`, undefined, undefined, { vastId });
       })();
     },
     excludeMachine(machineId, reason) {

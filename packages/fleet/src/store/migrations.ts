@@ -12,7 +12,7 @@ export interface Migration {
 export const migrations: readonly Migration[] = [
   {
     version: 1,
-    description: "instances, events, benchmark results, excluded machines",
+    description: "instances, events, benchmark results, unknown instances, excluded machines",
     sql: `
       CREATE TABLE instances (
         id TEXT PRIMARY KEY,
@@ -65,6 +65,14 @@ export const migrations: readonly Migration[] = [
         gpu_name TEXT,
         num_gpus INTEGER,
         report_json TEXT NOT NULL
+      );
+      -- Labelled Vast instances the store has no live row for, with when each was first seen:
+      -- the grace period before their destroy must survive a restart.
+      CREATE TABLE unknown_instances (
+        vast_id INTEGER PRIMARY KEY,
+        label TEXT NOT NULL,
+        first_seen_at INTEGER NOT NULL,
+        outcome TEXT
       );
       CREATE TABLE excluded_machines (
         machine_id INTEGER PRIMARY KEY,
