@@ -125,6 +125,10 @@ export interface FleetStore {
   noteUnknownInstance(vastId: number, label: string): { firstSeenAt: number; outcome: string | undefined };
   /** Records what was done about an unknown instance (`destroyed`, `adopted`). */
   settleUnknownInstance(vastId: number, outcome: string): void;
+  /** Saves a fleet's config (what `fleet serve` was started with). */
+  saveSettings(fleet: string, config: Record<string, unknown>): void;
+  /** A fleet's saved config, or undefined. */
+  loadSettings(fleet: string): Record<string, unknown> | undefined;
   /** Keeps a machine out of later rentals. */
   excludeMachine(machineId: number, reason: string): void;
   /** True when the machine is excluded. */
@@ -438,6 +442,18 @@ export function openFleetStore(options: FleetStoreOptions): FleetStore {
         updateUnknown.run(outcome, vastId);
         event(`vast-${vastId}`, `unknown-instance-${outcome}`, undefined, undefined, { vastId });
       })();
+    },
+    saveSettings(fleet, config) {
+      db.prepare(
+        `INSERT INTO fleet_settings (fleet, config_json, updated_at) VALUES (?, ?, ?)
+         ON CONFLICT (fleet) DO UPDATE SET config_json = excluded.config_json, updated_at = excluded.updated_at`,
+      ).run(fleet, JSON.stringify(config), clock.now());
+    },
+    loadSettings(fleet) {
+      const row = db.prepare("SELECT config_json FROM fleet_settings WHERE fleet = ?").get(fleet) as
+        | { config_json: string }
+        | undefined;
+      return row === undefined ? undefined : (JSON.parse(row.config_json) as Record<string, unknown>);
     },
     excludeMachine(machineId, reason) {
       insertExcluded.run(machineId, clock.now(), reason);

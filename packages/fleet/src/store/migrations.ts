@@ -81,4 +81,15 @@ export const migrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    description: "fleet settings, so deploy and destroy use what serve was started with",
+    sql: `
+      CREATE TABLE fleet_settings (
+        fleet TEXT PRIMARY KEY,
+        config_json TEXT NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+    `,
+  },
 ];
