@@ -88,9 +88,9 @@ export function buildFleetServer(options: FleetServerOptions): FastifyInstance {
         "send the instance's token as Authorization: Bearer CUZKIT_FLEET_TOKEN",
       );
     }
-    const record = isInstanceId(id) ? manager.store.get(id) : undefined;
+    const tokenHash = isInstanceId(id) ? manager.store.tokenHash(id) : undefined;
     // An unknown id and a wrong token answer alike, so ids cannot be probed.
-    if (record === undefined || !agentTokenMatches(token, record.tokenHash)) {
+    if (tokenHash === undefined || !agentTokenMatches(token, tokenHash)) {
       return refuse(reply, 403, "FORBIDDEN", "this token is not valid for this instance");
     }
   };

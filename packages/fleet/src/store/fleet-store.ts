@@ -64,6 +64,8 @@ export interface FleetStore {
   get(id: string): InstanceRecord | undefined;
   /** One instance; throws FleetInstanceNotFoundError. */
   require(id: string): InstanceRecord;
+  /** The stored token hash of an instance (the agent endpoints' hot path), or undefined. */
+  tokenHash(id: string): string | undefined;
   /** The instance with that Vast label, or undefined. */
   getByLabel(label: string): InstanceRecord | undefined;
   /** Instances, optionally only in some states, oldest first. */
@@ -184,6 +186,7 @@ export function openFleetStore(options: FleetStoreOptions): FleetStore {
     "INSERT INTO events (instance_id, at, type, from_state, to_state, detail_json) VALUES (?, ?, ?, ?, ?, ?)",
   );
   const selectById = db.prepare("SELECT * FROM instances WHERE id = ?");
+  const selectTokenHash = db.prepare("SELECT token_hash FROM instances WHERE id = ?").pluck();
   const selectByLabel = db.prepare("SELECT * FROM instances WHERE label = ?");
   const selectAll = db.prepare("SELECT * FROM instances ORDER BY created_at, id");
   const heartbeatUpdate = db.prepare(
@@ -325,6 +328,7 @@ export function openFleetStore(options: FleetStoreOptions): FleetStore {
       if (record === undefined) throw new FleetInstanceNotFoundError(id);
       return record;
     },
+    tokenHash: (id) => selectTokenHash.get(id) as string | undefined,
     getByLabel(label) {
       const row = selectByLabel.get(label) as InstanceRow | undefined;
       return row === undefined ? undefined : toInstanceRecord(row);
