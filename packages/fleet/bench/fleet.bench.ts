@@ -153,11 +153,6 @@ async function injected(
         ? { method: "GET", url: target }
         : { method: "POST", url: target, headers: headers(i), payload: { phase: "serving" } },
     );
-      method: url(i).includes("health") ? "GET" : "POST",
-      url: url(i),
-      headers: headers(i),
-      payload: url(i).includes("health") ? undefined : phase: "serving" ,
-    });
     latencies.push(performance.now() - t0);
   }
   return latencies;
