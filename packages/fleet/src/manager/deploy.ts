@@ -165,8 +165,21 @@ async function rent(ctx: ManagerContext, id: string, token: string): Promise<Ins
       vastId: created.instanceId,
       offerId: record.offerId,
     });
-    // The reconcile pass may have found it by label meanwhile; either way it is booting now.
-    return booting ?? store.require(id);
+    if (booting !== undefined) return booting;
+    const now = store.require(id);
+    if (now.vastId === undefined) {
+      // The create answered after the row gave up on it (its renting deadline passed): the
+      // rental has no live row, so it goes at once rather than after reconcile's grace period.
+      store.appendEvent(id, "late-create", { vastId: created.instanceId, state: now.state });
+      await vast.destroyInstance(created.instanceId).catch((error: unknown) => {
+        logger.warn("fleet could not destroy a late rental; reconcile retries", {
+          vastId: created.instanceId,
+          code: toCuzkitError(error).code,
+        });
+      });
+    }
+    // Otherwise the reconcile pass found it by label meanwhile: it is booting (or further) already.
+    return now;
   } catch (error) {
     if (error instanceof VastCreateUncertainError) {
       logger.warn("fleet create uncertain; the reconcile pass looks for its label", {

@@ -1,5 +1,8 @@
+import { createVastClient } from "@cuzkit/vast";
 import { afterEach, describe, expect, it } from "vitest";
 import { startTestFleet, type TestFleet } from "../testing/test-fleet.js";
+import type { FleetVast } from "./context.js";
+import { createFleetManager } from "./fleet-manager.js";
 
 let fleet: TestFleet | undefined;
 afterEach(async () => {
@@ -298,5 +301,48 @@ describe("reconcile", () => {
     fleet.fake.instances.delete(record.vastId as number);
     await fleet.manager.reconcile();
     expect(fleet.manager.store.require(record.id).state).toBe("destroyed");
+  });
+});
+
+describe("a create that answers after its row gave up", () => {
+  it("destroys the late rental at once", async () => {
+    fleet = await startTestFleet();
+    const t = fleet;
+    const real = createVastClient({ apiKey: t.fake.apiKey, baseUrl: t.fake.url, rateLimit: false });
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // A Vast whose create answers only when the test says so.
+    const slowVast: FleetVast = {
+      ...real,
+      listInstances: real.listInstances,
+      async createInstance(offerId, options) {
+        await gate;
+        return real.createInstance(offerId, options);
+      },
+    };
+    const manager = createFleetManager({
+      store: t.manager.store,
+      vast: slowVast,
+      clock: t.clock,
+      config: { fleet: "test", minProofsPerHour: 10, image: "i", managerUrl: "http://127.0.0.1:1" },
+    });
+    const deploying = manager.deploy(1002);
+    let row = t.manager.store.list()[0];
+    while (row?.state !== "renting") {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      row = t.manager.store.list()[0];
+    }
+    t.clock.advance((row.deadlinesMs.renting as number) + 1);
+    expect((await manager.monitor()).pastDeadline).toEqual([row.id]);
+    release();
+    const record = await deploying;
+    expect(record.state).toBe("destroyed");
+    expect(t.fake.requestsTo(/^\/api\/v0\/asks\/\d+\/$/, "PUT")).toHaveLength(1);
+    expect(t.fake.instances.size).toBe(0); // destroyed at once, not left for the grace period
+    expect(t.manager.store.events({ instanceId: record.id }).some((e) => e.type === "late-create")).toBe(
+      true,
+    );
   });
 });
