@@ -56,9 +56,9 @@ export interface HttpReporterOptions {
   token: string;
   /** CUZKIT_INSTANCE_ID. */
   instanceId: string;
-  /** Attempts per request on network errors and 5xx. Default 5. */
+  /** Attempts per request on network errors and 5xx. Default 10 (about 4 minutes: a manager restart). */
   attempts?: number | undefined;
-  /** Wait between attempts, ms (doubling). Default 1000. */
+  /** Wait between attempts, ms (doubling, at most 60 s). Default 1000. */
   retryDelayMs?: number | undefined;
   /** Per-request timeout, ms. Default 15 000. */
   timeoutMs?: number | undefined;
@@ -67,7 +67,7 @@ export interface HttpReporterOptions {
 
 /** Reports to the manager's agent endpoints with the instance's token. */
 export function createHttpReporter(options: HttpReporterOptions): AgentReporter {
-  const attempts = options.attempts ?? 5;
+  const attempts = options.attempts ?? 10;
   const sleep = options.sleep ?? realSleep;
   const base = `${options.url.replace(/\/+$/, "")}/v1/agent/${encodeURIComponent(options.instanceId)}`;
 
@@ -95,7 +95,8 @@ export function createHttpReporter(options: HttpReporterOptions): AgentReporter 
         if (error instanceof AgentRequestRefusedError) throw error;
         lastError = error;
       }
-      if (attempt < attempts) await sleep((options.retryDelayMs ?? 1000) * 2 ** (attempt - 1));
+      if (attempt < attempts)
+        await sleep(Math.min(60_000, (options.retryDelayMs ?? 1000) * 2 ** (attempt - 1)));
     }
     throw new AgentManagerUnreachableError(options.url, lastError);
   }

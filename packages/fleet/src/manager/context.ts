@@ -24,4 +24,6 @@ export interface ManagerContext {
   logger: Logger;
   random: () => number;
   checkpoint: Checkpoint;
+  /** When this manager process started (epoch ms): silence while it was down is not an agent's fault. */
+  startedAt: number;
 }

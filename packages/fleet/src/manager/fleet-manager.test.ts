@@ -346,3 +346,26 @@ describe("a create that answers after its row gave up", () => {
     );
   });
 });
+
+describe("a manager restart", () => {
+  it("does not count the heartbeats lost while it was down against the agents", async () => {
+    fleet = await startTestFleet();
+    const t = fleet;
+    const record = await t.manager.deploy(1002);
+    t.manager.agent.register(record.id, { agentVersion: "0.1.0" });
+    t.manager.agent.phase(record.id, { phase: "params" });
+    // The manager is down for 5 minutes; then a new process starts on the same store.
+    t.clock.advance(5 * minute);
+    const restarted = createFleetManager({
+      store: t.manager.store,
+      vast: createVastClient({ apiKey: t.fake.apiKey, baseUrl: t.fake.url, rateLimit: false }),
+      clock: t.clock,
+      config: { fleet: "test", minProofsPerHour: 10, image: "i", managerUrl: "http://127.0.0.1:1" },
+    });
+    expect((await restarted.monitor()).lost).toEqual([]);
+    t.clock.advance(60_000);
+    expect((await restarted.monitor()).lost).toEqual([]); // two intervals since the restart
+    t.clock.advance(31_000);
+    expect((await restarted.monitor()).lost).toEqual([record.id]); // still silent: lost
+  });
+});

@@ -66,11 +66,13 @@ export interface FleetManager {
 /** Creates the manager. Nothing runs until a method or startLoops is called. */
 export function createFleetManager(options: FleetManagerOptions): FleetManager {
   const config = resolveFleetConfig(options.config);
+  const clock = options.clock ?? systemClock;
   const ctx: ManagerContext = {
     store: options.store,
     vast: options.vast,
     config,
-    clock: options.clock ?? systemClock,
+    clock,
+    startedAt: clock.now(),
     logger: options.logger ?? silentLogger,
     random: options.random ?? Math.random,
     checkpoint: options.checkpoint ?? (() => {}),

@@ -43,7 +43,13 @@ export async function monitor(ctx: ManagerContext): Promise<MonitorSummary> {
     }
     if (
       heartbeatStates.includes(record.state) &&
-      isHeartbeatLost(record.lastHeartbeatAt, record.phaseStartedAt, now, config.heartbeatIntervalMs)
+      isHeartbeatLost(
+        record.lastHeartbeatAt,
+        // Heartbeats sent while this manager was down were lost, not missed: count from its start.
+        Math.max(record.phaseStartedAt, ctx.startedAt),
+        now,
+        config.heartbeatIntervalMs,
+      )
     ) {
       const failed = await failAndDestroy(
         ctx,
