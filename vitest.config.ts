@@ -15,7 +15,6 @@ export default defineConfig({
       "@cuzkit/vast": src("./packages/vast/src/index.ts"),
       "@cuzkit/sim": src("./packages/sim/src/index.ts"),
       "@cuzkit/bench": src("./packages/bench/src/index.ts"),
-      "@cuzkit/fleet/testing": src("./packages/fleet/src/testing/index.ts"),
       "@cuzkit/fleet": src("./packages/fleet/src/index.ts"),
     },
   },
