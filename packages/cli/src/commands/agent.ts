@@ -2,7 +2,6 @@ import { mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createConsoleLogger, InvalidInputError } from "@cuzkit/core";
-import { agentEnvNames, createDiskReporter, createHttpReporter, runAgent } from "@cuzkit/fleet";
 import { Command } from "commander";
 import { intOption, parseDurationMs, positiveNumber } from "../common.js";
 import { addHardwareOptions, type HardwareFlags, resolveHardwareFlags } from "../hardware-flags.js";
@@ -57,12 +56,16 @@ export function createAgentCommand(io: CliIO): Command {
     .addHelpText(
       "after",
       `
-Environment (set by cuzkit fleet deploy): ${agentEnvNames.url}, ${agentEnvNames.token}, ${agentEnvNames.instanceId}.
-Without ${agentEnvNames.url} the agent runs standalone and writes its reports to --report-dir.
+Environment (set by cuzkit fleet deploy): CUZKIT_FLEET_URL, CUZKIT_FLEET_TOKEN, CUZKIT_INSTANCE_ID.
+Without CUZKIT_FLEET_URL the agent runs standalone and writes its reports to --report-dir.
 The machine is read with --detect unless --ram/--cores/--gpus describe it.
 Exit codes: 0 kept (served until stopped), 2 not kept, 1 a step failed.`,
     )
     .action(async (flags: AgentFlags) => {
+      // Loaded here, not at start-up: other commands need none of the fleet.
+      const { agentEnvNames, createDiskReporter, createHttpReporter, runAgent } = await import(
+        "@cuzkit/fleet"
+      );
       const url = io.env[agentEnvNames.url];
       const token = io.env[agentEnvNames.token];
       const instanceId = io.env[agentEnvNames.instanceId];

@@ -1,18 +1,6 @@
 import { homedir } from "node:os";
 import { createConsoleLogger, InvalidInputError, type Logger } from "@cuzkit/core";
-import {
-  createFleetManager,
-  type DeadlinePhase,
-  defaultFleetListen,
-  defaultStorePath,
-  type FleetConfig,
-  type FleetManager,
-  type FleetStore,
-  type InstanceRecord,
-  instanceStates,
-  openFleetStore,
-  startFleetServer,
-} from "@cuzkit/fleet";
+import type { DeadlinePhase, FleetConfig, FleetManager, FleetStore, InstanceRecord } from "@cuzkit/fleet";
 import { createVastClient, type VastClientOptions } from "@cuzkit/vast";
 import Table from "cli-table3";
 import { Command, InvalidArgumentError } from "commander";
@@ -47,6 +35,10 @@ interface ConfigFlags extends StoreFlags {
   env: string[];
 }
 
+// The fleet (Fastify, SQLite, zod) loads only when a fleet command runs, so every other
+// command starts as fast as before.
+const fleetLib = () => import("@cuzkit/fleet");
+
 const deadlinePhases: readonly DeadlinePhase[] = [
   "renting",
   "booting",
@@ -74,7 +66,10 @@ function parseEnv(text: string, previous: string[]): string[] {
 
 function addStoreOptions(command: Command): Command {
   return command
-    .option("--db <path>", `the fleet's SQLite store (default ${defaultStorePath()})`)
+    .option(
+      "--db <path>",
+      "the fleet's SQLite store (default $XDG_STATE_HOME/cuzkit/fleet.db, else ~/.local/state/cuzkit/fleet.db)",
+    )
     .option(
       "--fleet <name>",
       "the fleet's name, part of every label cuzkit-fleet-<fleet>-<instance>",
@@ -177,9 +172,12 @@ export function createFleetCommand(io: CliIO, deps: FleetCommandDeps = {}): Comm
   };
   const logger: Logger = createConsoleLogger("info", (line) => io.stderr.write(`${line}\n`));
 
-  const openStore = (flags: StoreFlags): FleetStore =>
-    openFleetStore({ path: flags.db ?? defaultStorePath(io.env) });
-  const managerFor = (flags: ConfigFlags, store: FleetStore): FleetManager => {
+  const openStore = async (flags: StoreFlags): Promise<FleetStore> => {
+    const { openFleetStore, defaultStorePath } = await fleetLib();
+    return openFleetStore({ path: flags.db ?? defaultStorePath(io.env) });
+  };
+  const managerFor = async (flags: ConfigFlags, store: FleetStore): Promise<FleetManager> => {
+    const { createFleetManager } = await fleetLib();
     const vast = createVastClient({
       env: io.env,
       homeDir: io.env.HOME ?? homedir(),
@@ -199,7 +197,7 @@ export function createFleetCommand(io: CliIO, deps: FleetCommandDeps = {}): Comm
     .option(
       "--listen <host:port>",
       "where agents reach the manager (0.0.0.0:PORT to expose it)",
-      defaultFleetListen,
+      "127.0.0.1:7320", // defaultFleetListen of @cuzkit/fleet
     )
     .option("--reconcile-every <duration>", "reconcile interval (default 1m)", parseDurationMs)
     .option(
@@ -209,9 +207,10 @@ export function createFleetCommand(io: CliIO, deps: FleetCommandDeps = {}): Comm
     )
     .action(
       async (flags: ConfigFlags & { listen: string; reconcileEvery?: number; monitorEvery?: number }) => {
-        const store = openStore(flags);
+        const store = await openStore(flags);
         try {
-          const manager = managerFor(flags, store);
+          const manager = await managerFor(flags, store);
+          const { startFleetServer } = await fleetLib();
           const server = await startFleetServer({ manager, listen: flags.listen });
           store.saveSettings(manager.config.fleet, {
             ...manager.config,
@@ -248,9 +247,9 @@ export function createFleetCommand(io: CliIO, deps: FleetCommandDeps = {}): Comm
             "pass --offer 1234 or --best 2",
           );
         }
-        const store = openStore(flags);
+        const store = await openStore(flags);
         try {
-          const manager = managerFor(flags, store);
+          const manager = await managerFor(flags, store);
           const records =
             flags.offer !== undefined
               ? [await manager.deploy(flags.offer, { replaces: flags.replaces })]
@@ -280,8 +279,9 @@ export function createFleetCommand(io: CliIO, deps: FleetCommandDeps = {}): Comm
     .option("--json", "print JSON")
     .option("--all", "include destroyed instances")
     .action(async (flags: StoreFlags & { json?: boolean; all?: boolean }) => {
-      const store = openStore(flags);
+      const store = await openStore(flags);
       try {
+        const { instanceStates } = await fleetLib();
         const now = Date.now();
         const rows = store
           .list()
@@ -319,9 +319,9 @@ export function createFleetCommand(io: CliIO, deps: FleetCommandDeps = {}): Comm
     .description("destroy one instance (by our id, i-...) from whatever state it is in")
     .argument("<id>", "the instance id, as cuzkit fleet status shows it")
     .action(async (id: string, flags: ConfigFlags) => {
-      const store = openStore(flags);
+      const store = await openStore(flags);
       try {
-        const manager = managerFor({ ...flags, deadline: [], env: [] }, store);
+        const manager = await managerFor({ ...flags, deadline: [], env: [] }, store);
         const record = await manager.destroy(id);
         io.stdout.write(
           `${record.id} ${record.state}${record.destroyManual ? ` (destroy manually: vast instance ${record.vastId})` : ""}\n`,
