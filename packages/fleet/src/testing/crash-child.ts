@@ -81,7 +81,7 @@ async function main(): Promise<void> {
     }
     await manager.monitor();
     await manager.reconcile();
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 30));
   }
   process.stdout.write(`checkpoints ${checkpoints}\n`);
   store.close();
