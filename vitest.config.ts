@@ -15,6 +15,7 @@ export default defineConfig({
       "@cuzkit/vast": src("./packages/vast/src/index.ts"),
       "@cuzkit/sim": src("./packages/sim/src/index.ts"),
       "@cuzkit/bench": src("./packages/bench/src/index.ts"),
+      "@cuzkit/fleet": src("./packages/fleet/src/index.ts"),
     },
   },
   test: {

@@ -1,7 +1,9 @@
 import { createRequire } from "node:module";
 import { Command } from "commander";
+import { createAgentCommand } from "./commands/agent.js";
 import { createBenchCommand } from "./commands/bench.js";
 import { createDemoCommand } from "./commands/demo.js";
+import { createFleetCommand } from "./commands/fleet.js";
 import { createProveCommand } from "./commands/prove.js";
 import { createSimCommand } from "./commands/sim.js";
 import { createStatusCommand } from "./commands/status.js";
@@ -40,6 +42,8 @@ Environment: CUZK_ADDR (default for --addr), VAST_API_KEY, VAST_URL.`,
     createSimCommand(io),
     createVastCommand(io),
     createDemoCommand(io),
+    createFleetCommand(io),
+    createAgentCommand(io),
   ];
   for (const command of [program, ...commands]) {
     command.exitOverride().configureOutput({

@@ -1,0 +1,122 @@
+import { mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { createConsoleLogger, InvalidInputError } from "@cuzkit/core";
+import { Command } from "commander";
+import { intOption, parseDurationMs, positiveNumber } from "../common.js";
+import { addHardwareOptions, type HardwareFlags, resolveHardwareFlags } from "../hardware-flags.js";
+import { type CliIO, CommandExit } from "../io.js";
+import { addProofInputOptions, buildProofInput, type ProofInputFlags } from "../proof-input.js";
+
+interface AgentFlags extends ProofInputFlags, HardwareFlags {
+  paramsCommand?: string;
+  spawn: string;
+  addr?: string;
+  serveCommand?: string;
+  reportDir: string;
+  minProofsPerHour?: number;
+  count: number;
+  readyTimeout?: number;
+  proofTimeout?: number;
+  warmupTimeout?: number;
+}
+
+/** `cuzkit agent`: runs on a rented machine, vets it and reports to `cuzkit fleet serve`. */
+export function createAgentCommand(io: CliIO): Command {
+  const command = new Command("agent").description(
+    "vet this machine for the fleet: register, fetch parameters, tune, benchmark, report; serve when kept",
+  );
+  addProofInputOptions(command)
+    .option(
+      "--params-command <command>",
+      "shell command that fetches the proof parameters (default: none, present)",
+    )
+    .option(
+      "--spawn <command>",
+      "how to start the daemon, with {config} and {addr}",
+      "cuzk-daemon --config {config} --listen {addr}",
+    )
+    .option("--addr <address>", "the daemon's address (default: a unix socket in a temporary folder)")
+    .option("--serve-command <command>", "started once the machine is kept, with CUZK_ADDR set (Curio)")
+    .option(
+      "--report-dir <dir>",
+      "standalone (no CUZKIT_FLEET_URL): where reports are written",
+      "cuzkit-agent",
+    )
+    .option("--min-proofs-per-hour <n>", "standalone: the keep threshold", positiveNumber)
+    .option("--count <n>", "standalone: timed proofs", intOption(1), 12)
+    .option(
+      "--ready-timeout <duration>",
+      "how long the daemon may take to answer (default 10m)",
+      parseDurationMs,
+    )
+    .option("--proof-timeout <duration>", "deadline of each timed proof (default 30m)", parseDurationMs)
+    .option("--warmup-timeout <duration>", "deadline of the warmup proof (default 60m)", parseDurationMs);
+  addHardwareOptions(command)
+    .addHelpText(
+      "after",
+      `
+Environment (set by cuzkit fleet deploy): CUZKIT_FLEET_URL, CUZKIT_FLEET_TOKEN, CUZKIT_INSTANCE_ID.
+Without CUZKIT_FLEET_URL the agent runs standalone and writes its reports to --report-dir.
+The machine is read with --detect unless --ram/--cores/--gpus describe it.
+Exit codes: 0 kept (served until stopped), 2 not kept, 1 a step failed.`,
+    )
+    .action(async (flags: AgentFlags) => {
+      // Loaded here, not at start-up: other commands need none of the fleet.
+      const { agentEnvNames, createDiskReporter, createHttpReporter, runAgent } = await import(
+        "@cuzkit/fleet"
+      );
+      const url = io.env[agentEnvNames.url];
+      const token = io.env[agentEnvNames.token];
+      const instanceId = io.env[agentEnvNames.instanceId];
+      if (url !== undefined && (token === undefined || instanceId === undefined)) {
+        throw new InvalidInputError(
+          `${agentEnvNames.url} is set but ${agentEnvNames.token} or ${agentEnvNames.instanceId} is not`,
+          "start the machine with cuzkit fleet deploy, which sets all three",
+        );
+      }
+      const input = await buildProofInput(flags, io);
+      const given = await resolveHardwareFlags(flags);
+      let address = flags.addr;
+      if (address === undefined) {
+        const dir = join(tmpdir(), `cuzkit-agent-${process.pid}`);
+        mkdirSync(dir, { recursive: true });
+        address = `unix://${join(dir, "cuzk.sock")}`;
+      }
+      const reporter =
+        url !== undefined
+          ? createHttpReporter({ url, token: token as string, instanceId: instanceId as string })
+          : createDiskReporter({
+              dir: resolve(io.cwd, flags.reportDir),
+              minProofsPerHour: flags.minProofsPerHour,
+              benchmarkProofs: flags.count,
+            });
+      const stop = new AbortController();
+      const onSignal = () => stop.abort();
+      process.once("SIGINT", onSignal);
+      process.once("SIGTERM", onSignal);
+      try {
+        const outcome = await runAgent({
+          reporter,
+          daemonCommand: flags.spawn,
+          daemonAddress: address,
+          request: input.request,
+          kind: input.kind,
+          paramsCommand: flags.paramsCommand,
+          serveCommand: flags.serveCommand,
+          readyTimeoutMs: flags.readyTimeout,
+          proofTimeoutMs: flags.proofTimeout,
+          warmupTimeoutMs: flags.warmupTimeout,
+          signal: stop.signal,
+          logger: createConsoleLogger("info", (line) => io.stderr.write(`${line}\n`)),
+          ...(given === undefined ? {} : { detectHardware: async () => given }),
+        });
+        io.stdout.write(`${JSON.stringify(outcome)}\n`);
+        if (outcome.status !== "served") throw new CommandExit(outcome.status === "rejected" ? 2 : 1);
+      } finally {
+        process.off("SIGINT", onSignal);
+        process.off("SIGTERM", onSignal);
+      }
+    });
+  return command;
+}

@@ -1,0 +1,134 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type FakeVastServer, startFakeVastServer } from "@cuzkit/vast";
+import type { Command } from "commander";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { CliIO } from "../io.js";
+import { memorySink, parseCapturingError } from "../testing/memory-io.js";
+import { createFleetCommand, type FleetCommandDeps } from "./fleet.js";
+
+let fake: FakeVastServer;
+let home: string;
+let db: string;
+
+beforeEach(async () => {
+  fake = await startFakeVastServer();
+  home = mkdtempSync(join(tmpdir(), "cuzkit-fleet-cli-"));
+  db = join(home, "fleet.db");
+});
+afterEach(async () => {
+  await fake.close();
+  rmSync(home, { recursive: true, force: true });
+});
+
+function exitOverrideAll(command: Command): void {
+  command.exitOverride();
+  for (const sub of command.commands) exitOverrideAll(sub);
+}
+
+/** Runs `cuzkit fleet ...args` in-process against the fake Vast server. */
+async function run(args: string[], deps: FleetCommandDeps = {}) {
+  const stdout = memorySink();
+  const stderr = memorySink();
+  const io: CliIO = {
+    stdout,
+    stderr,
+    env: { VAST_API_KEY: fake.apiKey, VAST_URL: fake.url, HOME: home },
+    cwd: home,
+  };
+  const command = createFleetCommand(io, {
+    clientOptions: { sleep: async () => {}, rateLimit: false },
+    untilStopped: async () => {},
+    ...deps,
+  });
+  exitOverrideAll(command);
+  const error = await parseCapturingError(command, args);
+  return { stdout: stdout.text(), stderr: stderr.text(), error };
+}
+
+describe("cuzkit fleet", () => {
+  it("serve saves the fleet's settings; deploy, status and destroy reuse them", async () => {
+    const serve = await run([
+      "serve",
+      "--db",
+      db,
+      "--listen",
+      "127.0.0.1:0",
+      "--min-proofs-per-hour",
+      "40",
+      "--image",
+      "ghcr.io/example/prover:1",
+      "--manager-url",
+      "http://203.0.113.5:7320",
+      "--max-instances",
+      "1",
+    ]);
+    expect(serve.error).toBeUndefined();
+    expect(serve.stdout).toMatch(/^listening http:\/\/127\.0\.0\.1:\d+\n/);
+
+    const deploy = await run(["deploy", "--db", db, "--offer", "1002"]);
+    expect(deploy.error).toBeUndefined();
+    const id = /^(i-[0-9a-f]{8}) booting vast (\d+) offer 1002/.exec(deploy.stdout)?.[1] as string;
+    expect(id).toBeDefined();
+    const create = fake.requestsTo("/api/v0/asks/1002/", "PUT")[0]?.body as { env: Record<string, string> };
+    expect(create.env.CUZKIT_FLEET_URL).toBe("http://203.0.113.5:7320");
+    // The saved cap applies to a deploy that did not repeat it.
+    const second = await run(["deploy", "--db", db, "--offer", "1003"]);
+    expect(second.error).toMatchObject({
+      code: "FLEET_BUDGET_EXCEEDED",
+      hint: expect.stringContaining("--max-instances"),
+    });
+
+    const status = await run(["status", "--db", db, "--json"]);
+    const parsed = JSON.parse(status.stdout) as {
+      counts: Record<string, number>;
+      instances: { id: string; state: string; deadlineMs: number }[];
+    };
+    expect(parsed.counts.booting).toBe(1);
+    expect(parsed.instances[0]).toMatchObject({ id, state: "booting" });
+    expect(parsed.instances[0]?.deadlineMs).toBeGreaterThan(0);
+    expect(status.stdout).not.toContain(create.env.CUZKIT_FLEET_TOKEN);
+    const table = await run(["status", "--db", db]);
+    expect(table.stdout).toContain(id);
+    expect(table.stdout).toContain("2x RTX 3090");
+
+    const destroy = await run(["destroy", "--db", db, id]);
+    expect(destroy.stdout).toBe(`${id} destroyed\n`);
+    expect(fake.instances.size).toBe(0);
+    expect((await run(["status", "--db", db])).stdout).toBe("no instances\n");
+  });
+
+  it("refuses to serve without the minimum, saying which flag to pass", async () => {
+    const { error } = await run(["serve", "--db", db, "--listen", "127.0.0.1:0"]);
+    expect(error).toMatchObject({
+      code: "INVALID_INPUT",
+      hint: expect.stringContaining("--min-proofs-per-hour"),
+    });
+  });
+
+  it("deploy needs exactly one of --offer and --best", async () => {
+    const both = await run([
+      "deploy",
+      "--db",
+      db,
+      "--offer",
+      "1002",
+      "--best",
+      "2",
+      "--min-proofs-per-hour",
+      "40",
+    ]);
+    expect(both.error).toMatchObject({ code: "INVALID_INPUT", hint: expect.stringContaining("--offer") });
+    expect(fake.requestsTo("/api/v0/asks/1002/", "PUT")).toHaveLength(0);
+  });
+
+  it("destroy names an unknown id clearly", async () => {
+    await run(["serve", "--db", db, "--listen", "127.0.0.1:0", "--min-proofs-per-hour", "40"]);
+    const { error } = await run(["destroy", "--db", db, "i-00000000"]);
+    expect(error).toMatchObject({
+      code: "FLEET_INSTANCE_NOT_FOUND",
+      hint: expect.stringContaining("cuzkit fleet status"),
+    });
+  });
+});

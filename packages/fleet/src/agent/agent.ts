@@ -1,0 +1,309 @@
+import { createDaemonSupervisor, type DaemonSupervisor } from "@cuzkit/bench";
+import { createCuzkClient, type SubmitProofInput } from "@cuzkit/client";
+import {
+  CuzkitError,
+  type DaemonDialect,
+  type HardwareSpec,
+  type Logger,
+  type ProofKind,
+  silentLogger,
+} from "@cuzkit/core";
+import { type DetectedHardware, detectHardware, emitCurio, emitCuzkToml, recommend } from "@cuzkit/tuner";
+import { stringify as toToml } from "smol-toml";
+import type { BenchVerdict } from "../decision.js";
+import type { AgentInstructions } from "../manager/agent-handlers.js";
+import type { FailureBody } from "../manager/agent-schemas.js";
+import type { AgentReporter } from "./reporter.js";
+import { type CommandOutcome, runShellCommand } from "./run-command.js";
+import { runVetting, type VettingOptions } from "./vetting.js";
+
+/** Timers the agent's heartbeat uses; injectable so tests never wait. */
+export interface AgentTimers {
+  setInterval(callback: () => void, ms: number): unknown;
+  clearInterval(handle: unknown): void;
+}
+
+/** Options of runAgent. */
+export interface AgentOptions {
+  /** Where to report: createHttpReporter (with the manager) or createDiskReporter (standalone). Required. */
+  reporter: AgentReporter;
+  /** Shell command that fetches the proof parameters (`--params-command`). Default: none, they are assumed present. */
+  paramsCommand?: string | undefined;
+  /** Shell command that starts the daemon, with `{config}` and `{addr}` (createDaemonSupervisor). Required. */
+  daemonCommand: string;
+  /** The daemon's address, e.g. `unix:///run/cuzk/cuzk.sock`. Required. */
+  daemonAddress: string;
+  /** The proof request the benchmark sends (build it with @cuzkit/client). Required. */
+  request: SubmitProofInput;
+  /** Its proof kind. Default "porep". */
+  kind?: ProofKind | undefined;
+  /** The daemon dialect. Default: the manager's instruction, else "budget". */
+  dialect?: DaemonDialect | undefined;
+  /** How to read the machine. Default detectHardware() of @cuzkit/tuner. */
+  detectHardware?: (() => Promise<HardwareSpec | DetectedHardware>) | undefined;
+  /** Runs the params command. Default: `sh -c`. */
+  runCommand?: ((command: string, signal: AbortSignal) => Promise<CommandOutcome>) | undefined;
+  /** Shell command started once the machine is kept (Curio), with CUZK_ADDR set. Default none. */
+  serveCommand?: string | undefined;
+  /** How long to wait for the daemon to answer, ms. Default: the harness's (10 min). */
+  readyTimeoutMs?: number | undefined;
+  /** Deadline of each timed proof, ms. Default: the harness's. */
+  proofTimeoutMs?: number | undefined;
+  /** Deadline of the warmup proof, ms. Default: the harness's. */
+  warmupTimeoutMs?: number | undefined;
+  /** Stops the agent (and serving). */
+  signal?: AbortSignal | undefined;
+  /** Heartbeat timers. Default: the global setInterval. */
+  timers?: AgentTimers | undefined;
+  /** The benchmark harness (tests). Default runBenchmark via the vetting adapter. */
+  benchmark?: VettingOptions["run"];
+  /** Version string sent at register. Default "0.1.0". */
+  agentVersion?: string | undefined;
+  logger?: Logger | undefined;
+}
+
+/** How the agent ended. */
+export interface AgentOutcome {
+  /** `served`: kept, served until stopped; `rejected`: benchmarked and not kept; `failed`: a step failed. */
+  status: "served" | "rejected" | "failed";
+  /** The step that failed. */
+  failedStep?: FailureBody["phase"] | undefined;
+  verdict?: BenchVerdict | undefined;
+  proofsPerHour?: number | undefined;
+  /** The tuned cuzk.toml. */
+  tunedConfig?: string | undefined;
+  /** Curio's [Cuzk] section for this machine, once kept. */
+  curioConfig?: string | undefined;
+  reason: string;
+}
+
+const errorClassOf = (error: unknown) =>
+  error instanceof Error
+    ? error.constructor.name || error.name
+    : typeof error === "string"
+      ? "Error"
+      : "Unknown";
+const codeOf = (error: unknown) => (CuzkitError.is(error) ? error.code : "INTERNAL");
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 4000);
+
+/** A failed step, with the error class the manager records. */
+class AgentStepError extends CuzkitError {
+  constructor(
+    readonly step: FailureBody["phase"],
+    readonly errorClass: string,
+    code: string,
+    message: string,
+  ) {
+    super(code, message, { hint: `the ${step} step failed on the machine` });
+  }
+}
+
+/**
+ * The agent on a rented machine: register, fetch parameters, tune from the detected
+ * hardware, benchmark with the daemon spawned, report each phase and the final report,
+ * heartbeat throughout, and serve when kept. It never throws for a failed step: the step is
+ * reported with its error class and the outcome says which one.
+ */
+export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
+  const { reporter } = options;
+  const logger = options.logger ?? silentLogger;
+  const timers = options.timers ?? { setInterval, clearInterval: (h) => clearInterval(h as NodeJS.Timeout) };
+  const stop = new AbortController();
+  const onOuterAbort = () => stop.abort();
+  options.signal?.addEventListener("abort", onOuterAbort, { once: true });
+  let currentPhase = "register";
+  let instructions: AgentInstructions;
+  try {
+    instructions = await reporter.register({ agentVersion: options.agentVersion ?? "0.1.0" });
+  } catch (error) {
+    logger.error("agent could not register", { code: codeOf(error), message: messageOf(error) });
+    options.signal?.removeEventListener("abort", onOuterAbort);
+    return { status: "failed", failedStep: "register", reason: messageOf(error) };
+  }
+  logger.info("agent registered", { instanceId: instructions.instanceId });
+  let heartbeating = false;
+  const heartbeat = timers.setInterval(() => {
+    if (heartbeating) return;
+    heartbeating = true;
+    reporter
+      .heartbeat({ phase: currentPhase })
+      .then((answer) => {
+        if (answer === "stop") {
+          logger.warn("agent: the manager has given this machine up; stopping");
+          stop.abort();
+        }
+      })
+      .catch((error) => logger.warn("agent heartbeat failed", { code: codeOf(error) }))
+      .finally(() => {
+        heartbeating = false;
+      });
+  }, instructions.heartbeatIntervalMs);
+
+  let supervisor: DaemonSupervisor | undefined;
+  let closeChecker = async () => {};
+  const fail = async (step: FailureBody["phase"], error: unknown): Promise<AgentOutcome> => {
+    const body: FailureBody =
+      error instanceof AgentStepError
+        ? { phase: step, errorClass: error.errorClass, code: error.code, message: error.message }
+        : { phase: step, errorClass: errorClassOf(error), code: codeOf(error), message: messageOf(error) };
+    logger.error("agent step failed", { ...body });
+    await reporter
+      .failure(body)
+      .catch((e) => logger.warn("agent could not report the failure", { code: codeOf(e) }));
+    return { status: "failed", failedStep: step, reason: body.message };
+  };
+
+  try {
+    // Parameters.
+    currentPhase = "params";
+    try {
+      await reporter.phase({ phase: "params" });
+      if (options.paramsCommand !== undefined) {
+        const run = options.runCommand ?? ((command, signal) => runShellCommand(command, { signal }));
+        const outcome = await run(options.paramsCommand, stop.signal);
+        if (outcome.exitCode !== 0) {
+          throw new AgentStepError(
+            "params",
+            "ParamsCommandError",
+            "PARAMS_COMMAND_FAILED",
+            `the params command exited ${outcome.exitCode ?? outcome.signal}: ${outcome.tail.slice(-3).join(" | ")}`,
+          );
+        }
+      }
+    } catch (error) {
+      return await fail("params", error);
+    }
+
+    // Tuning.
+    currentPhase = "tune";
+    const kind = options.kind ?? "porep";
+    let configToml: string;
+    let warmupConfigToml: string | undefined;
+    let recommendation: ReturnType<typeof recommend>;
+    try {
+      const hardware = await (options.detectHardware ?? (() => detectHardware()))();
+      const dialect = options.dialect ?? (instructions.dialect as DaemonDialect);
+      recommendation = recommend(hardware, { dialect, workload: { kind } });
+      if (!recommendation.feasible) {
+        throw new AgentStepError(
+          "tune",
+          "UnsafeConfigError",
+          "NO_SAFE_CONFIG",
+          `no safe daemon config for this machine: ${recommendation.infeasibleReason ?? ""}`,
+        );
+      }
+      configToml = emitCuzkToml(recommendation);
+      if (recommendation.warmup.restart) warmupConfigToml = `${toToml(recommendation.warmup.config)}\n`;
+    } catch (error) {
+      return await fail("tune", error);
+    }
+
+    // Warmup and benchmark, with the daemon spawned and watched by the harness.
+    currentPhase = "warmup";
+    // Lives until the end: the supervisor's readiness check uses it at every (re)start.
+    const checker = createCuzkClient({ address: options.daemonAddress });
+    closeChecker = () => checker.close();
+    let vetting: Awaited<ReturnType<typeof runVetting>>;
+    try {
+      await reporter.phase({ phase: "warmup", tunedConfig: configToml });
+      supervisor = createDaemonSupervisor({
+        command: options.daemonCommand,
+        address: options.daemonAddress,
+        // The daemon's status goes back to the supervisor, which checks it is the child it started.
+        waitForReady: async (signal) =>
+          checker.waitForReady({
+            signal,
+            ...(options.readyTimeoutMs === undefined ? {} : { timeoutMs: options.readyTimeoutMs }),
+          }),
+      });
+      vetting = await runVetting({
+        address: options.daemonAddress,
+        request: options.request,
+        kind,
+        count: instructions.benchmarkProofs,
+        concurrency: recommendation.bench.concurrency,
+        ...(instructions.minProofsPerHour > 0 ? { minProofsPerHour: instructions.minProofsPerHour } : {}),
+        supervision: {
+          supervisor,
+          configToml,
+          ...(warmupConfigToml === undefined ? {} : { warmupConfigToml }),
+          onCrash: "stop",
+        },
+        signal: stop.signal,
+        ...(options.readyTimeoutMs === undefined ? {} : { readyTimeoutMs: options.readyTimeoutMs }),
+        ...(options.proofTimeoutMs === undefined ? {} : { proofTimeoutMs: options.proofTimeoutMs }),
+        ...(options.warmupTimeoutMs === undefined ? {} : { warmupTimeoutMs: options.warmupTimeoutMs }),
+        onPhase: async (phase) => {
+          if (phase !== "benchmarking") return;
+          currentPhase = "benchmarking";
+          await reporter.phase({ phase: "benchmarking" });
+        },
+        ...(options.benchmark === undefined ? {} : { run: options.benchmark }),
+      });
+    } catch (error) {
+      return await fail(currentPhase === "benchmarking" ? "benchmarking" : "warmup", error);
+    }
+    if (!vetting.reachedTimed) {
+      return await fail(
+        "warmup",
+        new AgentStepError(
+          "warmup",
+          "BenchmarkFailedError",
+          "WARMUP_FAILED",
+          `the warmup failed: ${vetting.reason}`,
+        ),
+      );
+    }
+
+    // The final report: the manager decides.
+    currentPhase = "report";
+    let answer: Awaited<ReturnType<AgentReporter["report"]>>;
+    try {
+      answer = await reporter.report({
+        verdict: vetting.verdict,
+        proofsPerHour: vetting.proofsPerHour,
+        proofs: vetting.proofs,
+        tunedConfig: configToml,
+        summary: vetting.summary,
+      });
+    } catch (error) {
+      return await fail("benchmarking", error);
+    }
+    const measured = {
+      verdict: vetting.verdict,
+      proofsPerHour: vetting.proofsPerHour,
+      tunedConfig: configToml,
+    };
+    if (!answer.keep) {
+      await supervisor.stop();
+      return { status: "rejected", ...measured, reason: answer.reason };
+    }
+
+    // Kept: serve with the tuned config until stopped.
+    currentPhase = "serving";
+    const curioConfig = emitCurio(recommendation, { address: options.daemonAddress });
+    try {
+      await supervisor.start(configToml, "serve");
+      logger.info("agent serving", { address: options.daemonAddress });
+      if (options.serveCommand !== undefined) {
+        const env = { ...process.env, CUZK_ADDR: options.daemonAddress };
+        void runShellCommand(options.serveCommand, { signal: stop.signal, env }).then((outcome) => {
+          if (!stop.signal.aborted)
+            logger.warn("agent: the serve command exited", { exitCode: outcome.exitCode });
+        });
+      }
+      await new Promise<void>((resolve) => {
+        if (stop.signal.aborted) resolve();
+        stop.signal.addEventListener("abort", () => resolve(), { once: true });
+      });
+    } catch (error) {
+      return await fail("serving", error);
+    }
+    return { status: "served", ...measured, curioConfig, reason: answer.reason };
+  } finally {
+    timers.clearInterval(heartbeat);
+    options.signal?.removeEventListener("abort", onOuterAbort);
+    await supervisor?.stop().catch(() => undefined);
+    await closeChecker().catch(() => undefined);
+  }
+}

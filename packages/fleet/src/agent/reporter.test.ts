@@ -1,0 +1,89 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { startTestFleet, type TestFleet } from "../testing/test-fleet.js";
+import { runAgent } from "./agent.js";
+import { AgentRequestRefusedError, createDiskReporter, createHttpReporter } from "./reporter.js";
+
+let dir: string;
+let fleet: TestFleet | undefined;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "cuzkit-agent-reports-"));
+});
+afterEach(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  await fleet?.close();
+  fleet = undefined;
+});
+
+describe("the standalone (disk) reporter", () => {
+  it("writes a failed step to failure.json and the events log, and the agent ends without throwing", async () => {
+    const reporter = createDiskReporter({ dir, minProofsPerHour: 40 });
+    const outcome = await runAgent({
+      reporter,
+      paramsCommand: "exit 4",
+      daemonCommand: "never-started",
+      daemonAddress: `unix://${join(dir, "cuzk.sock")}`,
+      request: { proofKind: 1 } as never,
+      timers: { setInterval: () => 0, clearInterval: () => {} },
+    });
+    expect(outcome).toMatchObject({ status: "failed", failedStep: "params" });
+    const failure = JSON.parse(readFileSync(join(dir, "failure.json"), "utf8"));
+    expect(failure).toMatchObject({
+      phase: "params",
+      errorClass: "ParamsCommandError",
+      message: expect.stringContaining("exited 4"),
+    });
+    const events = readFileSync(join(dir, "events.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l).type);
+    expect(events).toEqual(["register", "phase", "failure"]);
+  });
+
+  it("keeps only a MET run at or above its threshold, and writes report.json", async () => {
+    const reporter = createDiskReporter({ dir, minProofsPerHour: 40 });
+    expect((await reporter.report({ verdict: "MET", proofsPerHour: 45, proofs: [] })).keep).toBe(true);
+    expect((await reporter.report({ verdict: "MET", proofsPerHour: 35, proofs: [] })).keep).toBe(false);
+    expect((await reporter.report({ verdict: "UNSTABLE", proofsPerHour: 90, proofs: [] })).keep).toBe(false);
+    expect(JSON.parse(readFileSync(join(dir, "report.json"), "utf8"))).toMatchObject({ verdict: "UNSTABLE" });
+  });
+});
+
+describe("the HTTP reporter against the manager", () => {
+  it("registers and heartbeats with its token; a wrong token is refused with a hint naming the variables", async () => {
+    fleet = await startTestFleet();
+    const server = await fleet.app.listen({ host: "127.0.0.1", port: 0 });
+    const record = await fleet.manager.deploy(1002);
+    const good = createHttpReporter({ url: server, token: fleet.tokenOf(record.id), instanceId: record.id });
+    expect((await good.register({ agentVersion: "test" })).minProofsPerHour).toBe(10);
+    expect(await good.heartbeat({})).toBe("ok");
+    const bad = createHttpReporter({
+      url: server,
+      token: "x".repeat(43),
+      instanceId: record.id,
+      attempts: 1,
+    });
+    const error = await bad.heartbeat({}).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AgentRequestRefusedError);
+    expect(error).toMatchObject({ status: 403, hint: expect.stringContaining("CUZKIT_FLEET_TOKEN") });
+    // Once the manager gives the machine up, a heartbeat says stop.
+    await fleet.manager.destroy(record.id);
+    expect(await good.heartbeat({})).toBe("stop");
+  });
+
+  it("retries an unreachable manager, then says which variable to check", async () => {
+    const reporter = createHttpReporter({
+      url: "http://127.0.0.1:9",
+      token: "t".repeat(43),
+      instanceId: "i-00000001",
+      attempts: 3,
+      sleep: async () => {},
+    });
+    await expect(reporter.phase({ phase: "params" })).rejects.toMatchObject({
+      code: "FLEET_MANAGER_UNREACHABLE",
+      hint: expect.stringContaining("CUZKIT_FLEET_URL"),
+    });
+  });
+});

@@ -1,0 +1,181 @@
+import { appendFile, mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { CuzkitError, realSleep, type Sleep } from "@cuzkit/core";
+import type { AgentInstructions, ReportAnswer } from "../manager/agent-handlers.js";
+import type {
+  FailureBody,
+  FinalReportBody,
+  HeartbeatBody,
+  PhaseBody,
+  RegisterBody,
+} from "../manager/agent-schemas.js";
+
+/** Where an agent sends what it does: the manager over HTTP, or files when it runs standalone. */
+export interface AgentReporter {
+  readonly kind: "manager" | "disk";
+  register(body: RegisterBody): Promise<AgentInstructions>;
+  phase(body: PhaseBody): Promise<void>;
+  /** "stop" when the manager has given the machine up. */
+  heartbeat(body: HeartbeatBody): Promise<"ok" | "stop">;
+  failure(body: FailureBody): Promise<void>;
+  report(body: FinalReportBody): Promise<ReportAnswer>;
+}
+
+/** The manager refused a request (4xx): retrying it cannot help. */
+export class AgentRequestRefusedError extends CuzkitError {
+  constructor(
+    readonly status: number,
+    readonly serverCode: string,
+    message: string,
+  ) {
+    super("FLEET_AGENT_REFUSED", `the manager refused the request (${status} ${serverCode}): ${message}`, {
+      hint:
+        status === 401 || status === 403
+          ? "check CUZKIT_FLEET_TOKEN and CUZKIT_INSTANCE_ID: they must be the pair the manager set at deploy"
+          : "the manager's state moved on (a finished phase); the agent stops this step",
+    });
+  }
+}
+
+/** The manager could not be reached after the retries. */
+export class AgentManagerUnreachableError extends CuzkitError {
+  constructor(url: string, cause: unknown) {
+    super("FLEET_MANAGER_UNREACHABLE", `cannot reach the fleet manager at ${url}`, {
+      hint: "check CUZKIT_FLEET_URL, and that the manager listens on an address this machine can reach (--listen)",
+      retryable: true,
+      cause,
+    });
+  }
+}
+
+/** Options of the HTTP reporter. */
+export interface HttpReporterOptions {
+  /** CUZKIT_FLEET_URL. */
+  url: string;
+  /** CUZKIT_FLEET_TOKEN. */
+  token: string;
+  /** CUZKIT_INSTANCE_ID. */
+  instanceId: string;
+  /** Attempts per request on network errors and 5xx. Default 10 (about 4 minutes: a manager restart). */
+  attempts?: number | undefined;
+  /** Wait between attempts, ms (doubling, at most 60 s). Default 1000. */
+  retryDelayMs?: number | undefined;
+  /** Per-request timeout, ms. Default 15 000. */
+  timeoutMs?: number | undefined;
+  sleep?: Sleep | undefined;
+}
+
+/** Reports to the manager's agent endpoints with the instance's token. */
+export function createHttpReporter(options: HttpReporterOptions): AgentReporter {
+  const attempts = options.attempts ?? 10;
+  const sleep = options.sleep ?? realSleep;
+  const base = `${options.url.replace(/\/+$/, "")}/v1/agent/${encodeURIComponent(options.instanceId)}`;
+
+  async function post<T>(path: string, body: unknown): Promise<T> {
+    let lastError: unknown;
+    for (let attempt = 1; attempt <= attempts; attempt++) {
+      try {
+        const response = await fetch(`${base}/${path}`, {
+          method: "POST",
+          headers: { "content-type": "application/json", authorization: `Bearer ${options.token}` },
+          body: JSON.stringify(body),
+          signal: AbortSignal.timeout(options.timeoutMs ?? 15_000),
+        });
+        const answer = (await response.json().catch(() => ({}))) as { error?: string; message?: string };
+        if (response.ok) return answer as T;
+        if (response.status >= 400 && response.status < 500) {
+          throw new AgentRequestRefusedError(
+            response.status,
+            answer.error ?? "REFUSED",
+            answer.message ?? "",
+          );
+        }
+        lastError = new Error(`HTTP ${response.status}`);
+      } catch (error) {
+        if (error instanceof AgentRequestRefusedError) throw error;
+        lastError = error;
+      }
+      if (attempt < attempts)
+        await sleep(Math.min(60_000, (options.retryDelayMs ?? 1000) * 2 ** (attempt - 1)));
+    }
+    throw new AgentManagerUnreachableError(options.url, lastError);
+  }
+
+  return {
+    kind: "manager",
+    async register(body) {
+      return (await post<{ instructions: AgentInstructions }>("register", body)).instructions;
+    },
+    async phase(body) {
+      await post("phase", body);
+    },
+    async heartbeat(body) {
+      try {
+        await post("heartbeat", body);
+        return "ok";
+      } catch (error) {
+        if (error instanceof AgentRequestRefusedError && error.status === 409) return "stop";
+        throw error;
+      }
+    },
+    async failure(body) {
+      await post("failure", body);
+    },
+    async report(body) {
+      return post<ReportAnswer>("report", body);
+    },
+  };
+}
+
+/** Options of the disk reporter (standalone runs). */
+export interface DiskReporterOptions {
+  /** Folder for the reports. Required. */
+  dir: string;
+  /** The keep threshold used to decide locally. Default: none (MET keeps). */
+  minProofsPerHour?: number | undefined;
+  /** Timed proofs. Default 12. */
+  benchmarkProofs?: number | undefined;
+  /** Heartbeat interval, ms. Default 30 000. */
+  heartbeatIntervalMs?: number | undefined;
+}
+
+/** Writes each step as JSON into `dir` (`events.jsonl`, `report.json`) and decides MET -> keep itself. */
+export function createDiskReporter(options: DiskReporterOptions): AgentReporter {
+  const log = async (type: string, body: unknown) => {
+    await mkdir(options.dir, { recursive: true });
+    await appendFile(
+      join(options.dir, "events.jsonl"),
+      `${JSON.stringify({ at: new Date().toISOString(), type, body })}\n`,
+    );
+  };
+  return {
+    kind: "disk",
+    async register(body) {
+      await log("register", body);
+      return {
+        instanceId: "standalone",
+        minProofsPerHour: options.minProofsPerHour ?? 0,
+        benchmarkProofs: options.benchmarkProofs ?? 12,
+        heartbeatIntervalMs: options.heartbeatIntervalMs ?? 30_000,
+        dialect: "budget",
+      };
+    },
+    phase: (body) => log("phase", body),
+    async heartbeat(body) {
+      await log("heartbeat", body);
+      return "ok";
+    },
+    async failure(body) {
+      await log("failure", body);
+      await writeFile(join(options.dir, "failure.json"), `${JSON.stringify(body, null, 2)}\n`);
+    },
+    async report(body) {
+      await log("report", { verdict: body.verdict, proofsPerHour: body.proofsPerHour });
+      await writeFile(join(options.dir, "report.json"), `${JSON.stringify(body, null, 2)}\n`);
+      const keep =
+        body.verdict === "MET" &&
+        (options.minProofsPerHour === undefined || body.proofsPerHour >= options.minProofsPerHour);
+      return { state: keep ? "active" : "rejected", keep, reason: `standalone: ${body.verdict}` };
+    },
+  };
+}

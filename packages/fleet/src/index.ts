@@ -1,0 +1,105 @@
+// @cuzkit/fleet: rents GPU machines on Vast.ai, lets each vet itself with the agent (parameters,
+// tuning, a benchmark), and keeps only those whose measured proofs/hour clears the minimum.
+export { type AgentOptions, type AgentOutcome, type AgentTimers, runAgent } from "./agent/agent.js";
+export {
+  AgentManagerUnreachableError,
+  type AgentReporter,
+  AgentRequestRefusedError,
+  createDiskReporter,
+  createHttpReporter,
+  type DiskReporterOptions,
+  type HttpReporterOptions,
+} from "./agent/reporter.js";
+export { type VettingResult, verdictOf } from "./agent/vetting.js";
+export {
+  type DeadlineInputs,
+  type DeadlinePhase,
+  type DeadlinePolicy,
+  defaultDeadlineFloorsMs,
+  defaultImageBytes,
+  defaultParamsBytes,
+  derivePhaseDeadlines,
+  heartbeatIntervalMs,
+  isHeartbeatLost,
+  isPastDeadline,
+  missedHeartbeatsForLost,
+  type PhaseDeadlinesMs,
+} from "./deadlines.js";
+export {
+  type BenchVerdict,
+  benchVerdicts,
+  type Decision,
+  decideBenchmark,
+  isVastFailureStatus,
+} from "./decision.js";
+export {
+  FleetBudgetError,
+  FleetConfigError,
+  FleetInstanceNotFoundError,
+  FleetInstanceNotLiveError,
+  FleetOfferRefusedError,
+  FleetStoreError,
+  FleetTransitionError,
+} from "./errors.js";
+export {
+  canTransition,
+  decidedToDestroy,
+  heartbeatStates,
+  type InstanceState,
+  instanceStates,
+  isFinalState,
+  isInstanceState,
+  mayBeBilling,
+  timedStates,
+  transitions,
+  type VettingState,
+  vettingStates,
+} from "./lifecycle.js";
+export type { AgentInstructions, ReportAnswer } from "./manager/agent-handlers.js";
+export type {
+  FailureBody,
+  FinalReportBody,
+  HeartbeatBody,
+  PhaseBody,
+  ProofRecord,
+  RegisterBody,
+} from "./manager/agent-schemas.js";
+export {
+  type FleetConfig,
+  fleetLabelPrefix,
+  instanceIdOfLabel,
+  instanceLabel,
+  type ResolvedFleetConfig,
+  resolveFleetConfig,
+} from "./manager/config.js";
+export type { Checkpoint, FleetVast } from "./manager/context.js";
+export { agentEnvNames, type DeployOptions } from "./manager/deploy.js";
+export {
+  createFleetManager,
+  type FleetManager,
+  type FleetManagerOptions,
+  type LoopOptions,
+} from "./manager/fleet-manager.js";
+export type { MonitorSummary } from "./manager/monitor.js";
+export type { RankedOffer } from "./manager/rank-offers.js";
+export type { ReconcileSummary } from "./manager/reconcile.js";
+export { type ModelledDurationOptions, modelledDeadlineInputs } from "./modelled-durations.js";
+export {
+  buildFleetServer,
+  defaultFleetListen,
+  type FleetServerOptions,
+  type ListeningFleetServer,
+  parseListen,
+  startFleetServer,
+} from "./server/fleet-server.js";
+export {
+  type FleetStore,
+  type FleetStoreOptions,
+  openFleetStore,
+  type PlanInstanceInput,
+  type TransitionChanges,
+  type TransitionOptions,
+} from "./store/fleet-store.js";
+export { busyTimeoutMs, defaultStorePath } from "./store/open-database.js";
+export type { BenchmarkResultRecord, FleetEvent, InstanceRecord, OfferSnapshot } from "./store/records.js";
+export { agentTokenMatches, generateAgentToken, hashAgentToken } from "./tokens.js";

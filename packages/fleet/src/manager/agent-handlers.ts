@@ -1,0 +1,111 @@
+import { decideBenchmark } from "../decision.js";
+import { FleetInstanceNotLiveError, FleetTransitionError } from "../errors.js";
+import { type InstanceState, type VettingState, vettingStates } from "../lifecycle.js";
+import type { InstanceRecord } from "../store/records.js";
+import type { FailureBody, FinalReportBody, PhaseBody, RegisterBody } from "./agent-schemas.js";
+import type { ManagerContext } from "./context.js";
+import { beginDestroy, failAndDestroy } from "./destroyer.js";
+
+/** What the manager tells a registered agent. */
+export interface AgentInstructions {
+  instanceId: string;
+  minProofsPerHour: number;
+  benchmarkProofs: number;
+  heartbeatIntervalMs: number;
+  dialect: string;
+}
+
+/** What the manager answers a final report: whether to serve, and why. */
+export interface ReportAnswer {
+  state: InstanceState;
+  keep: boolean;
+  reason: string;
+}
+
+const previousPhase: Record<Exclude<VettingState, "registered">, VettingState> = {
+  params: "registered",
+  warmup: "params",
+  benchmarking: "warmup",
+};
+
+/** The agent's endpoints as plain functions; the HTTP layer authenticates and validates first. */
+export function agentHandlers(ctx: ManagerContext) {
+  const { store, config } = ctx;
+  return {
+    /** booting -> registered; answers the agent's instructions. */
+    register(id: string, body: RegisterBody): AgentInstructions {
+      store.transition(id, "booting", "registered", {
+        eventType: "registered",
+        detail: { agentVersion: body.agentVersion, hardware: body.hardware },
+      });
+      ctx.checkpoint("agent:registered");
+      return {
+        instanceId: id,
+        minProofsPerHour: config.minProofsPerHour,
+        benchmarkProofs: config.benchmarkProofs,
+        heartbeatIntervalMs: config.heartbeatIntervalMs,
+        dialect: config.dialect,
+      };
+    },
+    /** The next vetting phase began; a report for a phase already passed is refused. */
+    phase(id: string, body: PhaseBody): InstanceRecord {
+      const record = store.transition(id, previousPhase[body.phase], body.phase, {
+        changes: body.tunedConfig === undefined ? {} : { tunedConfig: body.tunedConfig },
+        eventType: "phase",
+        detail: body.detail === undefined ? undefined : { detail: body.detail },
+      });
+      ctx.checkpoint(`agent:phase-${body.phase}`);
+      return record;
+    },
+    /** A heartbeat; refused when the instance is not live (the agent should stop). */
+    heartbeat(id: string): void {
+      if (!store.heartbeat(id)) throw new FleetInstanceNotLiveError(id, store.get(id)?.state);
+    },
+    /** A step failed on the machine: failed with its class, destroyed at once. */
+    async failure(id: string, body: FailureBody): Promise<InstanceRecord> {
+      const reason = `${body.phase} failed: ${body.errorClass} (${body.code}): ${body.message}`;
+      const record = await failAndDestroy(
+        ctx,
+        id,
+        ["booting", ...vettingStates, "active"],
+        reason,
+        "agent-failure",
+        { phase: body.phase, errorClass: body.errorClass, code: body.code },
+      );
+      if (record === undefined) {
+        throw new FleetTransitionError(id, [...vettingStates, "active"], "failed", store.get(id)?.state);
+      }
+      return record;
+    },
+    /** The final benchmark report: the keep rule decides; a rejected or failed machine is destroyed. */
+    async report(id: string, body: FinalReportBody): Promise<ReportAnswer> {
+      const record = store.require(id);
+      const decision = decideBenchmark(body.verdict, body.proofsPerHour, config.minProofsPerHour);
+      const decided = store.decideBenchmark(
+        id,
+        {
+          verdict: body.verdict,
+          proofsPerHour: body.proofsPerHour,
+          minProofsPerHour: config.minProofsPerHour,
+          machineId: record.machineId,
+          gpuName: record.offer.gpuName,
+          numGpus: record.offer.numGpus,
+          report: { proofs: body.proofs, summary: body.summary ?? {}, tunedConfig: body.tunedConfig },
+        },
+        decision.to,
+        decision.reason,
+      );
+      ctx.checkpoint("agent:decided");
+      if (decision.excludeMachine && record.machineId !== undefined) {
+        store.excludeMachine(record.machineId, decision.reason);
+      }
+      if (decision.destroy) {
+        await beginDestroy(ctx, id, [decided.state]);
+      }
+      return { state: decision.to, keep: decision.to === "active", reason: decision.reason };
+    },
+  };
+}
+
+/** The handler set's type. */
+export type AgentHandlers = ReturnType<typeof agentHandlers>;

@@ -1,0 +1,88 @@
+import { z } from "zod";
+import { benchVerdicts } from "../decision.js";
+
+// The bodies agents send, validated before anything is read from them. Strings and arrays
+// are bounded so a body within the size limit still cannot make the store grow without end.
+
+const shortText = z.string().max(200);
+const message = z.string().max(4_000);
+
+/** Hardware the agent detected on the machine (what the tuner used). */
+export const detectedHardwareSchema = z.object({
+  ramBytes: z.number().nonnegative(),
+  usableRamBytes: z.number().nonnegative(),
+  cpuThreads: z.number().int().positive(),
+  gpus: z.array(z.object({ model: shortText, vramBytes: z.number().nonnegative() })).max(64),
+});
+
+/** POST /v1/agent/register */
+export const registerBodySchema = z.strictObject({
+  agentVersion: shortText,
+  hardware: detectedHardwareSchema.optional(),
+});
+/** A register body. */
+export type RegisterBody = z.infer<typeof registerBodySchema>;
+
+/** POST /v1/agent/phase: the next phase began. */
+export const phaseBodySchema = z.strictObject({
+  phase: z.enum(["params", "warmup", "benchmarking"]),
+  /** The tuned cuzk.toml, sent with warmup. */
+  tunedConfig: z
+    .string()
+    .max(64 * 1024)
+    .optional(),
+  detail: message.optional(),
+});
+/** A phase body. */
+export type PhaseBody = z.infer<typeof phaseBodySchema>;
+
+/** POST /v1/agent/heartbeat */
+export const heartbeatBodySchema = z.strictObject({
+  phase: shortText.optional(),
+  /** Timed proofs done so far. */
+  done: z.number().int().nonnegative().optional(),
+});
+/** A heartbeat body. */
+export type HeartbeatBody = z.infer<typeof heartbeatBodySchema>;
+
+/** POST /v1/agent/failure: a step failed on the machine. */
+export const failureBodySchema = z.strictObject({
+  phase: z.enum(["register", "params", "tune", "warmup", "benchmarking", "serving"]),
+  /** The error class name, such as "ParamsCommandError". */
+  errorClass: shortText,
+  /** The stable error code. */
+  code: shortText,
+  message,
+});
+/** A failure body. */
+export type FailureBody = z.infer<typeof failureBodySchema>;
+
+/** One proof of the benchmark, warmup included. */
+export const proofRecordSchema = z.strictObject({
+  index: z.number().int().nonnegative(),
+  warmup: z.boolean(),
+  ok: z.boolean(),
+  wallMs: z.number().nonnegative().optional(),
+  errorClass: shortText.optional(),
+  code: shortText.optional(),
+  message: message.optional(),
+});
+/** A proof record. */
+export type ProofRecord = z.infer<typeof proofRecordSchema>;
+
+/** POST /v1/agent/report: the benchmark's outcome with every proof. */
+export const finalReportBodySchema = z.strictObject({
+  verdict: z
+    .enum(benchVerdicts as [string, ...string[]])
+    .transform((v) => v as (typeof benchVerdicts)[number]),
+  proofsPerHour: z.number().nonnegative(),
+  proofs: z.array(proofRecordSchema).max(10_000),
+  tunedConfig: z
+    .string()
+    .max(64 * 1024)
+    .optional(),
+  /** Summary figures of the run (timed window, restarts, wall-time stats). */
+  summary: z.record(z.string(), z.union([z.number(), z.string(), z.boolean(), z.null()])).optional(),
+});
+/** A final report body. */
+export type FinalReportBody = z.infer<typeof finalReportBodySchema>;

@@ -1,0 +1,163 @@
+import { type DaemonDialect, InvalidInputError } from "@cuzkit/core";
+import type { DeadlinePolicy } from "../deadlines.js";
+
+/** What a fleet is: its name, the keep rule, what to rent and how much to spend. */
+export interface FleetConfig {
+  /** The fleet's name, in labels `cuzkit-fleet-<fleet>-<instance>`: 1-32 of a-z, 0-9. Default "default". */
+  fleet?: string | undefined;
+  /** The keep threshold in measured proofs/hour. Required: there is no safe default. */
+  minProofsPerHour: number;
+  /** The URL agents reach the manager at (CUZKIT_FLEET_URL). Required to deploy. */
+  managerUrl?: string | undefined;
+  /** The prover image whose entrypoint runs `cuzkit agent`. Required to deploy. */
+  image?: string | undefined;
+  /** Arguments replacing the image CMD (runtype args keeps its ENTRYPOINT). Default none. */
+  args?: readonly string[] | undefined;
+  /** Extra environment for the instance. Default {}. */
+  env?: Record<string, string> | undefined;
+  /** Disk per instance, GB. Default 150 (47 GiB of parameters, the image, the PCE cache). */
+  diskGb?: number | undefined;
+  /** Timed proofs of each machine's benchmark. Default 12. */
+  benchmarkProofs?: number | undefined;
+  /** Daemon dialect the agents tune for. Default "budget". */
+  dialect?: DaemonDialect | undefined;
+  /** The most $/hour all billing instances together may cost. Default: no cap. */
+  maxDph?: number | undefined;
+  /** The most billing instances at once. Default: no cap. */
+  maxInstances?: number | undefined;
+  /** Deadline margin, floors and overrides. */
+  deadlines?: DeadlinePolicy | undefined;
+  /** Prover image size, bytes, for the booting deadline. Default 12 GiB. */
+  imageBytes?: number | undefined;
+  /** Parameter bytes the agent fetches, for the params deadline. Default 47 GiB. */
+  paramsBytes?: number | undefined;
+  /** Keep labelled instances the store does not know instead of destroying them. Default false. */
+  adopt?: boolean | undefined;
+  /** How long an unknown labelled instance may live before it is destroyed, ms. Default 10 min. */
+  unknownGraceMs?: number | undefined;
+  /** How long destroys are retried before "destroy manually", ms. Default 15 min. */
+  destroyRetryWindowMs?: number | undefined;
+  /** Agent heartbeat interval, ms. Default 30 s. */
+  heartbeatIntervalMs?: number | undefined;
+}
+
+/** FleetConfig with defaults filled in. */
+export type ResolvedFleetConfig = {
+  [K in Exclude<keyof FleetConfig, OptionalKeys>]-?: Exclude<FleetConfig[K], undefined>;
+} & {
+  managerUrl: string | undefined;
+  image: string | undefined;
+  args: readonly string[] | undefined;
+  maxDph: number | undefined;
+  maxInstances: number | undefined;
+};
+
+type OptionalKeys = "managerUrl" | "image" | "args" | "maxDph" | "maxInstances";
+
+const fleetNamePattern = /^[a-z0-9]{1,32}$/;
+
+function positive(name: string, flag: string, value: number | undefined): void {
+  if (value !== undefined && (!Number.isFinite(value) || value <= 0)) {
+    throw new InvalidInputError(
+      `${name} must be a positive number, got ${String(value)}`,
+      `pass ${flag} with a number above 0`,
+    );
+  }
+}
+
+/** Checks the config and fills defaults. Throws InvalidInputError naming the flag to fix. */
+export function resolveFleetConfig(config: FleetConfig): ResolvedFleetConfig {
+  if (
+    config.minProofsPerHour === undefined ||
+    !Number.isFinite(config.minProofsPerHour) ||
+    config.minProofsPerHour <= 0
+  ) {
+    throw new InvalidInputError(
+      "the fleet needs a minimum proofs/hour to decide which machines to keep",
+      "pass --min-proofs-per-hour N (measured timed proofs per hour at or above which a machine is kept)",
+    );
+  }
+  const fleet = config.fleet ?? "default";
+  if (!fleetNamePattern.test(fleet)) {
+    throw new InvalidInputError(
+      `fleet name "${fleet}" is not 1-32 lowercase letters and digits`,
+      "pass --fleet with a name such as prod or f1 (it becomes part of every instance label)",
+    );
+  }
+  positive("maxDph", "--max-dph", config.maxDph);
+  positive("diskGb", "--disk", config.diskGb);
+  if (
+    config.maxInstances !== undefined &&
+    (!Number.isInteger(config.maxInstances) || config.maxInstances < 1)
+  ) {
+    throw new InvalidInputError(
+      `maxInstances must be a whole number >= 1, got ${config.maxInstances}`,
+      "pass --max-instances N",
+    );
+  }
+  if (
+    config.benchmarkProofs !== undefined &&
+    (!Number.isInteger(config.benchmarkProofs) || config.benchmarkProofs < 1)
+  ) {
+    throw new InvalidInputError(
+      `benchmarkProofs must be a whole number >= 1, got ${config.benchmarkProofs}`,
+      "pass --bench-proofs N",
+    );
+  }
+  if (config.managerUrl !== undefined) {
+    try {
+      new URL(config.managerUrl);
+    } catch (error) {
+      throw new InvalidInputError(
+        `the manager URL "${config.managerUrl}" is not a URL`,
+        "pass --manager-url http://HOST:PORT, the address agents on rented machines can reach",
+        error,
+      );
+    }
+  }
+  return {
+    fleet,
+    minProofsPerHour: config.minProofsPerHour,
+    managerUrl: config.managerUrl,
+    image: config.image,
+    args: config.args,
+    env: config.env ?? {},
+    diskGb: config.diskGb ?? 150,
+    benchmarkProofs: config.benchmarkProofs ?? 12,
+    dialect: config.dialect ?? "budget",
+    maxDph: config.maxDph,
+    maxInstances: config.maxInstances,
+    deadlines: config.deadlines ?? {},
+    imageBytes: config.imageBytes ?? 12 * 2 ** 30,
+    paramsBytes: config.paramsBytes ?? 47 * 2 ** 30,
+    adopt: config.adopt ?? false,
+    unknownGraceMs: config.unknownGraceMs ?? 10 * 60_000,
+    destroyRetryWindowMs: config.destroyRetryWindowMs ?? 15 * 60_000,
+    heartbeatIntervalMs: config.heartbeatIntervalMs ?? 30_000,
+  };
+}
+
+/** The label prefix of a fleet's instances. */
+export function fleetLabelPrefix(fleet: string): string {
+  return `cuzkit-fleet-${fleet}-`;
+}
+
+/** The Vast label of one instance. */
+export function instanceLabel(fleet: string, instanceId: string): string {
+  return `${fleetLabelPrefix(fleet)}${instanceId}`;
+}
+
+const instanceIdPattern = /^i-[0-9a-f]{8}$/;
+
+/** The instance id a label of this fleet carries, or undefined for anyone else's label (another fleet's too). */
+export function instanceIdOfLabel(fleet: string, label: string | undefined): string | undefined {
+  const prefix = fleetLabelPrefix(fleet);
+  if (label === undefined || !label.startsWith(prefix)) return undefined;
+  const id = label.slice(prefix.length);
+  return instanceIdPattern.test(id) ? id : undefined;
+}
+
+/** True when `id` looks like an instance id (`i-` and 8 hex digits). */
+export function isInstanceId(id: string): boolean {
+  return instanceIdPattern.test(id);
+}

@@ -1,0 +1,29 @@
+import type { Clock, Logger } from "@cuzkit/core";
+import type { VastClient } from "@cuzkit/vast";
+import type { FleetStore } from "../store/fleet-store.js";
+import type { ResolvedFleetConfig } from "./config.js";
+
+/** The Vast calls the manager makes. */
+export type FleetVast = Pick<
+  VastClient,
+  "searchOffers" | "createInstance" | "showInstance" | "listInstances" | "destroyInstance"
+>;
+
+/**
+ * Called at each named step of the manager's work, before and after every write and call;
+ * tests kill the process here to prove a restart recovers from any of them. Default: nothing.
+ */
+export type Checkpoint = (name: string) => void;
+
+/** What every part of the manager works with. */
+export interface ManagerContext {
+  store: FleetStore;
+  vast: FleetVast;
+  config: ResolvedFleetConfig;
+  clock: Clock;
+  logger: Logger;
+  random: () => number;
+  checkpoint: Checkpoint;
+  /** When this manager process started (epoch ms): silence while it was down is not an agent's fault. */
+  startedAt: number;
+}

@@ -1,0 +1,86 @@
+import { toCuzkitError } from "@cuzkit/core";
+import { backoffDelayMs } from "@cuzkit/vast";
+import type { InstanceState } from "../lifecycle.js";
+import type { InstanceRecord } from "../store/records.js";
+import type { ManagerContext } from "./context.js";
+
+/** Backoff between destroy attempts: 10 s doubling to 2 min, with jitter. */
+const destroyBackoff = { retries: 0, minDelayMs: 10_000, maxDelayMs: 120_000, factor: 2, jitter: 0.2 };
+
+/**
+ * One destroy attempt of an instance in `destroying`. Success, or a Vast answer that the
+ * instance does not exist, ends in `destroyed`. A failure schedules the next attempt with
+ * backoff; once the retry window is spent it is flagged "destroy manually" with the Vast id.
+ */
+export async function attemptDestroy(ctx: ManagerContext, record: InstanceRecord): Promise<InstanceRecord> {
+  const { store, vast, clock, logger, config } = ctx;
+  if (record.vastId === undefined) {
+    return store.transition(record.id, "destroying", "destroyed", { detail: { rented: false } });
+  }
+  ctx.checkpoint("destroy:before-call");
+  try {
+    const { alreadyGone } = await vast.destroyInstance(record.vastId);
+    ctx.checkpoint("destroy:after-call");
+    logger.info("fleet instance destroyed", { instanceId: record.id, vastId: record.vastId, alreadyGone });
+    return store.transition(record.id, "destroying", "destroyed", {
+      detail: { vastId: record.vastId, alreadyGone },
+    });
+  } catch (error) {
+    const failure = toCuzkitError(error);
+    const now = clock.now();
+    const firstAt = record.destroyFirstAttemptAt ?? now;
+    const delay = backoffDelayMs(record.destroyAttempts + 1, destroyBackoff, ctx.random);
+    const manual = now + delay - firstAt > config.destroyRetryWindowMs;
+    if (manual) {
+      logger.error("fleet could not destroy an instance: destroy it manually", {
+        instanceId: record.id,
+        vastId: record.vastId,
+        command: `vastai destroy instance ${record.vastId}`,
+        code: failure.code,
+      });
+    } else {
+      logger.warn("fleet destroy failed; retrying", {
+        instanceId: record.id,
+        vastId: record.vastId,
+        code: failure.code,
+      });
+    }
+    return store.noteDestroyAttempt(
+      record.id,
+      manual ? undefined : now + delay,
+      manual,
+      `${failure.code}: ${failure.message}`,
+    );
+  }
+}
+
+/** Moves a decided instance to `destroying` and makes the first attempt. */
+export async function beginDestroy(
+  ctx: ManagerContext,
+  id: string,
+  from: readonly InstanceState[] = ["rejected", "failed", "draining"],
+): Promise<InstanceRecord> {
+  const record = ctx.store.transition(id, from, "destroying");
+  ctx.checkpoint("destroy:destroying");
+  return attemptDestroy(ctx, record);
+}
+
+/** Fails a live instance with a reason (deadline, lost, Vast status, agent failure) and destroys it at once. */
+export async function failAndDestroy(
+  ctx: ManagerContext,
+  id: string,
+  from: InstanceState | readonly InstanceState[],
+  reason: string,
+  eventType: string,
+  detail?: Record<string, unknown>,
+): Promise<InstanceRecord | undefined> {
+  const failed = ctx.store.tryTransition(id, from, "failed", {
+    changes: { reason },
+    eventType,
+    detail: { reason, ...detail },
+  });
+  if (failed === undefined) return undefined;
+  ctx.logger.warn("fleet instance failed", { instanceId: id, reason });
+  ctx.checkpoint("fail:failed");
+  return beginDestroy(ctx, id, ["failed"]);
+}

@@ -1,0 +1,189 @@
+import { type Clock, type Logger, silentLogger, systemClock, toCuzkitError } from "@cuzkit/core";
+import type { OfferQuery } from "@cuzkit/vast";
+import { FleetBudgetError, FleetOfferRefusedError } from "../errors.js";
+import { vettingStates } from "../lifecycle.js";
+import type { FleetStore } from "../store/fleet-store.js";
+import type { InstanceRecord } from "../store/records.js";
+import { type AgentHandlers, agentHandlers } from "./agent-handlers.js";
+import { type FleetConfig, type ResolvedFleetConfig, resolveFleetConfig } from "./config.js";
+import type { Checkpoint, FleetVast, ManagerContext } from "./context.js";
+import { type DeployOptions, deployOffer, resumePlanned } from "./deploy.js";
+import { attemptDestroy, beginDestroy, failAndDestroy } from "./destroyer.js";
+import { type MonitorSummary, monitor } from "./monitor.js";
+import { type RankedOffer, rankOffers } from "./rank-offers.js";
+import { type ReconcileSummary, reconcile } from "./reconcile.js";
+
+/** Options of createFleetManager. */
+export interface FleetManagerOptions {
+  /** The store. Required. */
+  store: FleetStore;
+  /** A Vast client (createVastClient). Required. */
+  vast: FleetVast;
+  /** The fleet. `minProofsPerHour` is required. */
+  config: FleetConfig;
+  /** Clock for deadlines and heartbeats. Default: the system clock. */
+  clock?: Clock | undefined;
+  /** Logger. Default: silent. */
+  logger?: Logger | undefined;
+  /** Randomness for backoff jitter. Default Math.random. */
+  random?: (() => number) | undefined;
+  /** Called at each named step (tests crash the process there). Default: nothing. */
+  checkpoint?: Checkpoint | undefined;
+}
+
+/** Options of the manager's loops. */
+export interface LoopOptions {
+  /** Reconcile interval, ms. Default 60 000. */
+  reconcileEveryMs?: number | undefined;
+  /** Deadline, heartbeat and destroy pass interval, ms. Default 10 000. */
+  monitorEveryMs?: number | undefined;
+}
+
+/** The fleet manager: deploys, reconciles, watches deadlines and heartbeats, and answers agents. */
+export interface FleetManager {
+  readonly config: ResolvedFleetConfig;
+  readonly store: FleetStore;
+  /** The agent endpoints as functions (the HTTP server calls these). */
+  readonly agent: AgentHandlers;
+  /** Rents one offer by id (it must still be offered). */
+  deploy(offerId: number, options?: DeployOptions): Promise<InstanceRecord>;
+  /** Rents the `count` best-ranked offers of a search, within the budget caps. */
+  deployBest(count: number, query?: OfferQuery): Promise<InstanceRecord[]>;
+  /** Ranks offers by modelled proofs/hour per dollar. */
+  rank(query?: OfferQuery): Promise<RankedOffer[]>;
+  /** One reconcile pass against Vast. */
+  reconcile(): Promise<ReconcileSummary>;
+  /** One deadline/heartbeat/destroy pass. */
+  monitor(): Promise<MonitorSummary>;
+  /** What a (re)started manager does first: reconcile, rent what was planned, then monitor. */
+  startup(): Promise<void>;
+  /** Destroys an instance the operator names, from whatever state it is in. */
+  destroy(id: string): Promise<InstanceRecord>;
+  /** Runs reconcile and monitor on timers until the returned function is called. */
+  startLoops(options?: LoopOptions): () => Promise<void>;
+}
+
+/** Creates the manager. Nothing runs until a method or startLoops is called. */
+export function createFleetManager(options: FleetManagerOptions): FleetManager {
+  const config = resolveFleetConfig(options.config);
+  const clock = options.clock ?? systemClock;
+  const ctx: ManagerContext = {
+    store: options.store,
+    vast: options.vast,
+    config,
+    clock,
+    startedAt: clock.now(),
+    logger: options.logger ?? silentLogger,
+    random: options.random ?? Math.random,
+    checkpoint: options.checkpoint ?? (() => {}),
+  };
+  const { store, vast } = ctx;
+
+  async function rank(query: OfferQuery = {}): Promise<RankedOffer[]> {
+    const offers = await vast.searchOffers({ allocatedStorageGb: config.diskGb, ...query });
+    return rankOffers(offers, config, (machineId) => store.isMachineExcluded(machineId));
+  }
+
+  const manager: FleetManager = {
+    config,
+    store,
+    agent: agentHandlers(ctx),
+    async deploy(offerId, deployOptions) {
+      const [offer] = await vast.searchOffers({
+        filters: { id: offerId },
+        allocatedStorageGb: config.diskGb,
+      });
+      if (offer === undefined) {
+        throw new FleetOfferRefusedError(
+          `offer ${offerId} is not offered (rented by someone else, or not verified and rentable)`,
+          "pick a current offer: cuzkit vast offers, or cuzkit fleet deploy --best N",
+        );
+      }
+      return deployOffer(ctx, offer, deployOptions);
+    },
+    async deployBest(count, query) {
+      const deployed: InstanceRecord[] = [];
+      for (const ranked of await rank(query)) {
+        if (deployed.length >= count) break;
+        try {
+          deployed.push(await deployOffer(ctx, ranked.offer));
+        } catch (error) {
+          if (error instanceof FleetBudgetError) {
+            if (deployed.length === 0) throw error;
+            break;
+          }
+          ctx.logger.warn("fleet skipped an offer", {
+            offerId: ranked.offer.id,
+            code: toCuzkitError(error).code,
+          });
+        }
+      }
+      return deployed;
+    },
+    rank,
+    reconcile: () => reconcile(ctx),
+    monitor: () => monitor(ctx),
+    async startup() {
+      await reconcile(ctx);
+      await resumePlanned(ctx);
+      await monitor(ctx);
+    },
+    async destroy(id) {
+      const record = store.require(id);
+      switch (record.state) {
+        case "destroyed":
+          return record;
+        case "planned":
+          return store.transition(id, "planned", "destroyed", { eventType: "operator-destroy" });
+        case "destroying":
+          return attemptDestroy(ctx, record);
+        case "rejected":
+        case "failed":
+          return beginDestroy(ctx, id, [record.state]);
+        case "active":
+          store.transition(id, "active", "draining", { eventType: "operator-destroy" });
+          return beginDestroy(ctx, id, ["draining"]);
+        case "draining":
+          return beginDestroy(ctx, id, ["draining"]);
+        default: {
+          const failed = await failAndDestroy(
+            ctx,
+            id,
+            ["renting", "booting", ...vettingStates],
+            "destroyed by the operator",
+            "operator-destroy",
+          );
+          return failed ?? store.require(id);
+        }
+      }
+    },
+    startLoops(loopOptions = {}) {
+      let running: Promise<unknown> = Promise.resolve();
+      let busy = false;
+      const guarded = (name: string, pass: () => Promise<unknown>) => () => {
+        if (busy) return; // one pass at a time; a slow Vast call delays the next tick
+        busy = true;
+        running = pass()
+          .catch((error) => ctx.logger.warn(`fleet ${name} pass failed`, { code: toCuzkitError(error).code }))
+          .finally(() => {
+            busy = false;
+          });
+      };
+      const timers = [
+        setInterval(
+          guarded("reconcile", () => reconcile(ctx)),
+          loopOptions.reconcileEveryMs ?? 60_000,
+        ),
+        setInterval(
+          guarded("monitor", () => monitor(ctx)),
+          loopOptions.monitorEveryMs ?? 10_000,
+        ),
+      ];
+      return async () => {
+        for (const timer of timers) clearInterval(timer);
+        await running;
+      };
+    },
+  };
+  return manager;
+}

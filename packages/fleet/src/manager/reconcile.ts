@@ -1,0 +1,134 @@
+import { toCuzkitError } from "@cuzkit/core";
+import type { VastInstance } from "@cuzkit/vast";
+import { isVastFailureStatus } from "../decision.js";
+import { mayBeBilling } from "../lifecycle.js";
+import { instanceIdOfLabel } from "./config.js";
+import type { ManagerContext } from "./context.js";
+import { failAndDestroy } from "./destroyer.js";
+
+/** What one reconcile pass found and did. */
+export interface ReconcileSummary {
+  /** Labelled Vast instances of this fleet seen. */
+  seen: number;
+  /** Instances whose lost create answer was found by label and attached to their row. */
+  recovered: string[];
+  /** Vast ids of labelled instances the store has no live row for (still in their grace period, or adopted). */
+  unknown: number[];
+  /** Vast ids destroyed because the store did not know them, after the grace period. */
+  destroyedUnknown: number[];
+  /** Instances marked gone: the store had them, Vast no longer does. */
+  gone: string[];
+  /** Instances failed because Vast reports them exited, offline or unknown. */
+  failedByVast: string[];
+}
+
+/**
+ * Matches the fleet's labelled Vast instances against the store: attaches a create whose
+ * answer was lost, fails instances Vast says will never run, destroys unknown labelled ones
+ * after the grace period (`adopt` keeps them), and marks store-only ones gone (confirmed by a
+ * direct look-up, since a fresh instance may not be listed yet).
+ */
+export async function reconcile(ctx: ManagerContext): Promise<ReconcileSummary> {
+  const { store, vast, config, clock, logger } = ctx;
+  const summary: ReconcileSummary = {
+    seen: 0,
+    recovered: [],
+    unknown: [],
+    destroyedUnknown: [],
+    gone: [],
+    failedByVast: [],
+  };
+  const listed = new Map<number, VastInstance>();
+  for await (const instance of vast.listInstances()) {
+    if (instanceIdOfLabel(config.fleet, instance.label) === undefined) continue;
+    listed.set(instance.id, instance);
+  }
+  summary.seen = listed.size;
+  ctx.checkpoint("reconcile:listed");
+
+  for (const instance of listed.values()) {
+    const id = instanceIdOfLabel(config.fleet, instance.label) as string;
+    let row = store.get(id);
+    if (row !== undefined && row.state === "renting" && row.vastId === undefined) {
+      row = store.tryTransition(id, "renting", "booting", {
+        changes: { vastId: instance.id },
+        eventType: "recovered-by-label",
+        detail: { vastId: instance.id },
+      });
+      ctx.checkpoint("reconcile:recovered");
+      if (row !== undefined) summary.recovered.push(id);
+      row ??= store.get(id);
+    }
+    const owned = row !== undefined && row.vastId === instance.id && mayBeBilling(row.state);
+    if (owned && row !== undefined) {
+      if (isVastFailureStatus(instance.actualStatus) && row.state !== "destroying") {
+        const failed = await failAndDestroy(
+          ctx,
+          row.id,
+          ["booting", "registered", "params", "warmup", "benchmarking", "active"],
+          `Vast reports the instance ${instance.actualStatus}${instance.statusMsg ? ` (${instance.statusMsg})` : ""}`,
+          "vast-status",
+          { actualStatus: instance.actualStatus },
+        );
+        if (failed !== undefined) summary.failedByVast.push(row.id);
+      }
+      continue;
+    }
+    // Labelled for this fleet, but no live row owns it: a duplicate, or a row already destroyed.
+    const { firstSeenAt, outcome } = store.noteUnknownInstance(instance.id, instance.label ?? "");
+    if (outcome === "destroyed") continue;
+    if (config.adopt) {
+      if (outcome !== "adopted") store.settleUnknownInstance(instance.id, "adopted");
+      summary.unknown.push(instance.id);
+      continue;
+    }
+    if (clock.now() - firstSeenAt < config.unknownGraceMs) {
+      logger.warn("fleet found a labelled instance it does not know; destroying it after the grace period", {
+        vastId: instance.id,
+        label: instance.label,
+      });
+      summary.unknown.push(instance.id);
+      continue;
+    }
+    try {
+      ctx.checkpoint("reconcile:destroy-unknown");
+      await vast.destroyInstance(instance.id);
+      store.settleUnknownInstance(instance.id, "destroyed");
+      summary.destroyedUnknown.push(instance.id);
+    } catch (error) {
+      logger.warn("fleet could not destroy an unknown instance", {
+        vastId: instance.id,
+        code: toCuzkitError(error).code,
+      });
+      summary.unknown.push(instance.id);
+    }
+  }
+
+  for (const row of store.list()) {
+    if (row.vastId === undefined || !mayBeBilling(row.state) || listed.has(row.vastId)) continue;
+    const shown = await vast.showInstance(row.vastId);
+    if (shown !== null) continue; // listed late; next pass sees it
+    ctx.checkpoint("reconcile:gone");
+    if (row.state === "destroying") {
+      // A destroy whose answer was lost, or a manual one: Vast no longer knows it, so it is done.
+      store.tryTransition(row.id, "destroying", "destroyed", {
+        eventType: "gone",
+        detail: { vastId: row.vastId },
+      });
+    } else {
+      const failed = store.tryTransition(row.id, row.state, "failed", {
+        changes: { reason: "gone: Vast no longer knows the instance" },
+        eventType: "gone",
+      });
+      if (failed !== undefined) {
+        store.transition(row.id, "failed", "destroying");
+        store.transition(row.id, "destroying", "destroyed", {
+          eventType: "gone",
+          detail: { vastId: row.vastId },
+        });
+      }
+    }
+    summary.gone.push(row.id);
+  }
+  return summary;
+}

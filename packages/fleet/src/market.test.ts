@@ -1,0 +1,192 @@
+import { createVastClient, type FakeVastServer, startFakeVastServer } from "@cuzkit/vast";
+import { afterEach, describe, expect, it } from "vitest";
+import type { InstanceState } from "./lifecycle.js";
+import type { FleetConfig } from "./manager/config.js";
+import { createFleetManager, type FleetManager } from "./manager/fleet-manager.js";
+import { type ListeningFleetServer, startFleetServer } from "./server/fleet-server.js";
+import { openFleetStore } from "./store/fleet-store.js";
+import { type MachineBehaviour, type Market, startMarket } from "./testing/market.js";
+
+// The market: a fake Vast server whose every rented instance is a local `cuzkit agent`
+// process benchmarking a `cuzkit sim` daemon sized to the offer, against a real manager
+// (HTTP server, loops, SQLite). Each case asserts what an operator relies on: the final
+// state, why, and that the rental is gone.
+
+interface Running {
+  fake: FakeVastServer;
+  manager: FleetManager;
+  server: ListeningFleetServer;
+  market: Market;
+  stop(): Promise<void>;
+}
+
+let running: Running | undefined;
+afterEach(async () => {
+  await running?.stop();
+  running = undefined;
+});
+
+async function startScenario(
+  config: Partial<FleetConfig>,
+  behaviours: Record<number, MachineBehaviour> = {},
+): Promise<Running> {
+  const fake = await startFakeVastServer();
+  const store = openFleetStore({ path: ":memory:" });
+  const vast = createVastClient({
+    apiKey: fake.apiKey,
+    baseUrl: fake.url,
+    rateLimit: false,
+    retry: { retries: 2, minDelayMs: 10, maxDelayMs: 50 },
+    createRecovery: { attempts: 2, delayMs: 20 },
+  });
+  // The server must exist before the manager's URL is known: start on port 0, then point agents at it.
+  let manager: FleetManager | undefined;
+  const proxy = new Proxy({} as FleetManager, {
+    get: (_t, key) => (manager as unknown as Record<string | symbol, unknown>)[key],
+  });
+  const server = await startFleetServer({ manager: proxy, listen: "127.0.0.1:0" });
+  manager = createFleetManager({
+    store,
+    vast,
+    config: {
+      fleet: "market",
+      image: "ghcr.io/example/prover:1",
+      managerUrl: server.url,
+      minProofsPerHour: 1,
+      benchmarkProofs: 3,
+      heartbeatIntervalMs: 400,
+      ...config,
+    },
+  });
+  const market = startMarket(fake, behaviours);
+  const stopLoops = manager.startLoops({ reconcileEveryMs: 300, monitorEveryMs: 100 });
+  return {
+    fake,
+    manager,
+    server,
+    market,
+    async stop() {
+      await stopLoops();
+      await market.close();
+      await server.close();
+      store.close();
+      await fake.close();
+    },
+  };
+}
+
+/** Waits (polling the store) until the instance reaches one of `states`. */
+async function until(r: Running, id: string, states: readonly InstanceState[], timeoutMs = 90_000) {
+  const started = Date.now();
+  for (;;) {
+    const record = r.manager.store.require(id);
+    if (states.includes(record.state)) return record;
+    if (Date.now() - started > timeoutMs) {
+      const machine = [...r.market.machines.values()].find((m) => m.instanceId === id);
+      throw new Error(
+        `instance ${id} is ${record.state} (${record.reason}); agent said:\n${machine?.output.join("")}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const phasesOf = (r: Running, id: string) =>
+  r.manager.store
+    .events({ instanceId: id })
+    .map((e) => e.toState)
+    .filter((s, i, all) => s !== undefined && s !== all[i - 1]);
+
+describe("the market", { timeout: 120_000 }, () => {
+  it("keeps a good machine, with its measured rate and every phase in order", async () => {
+    running = await startScenario({});
+    const r = running;
+    const record = await r.manager.deploy(1002);
+    const active = await until(r, record.id, ["active", "failed", "rejected", "destroyed"]);
+    expect(active.state, active.reason).toBe("active");
+    expect(active.proofsPerHour).toBeGreaterThan(1);
+    expect(active.tunedConfig).toContain("[synthesis]");
+    expect(phasesOf(r, record.id)).toEqual([
+      "planned",
+      "renting",
+      "booting",
+      "registered",
+      "params",
+      "warmup",
+      "benchmarking",
+      "active",
+    ]);
+    const result = r.manager.store.benchmarkResult(record.id);
+    expect(result?.verdict).toBe("MET");
+    expect(result?.report.proofs as unknown[]).toHaveProperty("length");
+    expect((result?.report.proofs as unknown[] | undefined)?.length).toBeGreaterThanOrEqual(3);
+    expect(r.fake.instances.has(record.vastId as number)).toBe(true);
+    // Kept machines keep heartbeating while they serve.
+    const before = r.manager.store.require(record.id).lastHeartbeatAt as number;
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(r.manager.store.require(record.id).lastHeartbeatAt).toBeGreaterThan(before);
+    // The operator destroys it: the rental and the agent go.
+    await r.manager.destroy(record.id);
+    expect(r.manager.store.require(record.id).state).toBe("destroyed");
+    expect(r.fake.instances.has(record.vastId as number)).toBe(false);
+  });
+
+  it("destroys a machine below the minimum", async () => {
+    running = await startScenario({ minProofsPerHour: 1e9 });
+    const record = await running.manager.deploy(1002);
+    const done = await until(running, record.id, ["destroyed"]);
+    expect(done.reason).toMatch(/^rejected: .* < the minimum/);
+    expect(running.manager.store.benchmarkResult(record.id)?.verdict).toBe("BELOW");
+    expect(running.fake.instances.size).toBe(0);
+  });
+
+  it("fails and destroys a machine whose daemon is OOM-killed", async () => {
+    running = await startScenario({}, { 1002: { simFlags: "--memory-limit 60GiB" } });
+    const record = await running.manager.deploy(1002);
+    const done = await until(running, record.id, ["destroyed"]);
+    expect(done.reason).toMatch(/failed|unstable/);
+    expect(phasesOf(running, record.id)).toContain("failed");
+    expect(running.fake.instances.size).toBe(0);
+  });
+
+  it("fails a machine that never finishes its parameters, at the params deadline", async () => {
+    running = await startScenario(
+      { deadlines: { overridesMs: { params: 2_000 } } },
+      { 1002: { paramsCommand: "sleep 600" } },
+    );
+    const record = await running.manager.deploy(1002);
+    const done = await until(running, record.id, ["destroyed"]);
+    expect(done.reason).toMatch(/^deadline: params ran past/);
+    expect(running.fake.instances.size).toBe(0);
+  });
+
+  it("fails an instance Vast reports exited", async () => {
+    running = await startScenario({});
+    const record = await running.manager.deploy(1002);
+    await until(running, record.id, ["registered", "params", "warmup", "benchmarking"]);
+    running.market.kill(record.vastId as number);
+    running.fake.setInstanceStatus(record.vastId as number, "exited", "container exited (137)");
+    const done = await until(running, record.id, ["destroyed"]);
+    expect(done.reason).toContain("exited");
+  });
+
+  it("loses an agent that goes silent, after 3 heartbeats", async () => {
+    running = await startScenario({});
+    const record = await running.manager.deploy(1002);
+    await until(running, record.id, ["params", "warmup", "benchmarking"]);
+    running.market.freeze(record.vastId as number);
+    const done = await until(running, record.id, ["destroyed"]);
+    expect(done.reason).toContain("no heartbeat");
+    expect(running.fake.instances.size).toBe(0);
+  });
+
+  it("survives a lost create answer: one rental, found by label, vetted and kept", async () => {
+    running = await startScenario({});
+    running.fake.failNext({ method: "PUT", path: "/api/v0/asks/1002/", mode: "drop-after" });
+    const record = await running.manager.deploy(1002);
+    const active = await until(running, record.id, ["active", "destroyed"]);
+    expect(active.state).toBe("active");
+    expect(running.fake.requestsTo(/^\/api\/v0\/asks\/\d+\/$/, "PUT")).toHaveLength(1);
+    expect(running.fake.instances.size).toBe(1);
+  });
+});

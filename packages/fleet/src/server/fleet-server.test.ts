@@ -1,0 +1,242 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { startTestFleet, type TestFleet } from "../testing/test-fleet.js";
+
+let fleet: TestFleet | undefined;
+afterEach(async () => {
+  await fleet?.close();
+  fleet = undefined;
+});
+
+const proofs = (n: number, wallMs = 60_000) =>
+  Array.from({ length: n }, (_, i) => ({ index: i + 1, warmup: false, ok: true, wallMs }));
+
+async function deployed(t: TestFleet, offerId = 1002) {
+  const record = await t.manager.deploy(offerId);
+  expect(record.state).toBe("booting");
+  return { id: record.id, vastId: record.vastId as number, token: t.tokenOf(record.id) };
+}
+
+function post(t: TestFleet, id: string, path: string, token: string | undefined, body: unknown) {
+  return t.app.inject({
+    method: "POST",
+    url: `/v1/agent/${id}/${path}`,
+    headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+    payload: body as Record<string, unknown>,
+  });
+}
+
+async function vetted(t: TestFleet, id: string, token: string) {
+  expect((await post(t, id, "register", token, { agentVersion: "0.1.0" })).statusCode).toBe(200);
+  for (const phase of ["params", "warmup", "benchmarking"]) {
+    expect((await post(t, id, "phase", token, { phase })).statusCode).toBe(200);
+  }
+}
+
+describe("the manager's agent endpoints", () => {
+  it("keeps a machine that meets the minimum, and stores its per-proof records", async () => {
+    fleet = await startTestFleet({ config: { minProofsPerHour: 40 } });
+    const { id, vastId, token } = await deployed(fleet);
+    const register = await post(fleet, id, "register", token, { agentVersion: "0.1.0" });
+    expect(register.json()).toMatchObject({
+      ok: true,
+      instructions: { instanceId: id, minProofsPerHour: 40 },
+    });
+    const t = fleet;
+    for (const phase of ["params", "warmup", "benchmarking"]) {
+      expect((await post(t, id, "phase", token, { phase })).statusCode).toBe(200);
+    }
+    const report = await post(t, id, "report", token, {
+      verdict: "MET",
+      proofsPerHour: 48.5,
+      proofs: proofs(12),
+      tunedConfig: "[daemon]\n",
+    });
+    expect(report.statusCode).toBe(200);
+    expect(report.json()).toMatchObject({ keep: true, state: "active" });
+    expect(t.manager.store.require(id)).toMatchObject({ state: "active", proofsPerHour: 48.5 });
+    expect(t.manager.store.benchmarkResult(id)?.report.proofs).toHaveLength(12);
+    expect(t.fake.instances.has(vastId)).toBe(true); // still rented
+    expect((await post(t, id, "heartbeat", token, {})).statusCode).toBe(200);
+  });
+
+  it.each([
+    ["BELOW", 35.9, "rejected", false],
+    ["UNSTABLE", 45, "rejected", true],
+    ["FAILED", 0, "failed", false],
+    ["MET", 35.9, "rejected", false], // below the fleet's minimum, whatever the agent says
+  ] as const)(
+    "%s at %s/h -> %s, destroyed at once (machine excluded: %s)",
+    async (verdict, rate, decided, excluded) => {
+      fleet = await startTestFleet({ config: { minProofsPerHour: 40 } });
+      const { id, vastId, token } = await deployed(fleet);
+      await vetted(fleet, id, token);
+      const report = await post(fleet, id, "report", token, {
+        verdict,
+        proofsPerHour: rate,
+        proofs: proofs(12),
+      });
+      expect(report.json()).toMatchObject({ keep: false, state: decided });
+      expect(fleet.manager.store.require(id).state).toBe("destroyed");
+      expect(fleet.fake.instances.has(vastId)).toBe(false);
+      expect(fleet.manager.store.isMachineExcluded(502)).toBe(excluded);
+      const types = fleet.manager.store.events({ instanceId: id }).map((e) => e.toState);
+      expect(types.slice(-3)).toEqual([decided, "destroying", "destroyed"]);
+      if (excluded)
+        await expect(fleet.manager.deploy(1002)).rejects.toMatchObject({ code: "FLEET_OFFER_REFUSED" });
+    },
+  );
+
+  it("fails and destroys a machine whose agent reports a failed step, with its class", async () => {
+    fleet = await startTestFleet();
+    const { id, vastId, token } = await deployed(fleet);
+    await post(fleet, id, "register", token, { agentVersion: "0.1.0" });
+    await post(fleet, id, "phase", token, { phase: "params" });
+    const failure = await post(fleet, id, "failure", token, {
+      phase: "params",
+      errorClass: "ParamsCommandError",
+      code: "PARAMS_FAILED",
+      message: "curio fetch-params exited 1",
+    });
+    expect(failure.statusCode).toBe(200);
+    const record = fleet.manager.store.require(id);
+    expect(record.state).toBe("destroyed");
+    expect(record.reason).toContain("ParamsCommandError (PARAMS_FAILED)");
+    expect(fleet.fake.instances.has(vastId)).toBe(false);
+  });
+
+  describe("bad requests get a 4xx and change nothing", () => {
+    async function twoInstances() {
+      fleet = await startTestFleet();
+      const a = await deployed(fleet, 1002);
+      const b = await deployed(fleet, 1003);
+      await post(fleet, a.id, "register", a.token, { agentVersion: "0.1.0" });
+      return { t: fleet, a, b };
+    }
+
+    function snapshot(t: TestFleet) {
+      return { rows: t.manager.store.list(), events: t.manager.store.events().length };
+    }
+
+    it.each([
+      [
+        "no token",
+        401,
+        (a: { id: string }) => ({ id: a.id, path: "phase", token: undefined, body: { phase: "params" } }),
+      ],
+      [
+        "another instance's token",
+        403,
+        (a: { id: string }, b: { token: string }) => ({
+          id: a.id,
+          path: "phase",
+          token: b.token,
+          body: { phase: "params" },
+        }),
+      ],
+      [
+        "a made-up instance id",
+        403,
+        (_a: unknown, b: { token: string }) => ({
+          id: "i-00000000",
+          path: "heartbeat",
+          token: b.token,
+          body: {},
+        }),
+      ],
+      [
+        "a replayed register (finished phase)",
+        409,
+        (a: { id: string; token: string }) => ({
+          id: a.id,
+          path: "register",
+          token: a.token,
+          body: { agentVersion: "0.1.0" },
+        }),
+      ],
+      [
+        "a phase out of order",
+        409,
+        (a: { id: string; token: string }) => ({
+          id: a.id,
+          path: "phase",
+          token: a.token,
+          body: { phase: "benchmarking" },
+        }),
+      ],
+      [
+        "a report before benchmarking",
+        409,
+        (a: { id: string; token: string }) => ({
+          id: a.id,
+          path: "report",
+          token: a.token,
+          body: { verdict: "MET", proofsPerHour: 99, proofs: [] },
+        }),
+      ],
+      [
+        "a body that breaks the schema",
+        400,
+        (a: { id: string; token: string }) => ({
+          id: a.id,
+          path: "phase",
+          token: a.token,
+          body: { phase: "active" },
+        }),
+      ],
+      [
+        "an unknown field",
+        400,
+        (a: { id: string; token: string }) => ({
+          id: a.id,
+          path: "phase",
+          token: a.token,
+          body: { phase: "params", state: "active" },
+        }),
+      ],
+    ] as const)("%s -> %s", async (_name, status, make) => {
+      const { t, a, b } = await twoInstances();
+      const before = snapshot(t);
+      const request = make(a, b);
+      const response = await post(t, request.id, request.path, request.token, request.body);
+      expect(response.statusCode).toBe(status);
+      expect(response.json()).toMatchObject({ ok: false });
+      expect(snapshot(t)).toEqual(before);
+      // The token never comes back in an answer.
+      expect(response.body).not.toContain(a.token);
+      expect(response.body).not.toContain(b.token);
+    });
+
+    it("malformed JSON -> 400, an oversize body -> 413", async () => {
+      const { t, a } = await twoInstances();
+      const before = snapshot(t);
+      const malformed = await t.app.inject({
+        method: "POST",
+        url: `/v1/agent/${a.id}/phase`,
+        headers: { authorization: `Bearer ${a.token}`, "content-type": "application/json" },
+        payload: '{"phase": "params"',
+      });
+      expect(malformed.statusCode).toBe(400);
+      const oversize = await t.app.inject({
+        method: "POST",
+        url: `/v1/agent/${a.id}/phase`,
+        headers: { authorization: `Bearer ${a.token}`, "content-type": "application/json" },
+        payload: JSON.stringify({ phase: "params", detail: "x".repeat(70 * 1024) }),
+      });
+      expect(oversize.statusCode).toBe(413);
+      expect(snapshot(t)).toEqual(before);
+    });
+
+    it("a replayed final report is refused once the machine is decided", async () => {
+      fleet = await startTestFleet();
+      const { id, token } = await deployed(fleet);
+      await vetted(fleet, id, token);
+      const body = { verdict: "MET", proofsPerHour: 50, proofs: proofs(12) };
+      expect((await post(fleet, id, "report", token, body)).statusCode).toBe(200);
+      const before = snapshot(fleet);
+      const replay = await post(fleet, id, "report", token, { ...body, verdict: "BELOW" });
+      expect(replay.statusCode).toBe(409);
+      expect(snapshot(fleet)).toEqual(before);
+      expect(fleet.manager.store.require(id).state).toBe("active");
+    });
+  });
+});

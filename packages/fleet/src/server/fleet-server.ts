@@ -1,0 +1,171 @@
+import { CuzkitError, InvalidInputError } from "@cuzkit/core";
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import type { z } from "zod";
+import { FleetInstanceNotFoundError, FleetInstanceNotLiveError, FleetTransitionError } from "../errors.js";
+import {
+  failureBodySchema,
+  finalReportBodySchema,
+  heartbeatBodySchema,
+  phaseBodySchema,
+  registerBodySchema,
+} from "../manager/agent-schemas.js";
+import { isInstanceId } from "../manager/config.js";
+import type { FleetManager } from "../manager/fleet-manager.js";
+import { agentTokenMatches } from "../tokens.js";
+
+/** Options of the manager's HTTP server. */
+export interface FleetServerOptions {
+  /** The manager whose agent endpoints it serves. Required. */
+  manager: FleetManager;
+  /** The largest body accepted (the final report), bytes. Default 1 MiB. */
+  bodyLimitBytes?: number | undefined;
+  /** The largest body of the small endpoints (register, phase, heartbeat, failure), bytes. Default 64 KiB. */
+  smallBodyLimitBytes?: number | undefined;
+}
+
+/** Where a running server listens. */
+export interface ListeningFleetServer {
+  app: FastifyInstance;
+  /** Base URL, such as http://127.0.0.1:7320. */
+  url: string;
+  close(): Promise<void>;
+}
+
+/** The manager's default listen address: loopback only; `--listen 0.0.0.0:7320` exposes it to agents. */
+export const defaultFleetListen = "127.0.0.1:7320";
+
+type Params = { id: string };
+
+/** A 4xx answer with a stable code; nothing was changed. */
+function refuse(reply: FastifyReply, status: number, code: string, message: string, extra: object = {}) {
+  return reply.code(status).send({ ok: false, error: code, message, ...extra });
+}
+
+function bearerToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (typeof header !== "string") return undefined;
+  const match = /^Bearer ([A-Za-z0-9_-]{16,128})$/.exec(header);
+  return match?.[1];
+}
+
+/**
+ * Builds the Fastify app with the agent endpoints under /v1/agent/:id/. Each request must
+ * carry that instance's token (`Authorization: Bearer ...`); bodies are size-limited and
+ * schema-checked before anything is read. Refusals are 4xx with `{ ok: false, error }` and
+ * change nothing. The Fastify logger is off: headers carry tokens.
+ */
+export function buildFleetServer(options: FleetServerOptions): FastifyInstance {
+  const { manager } = options;
+  const bodyLimit = options.bodyLimitBytes ?? 1024 * 1024;
+  const smallLimit = options.smallBodyLimitBytes ?? 64 * 1024;
+  const app = Fastify({ logger: false, bodyLimit, return503OnClosing: true });
+
+  app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, _request, reply) => {
+    const status = error.statusCode;
+    if (status !== undefined && status >= 400 && status < 500) {
+      // Fastify's own refusals: malformed JSON (400), too large (413), wrong content type (415).
+      return refuse(reply, status, error.code ?? "BAD_REQUEST", error.message);
+    }
+    if (error instanceof FleetTransitionError || error instanceof FleetInstanceNotLiveError) {
+      return refuse(reply, 409, error.code, error.message, { hint: error.hint });
+    }
+    if (error instanceof FleetInstanceNotFoundError) return refuse(reply, 404, error.code, error.message);
+    const code = CuzkitError.is(error) ? error.code : "INTERNAL";
+    return reply
+      .code(500)
+      .send({ ok: false, error: code, message: "the manager failed to handle the request" });
+  });
+
+  /** The token check: only this instance's own token opens its endpoints. */
+  const authenticate = async (request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => {
+    const { id } = request.params;
+    const token = bearerToken(request);
+    if (token === undefined) {
+      return refuse(
+        reply,
+        401,
+        "UNAUTHENTICATED",
+        "send the instance's token as Authorization: Bearer CUZKIT_FLEET_TOKEN",
+      );
+    }
+    const tokenHash = isInstanceId(id) ? manager.store.tokenHash(id) : undefined;
+    // An unknown id and a wrong token answer alike, so ids cannot be probed.
+    if (tokenHash === undefined || !agentTokenMatches(token, tokenHash)) {
+      return refuse(reply, 403, "FORBIDDEN", "this token is not valid for this instance");
+    }
+  };
+
+  function parse<S extends z.ZodType>(schema: S, body: unknown, reply: FastifyReply): z.infer<S> | undefined {
+    const parsed = schema.safeParse(body ?? {});
+    if (!parsed.success) {
+      void refuse(reply, 400, "INVALID_BODY", "the body does not match the endpoint's schema", {
+        issues: parsed.error.issues.slice(0, 10).map((i) => ({ path: i.path.join("."), message: i.message })),
+      });
+      return undefined;
+    }
+    return parsed.data;
+  }
+
+  const small = { bodyLimit: smallLimit, preHandler: authenticate };
+
+  app.post<{ Params: Params }>("/v1/agent/:id/register", small, async (request, reply) => {
+    const body = parse(registerBodySchema, request.body, reply);
+    if (body === undefined) return reply;
+    return { ok: true, instructions: manager.agent.register(request.params.id, body) };
+  });
+  app.post<{ Params: Params }>("/v1/agent/:id/phase", small, async (request, reply) => {
+    const body = parse(phaseBodySchema, request.body, reply);
+    if (body === undefined) return reply;
+    const record = manager.agent.phase(request.params.id, body);
+    return { ok: true, state: record.state, phaseDeadlineAt: record.phaseDeadlineAt ?? null };
+  });
+  app.post<{ Params: Params }>("/v1/agent/:id/heartbeat", small, async (request, reply) => {
+    const body = parse(heartbeatBodySchema, request.body, reply);
+    if (body === undefined) return reply;
+    manager.agent.heartbeat(request.params.id);
+    return { ok: true };
+  });
+  app.post<{ Params: Params }>("/v1/agent/:id/failure", small, async (request, reply) => {
+    const body = parse(failureBodySchema, request.body, reply);
+    if (body === undefined) return reply;
+    const record = await manager.agent.failure(request.params.id, body);
+    return { ok: true, state: record.state };
+  });
+  app.post<{ Params: Params }>(
+    "/v1/agent/:id/report",
+    { bodyLimit, preHandler: authenticate },
+    async (request, reply) => {
+      const body = parse(finalReportBodySchema, request.body, reply);
+      if (body === undefined) return reply;
+      return { ok: true, ...(await manager.agent.report(request.params.id, body)) };
+    },
+  );
+  app.get("/v1/health", async () => ({ ok: true }));
+  return app;
+}
+
+/** Parses `HOST:PORT` (or `[::1]:PORT`); port 0 picks a free one. */
+export function parseListen(listen: string): { host: string; port: number } {
+  const match = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(listen);
+  const port = Number(match?.[3]);
+  if (!match || port > 65_535) {
+    throw new InvalidInputError(
+      `--listen "${listen}" is not HOST:PORT`,
+      "pass --listen 127.0.0.1:7320 (or 0.0.0.0:7320 to let agents on rented machines reach it)",
+    );
+  }
+  return { host: (match[1] ?? match[2]) as string, port };
+}
+
+/** Builds the server and listens; default 127.0.0.1:7320. */
+export async function startFleetServer(
+  options: FleetServerOptions & { listen?: string | undefined },
+): Promise<ListeningFleetServer> {
+  const { host, port } = parseListen(options.listen ?? defaultFleetListen);
+  const app = buildFleetServer(options);
+  await app.listen({ host, port });
+  const address = app.server.address();
+  const boundPort = typeof address === "object" && address !== null ? address.port : port;
+  const shownHost = host.includes(":") ? `[${host}]` : host;
+  return { app, url: `http://${shownHost}:${boundPort}`, close: () => app.close() };
+}

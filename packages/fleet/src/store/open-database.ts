@@ -1,0 +1,88 @@
+import { mkdirSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
+import Database from "better-sqlite3";
+import { FleetStoreError } from "../errors.js";
+import { migrations as fleetMigrations, type Migration } from "./migrations.js";
+
+/** A better-sqlite3 database handle. */
+export type SqliteDatabase = Database.Database;
+
+/** How long a writer waits for another connection's lock before SQLITE_BUSY, in ms. */
+export const busyTimeoutMs = 5_000;
+
+/** The store's default path: `$XDG_STATE_HOME/cuzkit/fleet.db`, else `~/.local/state/cuzkit/fleet.db`. */
+export function defaultStorePath(env: NodeJS.ProcessEnv = process.env): string {
+  const stateHome = env.XDG_STATE_HOME || join(homedir(), ".local", "state");
+  return join(stateHome, "cuzkit", "fleet.db");
+}
+
+/**
+ * Opens (creating) the database in WAL mode with a busy timeout and runs pending migrations.
+ * `:memory:` gives a private in-memory store for tests.
+ */
+export function openDatabase(
+  path: string,
+  migrations: readonly Migration[] = fleetMigrations,
+): SqliteDatabase {
+  let db: SqliteDatabase;
+  try {
+    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    db = new Database(path);
+  } catch (error) {
+    throw new FleetStoreError(
+      `cannot open the fleet store at ${path}: ${(error as Error).message}`,
+      "check that the folder is writable, or pass another path with --db",
+      error,
+    );
+  }
+  try {
+    db.pragma("journal_mode = WAL");
+    db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+    // WAL + NORMAL survives a killed process (the case the manager must survive); a power
+    // loss may drop the last commits, which the reconcile pass recovers from Vast's labels.
+    db.pragma("synchronous = NORMAL");
+    db.pragma("foreign_keys = ON");
+    migrate(db, migrations);
+  } catch (error) {
+    db.close();
+    if (error instanceof FleetStoreError) throw error;
+    throw new FleetStoreError(
+      `cannot prepare the fleet store at ${path}: ${(error as Error).message}`,
+      "the file may be another program's database or damaged; pass another path with --db",
+      error,
+    );
+  }
+  return db;
+}
+
+/** The highest migration version applied. */
+export function schemaVersion(db: SqliteDatabase): number {
+  const row = db.prepare("SELECT MAX(version) AS v FROM schema_migrations").get() as { v: number | null };
+  return row.v ?? 0;
+}
+
+/** Applies the migrations newer than the database, each in one transaction with its version row. */
+export function migrate(db: SqliteDatabase, migrations: readonly Migration[]): void {
+  db.exec(
+    "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at INTEGER NOT NULL)",
+  );
+  const current = schemaVersion(db);
+  const known = migrations.reduce((max, m) => Math.max(max, m.version), 0);
+  if (current > known) {
+    throw new FleetStoreError(
+      `the fleet store is at schema version ${current}, newer than this cuzkit knows (${known})`,
+      "upgrade cuzkit, or pass another path with --db; migrations only go forward",
+    );
+  }
+  const record = db.prepare(
+    "INSERT INTO schema_migrations (version, description, applied_at) VALUES (?, ?, ?)",
+  );
+  for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
+    if (migration.version <= current) continue;
+    db.transaction(() => {
+      db.exec(migration.sql);
+      record.run(migration.version, migration.description, Date.now());
+    })();
+  }
+}

@@ -1,0 +1,145 @@
+import type { HardwareSpec } from "@cuzkit/core";
+import type { InstanceState } from "../lifecycle.js";
+
+/** What the store keeps of the rented offer: enough to size, price and explain the instance. */
+export interface OfferSnapshot {
+  offerId: number;
+  machineId: number | undefined;
+  gpuName: string;
+  numGpus: number;
+  /** VRAM per GPU, bytes. */
+  gpuRamBytes: number;
+  /** Host RAM, bytes. */
+  cpuRamBytes: number;
+  cpuCores: number | undefined;
+  /** Price, $/hour. */
+  dphTotal: number;
+  /** Measured download speed, Mbit/s. */
+  inetDownMbps: number | undefined;
+  geolocation: string | undefined;
+  /** The machine as the tuner sees it (from the offer: cgroup limits are only known on the box). */
+  hardware: HardwareSpec;
+}
+
+/** One instance row. Times are epoch ms. */
+export interface InstanceRecord {
+  /** Our id, such as `i-3f9a2c1b`. */
+  id: string;
+  /** The fleet's name. */
+  fleet: string;
+  /** The Vast label, `cuzkit-fleet-<fleet>-<id>`. */
+  label: string;
+  state: InstanceState;
+  offerId: number;
+  machineId: number | undefined;
+  /** The Vast instance (contract) id, once the create answered or was recovered. */
+  vastId: number | undefined;
+  /** Price, $/hour. */
+  dphPerHour: number;
+  offer: OfferSnapshot;
+  /** Deadline of each timed state, ms after entering it. */
+  deadlinesMs: Record<string, number>;
+  /** sha256 of the agent token (hex); the token itself is never stored. */
+  tokenHash: string;
+  phaseStartedAt: number;
+  /** When the current phase times out; undefined for untimed states. */
+  phaseDeadlineAt: number | undefined;
+  lastHeartbeatAt: number | undefined;
+  /** The tuned cuzk.toml the agent reported. */
+  tunedConfig: string | undefined;
+  /** The measured proofs/hour, once benchmarked. */
+  proofsPerHour: number | undefined;
+  /** Why it is where it is (failure class, verdict reason). */
+  reason: string | undefined;
+  destroyFirstAttemptAt: number | undefined;
+  destroyAttempts: number;
+  destroyNextAttemptAt: number | undefined;
+  /** True once destroy retries gave up: the operator must destroy it by hand. */
+  destroyManual: boolean;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** One event of the append-only history. */
+export interface FleetEvent {
+  seq: number;
+  instanceId: string;
+  at: number;
+  /** `transition`, `heartbeat-lost`, `report`, `destroy-failed`, `unknown-instance`, ... */
+  type: string;
+  fromState: InstanceState | undefined;
+  toState: InstanceState | undefined;
+  detail: Record<string, unknown> | undefined;
+}
+
+/** The benchmark result an agent reported and the decision taken on it. */
+export interface BenchmarkResultRecord {
+  instanceId: string;
+  at: number;
+  verdict: string;
+  proofsPerHour: number;
+  minProofsPerHour: number;
+  machineId: number | undefined;
+  gpuName: string | undefined;
+  numGpus: number | undefined;
+  /** The agent's whole report, per-proof records included. */
+  report: Record<string, unknown>;
+}
+
+/** SQL row shape of `instances`. */
+export interface InstanceRow {
+  id: string;
+  fleet: string;
+  label: string;
+  state: string;
+  offer_id: number;
+  machine_id: number | null;
+  vast_id: number | null;
+  dph: number;
+  offer_json: string;
+  deadlines_json: string;
+  token_hash: string;
+  phase_started_at: number;
+  phase_deadline_at: number | null;
+  last_heartbeat_at: number | null;
+  tuned_config: string | null;
+  proofs_per_hour: number | null;
+  reason: string | null;
+  destroy_first_attempt_at: number | null;
+  destroy_attempts: number;
+  destroy_next_attempt_at: number | null;
+  destroy_manual: number;
+  created_at: number;
+  updated_at: number;
+}
+
+const orUndefined = <T>(value: T | null): T | undefined => (value === null ? undefined : value);
+
+/** Converts a row to a record. */
+export function toInstanceRecord(row: InstanceRow): InstanceRecord {
+  return {
+    id: row.id,
+    fleet: row.fleet,
+    label: row.label,
+    state: row.state as InstanceState,
+    offerId: row.offer_id,
+    machineId: orUndefined(row.machine_id),
+    vastId: orUndefined(row.vast_id),
+    dphPerHour: row.dph,
+    offer: JSON.parse(row.offer_json) as OfferSnapshot,
+    deadlinesMs: JSON.parse(row.deadlines_json) as Record<string, number>,
+    tokenHash: row.token_hash,
+    phaseStartedAt: row.phase_started_at,
+    phaseDeadlineAt: orUndefined(row.phase_deadline_at),
+    lastHeartbeatAt: orUndefined(row.last_heartbeat_at),
+    tunedConfig: orUndefined(row.tuned_config),
+    proofsPerHour: orUndefined(row.proofs_per_hour),
+    reason: orUndefined(row.reason),
+    destroyFirstAttemptAt: orUndefined(row.destroy_first_attempt_at),
+    destroyAttempts: row.destroy_attempts,
+    destroyNextAttemptAt: orUndefined(row.destroy_next_attempt_at),
+    destroyManual: row.destroy_manual !== 0,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}

@@ -1,0 +1,82 @@
+import { createManualClock, silentLogger } from "@cuzkit/core";
+import {
+  createVastClient,
+  type FakeVastServer,
+  type FakeVastServerOptions,
+  startFakeVastServer,
+} from "@cuzkit/vast";
+import type { FastifyInstance } from "fastify";
+import type { FleetConfig } from "../manager/config.js";
+import type { Checkpoint } from "../manager/context.js";
+import { createFleetManager, type FleetManager } from "../manager/fleet-manager.js";
+import { buildFleetServer } from "../server/fleet-server.js";
+import { openFleetStore } from "../store/fleet-store.js";
+
+/** A manager against the fake Vast server, with a manual clock and an in-memory (or given) store. */
+export interface TestFleet {
+  fake: FakeVastServer;
+  manager: FleetManager;
+  app: FastifyInstance;
+  clock: ReturnType<typeof createManualClock>;
+  /** The agent token a deploy put into the instance's environment (read from the fake's create request). */
+  tokenOf(instanceId: string): string;
+  close(): Promise<void>;
+}
+
+/** Options of startTestFleet. */
+export interface TestFleetOptions {
+  config?: Partial<FleetConfig> | undefined;
+  fake?: FakeVastServerOptions | undefined;
+  /** SQLite path. Default ":memory:". */
+  dbPath?: string | undefined;
+  checkpoint?: Checkpoint | undefined;
+}
+
+/** Starts the fake Vast server and a manager on it; the Vast client never waits (manual sleep). */
+export async function startTestFleet(options: TestFleetOptions = {}): Promise<TestFleet> {
+  const fake = await startFakeVastServer(options.fake);
+  const clock = createManualClock(1_700_000_000_000);
+  const store = openFleetStore({ path: options.dbPath ?? ":memory:", clock });
+  const vast = createVastClient({
+    apiKey: fake.apiKey,
+    baseUrl: fake.url,
+    sleep: async () => {},
+    retry: { retries: 1, minDelayMs: 0, maxDelayMs: 0 },
+    rateLimit: false,
+    createRecovery: { attempts: 1, delayMs: 0 },
+  });
+  const manager = createFleetManager({
+    store,
+    vast,
+    clock,
+    logger: silentLogger,
+    random: () => 0.5,
+    checkpoint: options.checkpoint,
+    config: {
+      fleet: "test",
+      minProofsPerHour: 10,
+      image: "ghcr.io/example/prover:1",
+      managerUrl: "http://127.0.0.1:7320",
+      ...options.config,
+    },
+  });
+  const app = buildFleetServer({ manager });
+  return {
+    fake,
+    manager,
+    app,
+    clock,
+    tokenOf(instanceId) {
+      for (const request of fake.requestsTo(/^\/api\/v0\/asks\/\d+\/$/, "PUT").reverse()) {
+        const env = (request.body as { env?: Record<string, string> }).env ?? {};
+        if (env.CUZKIT_INSTANCE_ID === instanceId && env.CUZKIT_FLEET_TOKEN) return env.CUZKIT_FLEET_TOKEN;
+      }
+      throw new Error(`no create request carried instance ${instanceId}`);
+    },
+    async close() {
+      await app.close();
+      store.close();
+      await fake.close();
+    },
+  };
+}
