@@ -25,7 +25,7 @@ const pacedPerSecond = Math.ceil((instances / 30) * 10);
 
 const dir = mkdtempSync(join(tmpdir(), "cuzkit-fleet-bench-"));
 const dbPath = join(dir, "fleet.db");
-const fake = await startFakeVastServer();
+const fake = await startFakeVastServer({ rateLimits: false }); // measures the manager, not Vast's pacing
 const store = openFleetStore({ path: dbPath });
 const vast = createVastClient({ apiKey: fake.apiKey, baseUrl: fake.url, rateLimit: false });
 const manager = createFleetManager({

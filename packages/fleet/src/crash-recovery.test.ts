@@ -53,7 +53,7 @@ afterEach(async () => {
 });
 
 async function scenario(crashAt: number) {
-  fake = await startFakeVastServer();
+  fake = await startFakeVastServer({ rateLimits: false }); // the clients here do not pace
   const dir = mkdtempSync(join(tmpdir(), "cuzkit-crash-"));
   dirs.push(dir);
   const db = join(dir, "fleet.db");

@@ -30,7 +30,7 @@ async function startScenario(
   config: Partial<FleetConfig>,
   behaviours: Record<number, MachineBehaviour> = {},
 ): Promise<Running> {
-  const fake = await startFakeVastServer();
+  const fake = await startFakeVastServer({ rateLimits: false }); // the client here does not pace
   const store = openFleetStore({ path: ":memory:" });
   const vast = createVastClient({
     apiKey: fake.apiKey,

@@ -13,7 +13,7 @@ let home: string;
 let db: string;
 
 beforeEach(async () => {
-  fake = await startFakeVastServer();
+  fake = await startFakeVastServer({ rateLimits: false }); // the clients here do not pace
   home = mkdtempSync(join(tmpdir(), "cuzkit-fleet-cli-"));
   db = join(home, "fleet.db");
 });

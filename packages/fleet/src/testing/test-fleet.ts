@@ -34,7 +34,8 @@ export interface TestFleetOptions {
 
 /** Starts the fake Vast server and a manager on it; the Vast client never waits (manual sleep). */
 export async function startTestFleet(options: TestFleetOptions = {}): Promise<TestFleet> {
-  const fake = await startFakeVastServer(options.fake);
+  // The manager here never waits between calls (manual sleep): the fake's own rate limits would refuse it.
+  const fake = await startFakeVastServer({ rateLimits: false, ...options.fake });
   const clock = createManualClock(1_700_000_000_000);
   const store = openFleetStore({ path: options.dbPath ?? ":memory:", clock });
   const vast = createVastClient({
