@@ -313,8 +313,8 @@ const rows: Row[] = [
     name: "crash during warmup: restarted with the warmup config",
     args: () => [
       "--spawn",
-      // The warmup proof takes ~3.8 s here: a crash 2.5 s after listening lands inside it, on every start.
-      `${sim} --time-scale 0.01 --fault crash-at=2500`,
+      // The warmup proof takes ~3.5 s here (176 modelled s at 0.02): a crash 2.5 s after listening lands inside it, on every start.
+      `${sim} --time-scale 0.02 --fault crash-at=2500`,
       ...tuned,
       "--concurrency",
       "auto",
