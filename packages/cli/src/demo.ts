@@ -55,6 +55,9 @@ gpu_threads = 32
 /** The warmup the incidents' image used after the BC Canada OOM: 2 partition workers, then restart (shared/seeds/000). */
 const incidentWarmupToml = "# the incidents' warmup (shared/seeds/000)\n[synthesis]\npartition_workers = 2\n";
 
+/** The profile `runDemo` and `cuzkit demo` use when given none. */
+export const defaultDemoProfile = "czechia-2x3090";
+
 /** The machines of the incidents, by name, with the config each ran. */
 export const demoProfiles: Record<string, DemoProfile> = {
   "czechia-2x3090": {
@@ -112,7 +115,7 @@ export const exampleMinProofsPerHour = 40;
 
 /** Options of runDemo. */
 export interface DemoOptions {
-  /** A name from demoProfiles. Default "czechia-2x3090". */
+  /** A name from demoProfiles. Default defaultDemoProfile ("czechia-2x3090"). */
   profile?: string | undefined;
   /** A machine instead of a profile. */
   hardware?: HardwareSpec | undefined;
@@ -225,7 +228,7 @@ function modelledSeconds(hardware: HardwareSpec, run: SimRun): number {
  * judged against an example minimum (40 proofs/h).
  */
 export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
-  const profileName = options.profile ?? "czechia-2x3090";
+  const profileName = options.profile ?? defaultDemoProfile;
   const profile = options.hardware ? undefined : demoProfiles[profileName];
   if (!options.hardware && !profile) {
     throw new InvalidInputError(
