@@ -34,7 +34,7 @@ export interface IncidentRun {
   concurrency: number;
 }
 
-/** A machine from the incidents in shared/seeds (CPU counts were not recorded: 32 threads assumed). */
+/** A machine from the incidents in docs/incidents.md (CPU counts were not recorded: 32 threads assumed). */
 export interface DemoProfile {
   description: string;
   hardware: HardwareSpec;
@@ -42,8 +42,8 @@ export interface DemoProfile {
   incident: IncidentRun;
 }
 
-/** The settings the incidents' image hard-coded (shared/seeds/003). */
-export const incidentToml = `# the incidents' hand-set pipeline settings (shared/seeds/003)
+/** The settings the incidents' image hard-coded (docs/incidents.md, the 256gb row). */
+export const incidentToml = `# the incidents' hand-set pipeline settings (docs/incidents.md, the 256gb row)
 [synthesis]
 partition_workers = 16
 
@@ -52,8 +52,9 @@ gpu_workers_per_device = 2
 gpu_threads = 32
 `;
 
-/** The warmup the incidents' image used after the BC Canada OOM: 2 partition workers, then restart (shared/seeds/000). */
-const incidentWarmupToml = "# the incidents' warmup (shared/seeds/000)\n[synthesis]\npartition_workers = 2\n";
+/** The warmup the incidents' image used after the BC Canada OOM: 2 partition workers, then restart (docs/incidents.md, Czechia). */
+const incidentWarmupToml =
+  "# the incidents' warmup (docs/incidents.md, Czechia)\n[synthesis]\npartition_workers = 2\n";
 
 /** The profile `runDemo` and `cuzkit demo` use when given none. */
 export const defaultDemoProfile = "czechia-2x3090";
@@ -66,7 +67,7 @@ export const demoProfiles: Record<string, DemoProfile> = {
     hardware: hardwareFrom({ ram: "251GiB", cores: 32, gpus: "2xRTX3090" }),
     incident: {
       label: "partition_workers=10, 2 proofs in flight (warmup with 2, then restart)",
-      toml: "# Czechia's auto-configured settings (shared/seeds/000)\n[synthesis]\npartition_workers = 10\n",
+      toml: "# Czechia's auto-configured settings (docs/incidents.md, Czechia)\n[synthesis]\npartition_workers = 10\n",
       warmupToml: incidentWarmupToml,
       concurrency: 2,
     },

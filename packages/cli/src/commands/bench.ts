@@ -64,7 +64,7 @@ interface BenchFlags extends ProofInputFlags, HardwareFlags {
   unresponsiveAfter: number;
 }
 
-/** The daemon's default srs.param_cache (reference/cuzk-daemon.md, config table). */
+/** The daemon's default srs.param_cache (docs/daemon-facts.md section 3). */
 const daemonDefaultParamCache = "/data/zk/params";
 
 function parseWarmup(text: string): "auto" | "none" | number {
