@@ -23,8 +23,8 @@ import {
   SubmitProofResponseSchema,
 } from "./index.js";
 
-// Expected bytes are built by hand from the field numbers and types in
-// shared/spec/cuzk-v1-wire.md, so a renumbered or retyped field fails here.
+// Expected bytes are built by hand from the field numbers and types of the daemon's proving.proto
+// (Curio extern/cuzk/cuzk-proto), so a renumbered or retyped field fails here.
 const VARINT = 0;
 const LEN = 2;
 

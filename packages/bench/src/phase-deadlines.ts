@@ -18,7 +18,7 @@ export type TimedPhase = Exclude<BenchPhase, "done">;
 /** Modelled duration per phase in ms (undefined where the model says nothing). */
 export type PhaseEtas = Partial<Record<TimedPhase, number>>;
 
-/** Modelled seconds to write a PoRep PCE file (22.3 s on NVMe, reference/cuzk-daemon.md "PCE save"). */
+/** Modelled seconds to write a PoRep PCE file (22.3 s on NVMe, docs/daemon-facts.md section 4). */
 export const modelledPceWriteSec = 22.3;
 
 /** What the model needs for ETAs. */

@@ -1,8 +1,8 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { parseDurationMs, resolveAddress, writeFileAtomic } from "./common.js";
+import { resolveAddress, writeFileAtomic } from "./common.js";
 import { memoryIO } from "./testing/memory-io.js";
 
 let dir = "";
@@ -21,19 +21,21 @@ describe("writeFileAtomic", () => {
     });
     expect(readdirSync(dir)).toEqual(["cuzk.toml"]);
   });
-});
 
-describe("parseDurationMs", () => {
-  it.each([
-    ["90s", 90_000],
-    ["30m", 1_800_000],
-    ["1h", 3_600_000],
-    ["1500ms", 1500],
-    ["250", 250],
-  ])("reads %s", (text, ms) => expect(parseDurationMs(text)).toBe(ms));
-  it.each(["soon", "0s", "-5m", "1d"])("rejects %s", (text) =>
-    expect(() => parseDurationMs(text)).toThrow(/duration/),
-  );
+  it("refuses a directory as the target, naming the flag, leaving no temporary file in its parent", async () => {
+    mkdirSync(join(dir, "out"));
+    const error = await writeFileAtomic("out", "x", { cwd: dir }, "--out").catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "INVALID_INPUT", message: "--out out is a directory" });
+    expect((error as { hint: string }).hint).toMatch(/give a file path, such as --out out\/cuzk\.toml/);
+    expect(readdirSync(dir)).toEqual(["out"]);
+    expect(readdirSync(join(dir, "out"))).toEqual([]);
+  });
+
+  it("names the target, never the temporary file, when the write fails", async () => {
+    const error = await writeFileAtomic("missing/cuzk.toml", "x", { cwd: dir }).catch((e: unknown) => e);
+    expect((error as Error).message).toBe(`cannot write ${join(dir, "missing/cuzk.toml")} (ENOENT)`);
+    expect((error as Error).message).not.toMatch(/\.tmp/);
+  });
 });
 
 describe("resolveAddress", () => {

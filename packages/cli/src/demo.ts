@@ -34,7 +34,7 @@ export interface IncidentRun {
   concurrency: number;
 }
 
-/** A machine from the incidents in shared/seeds (CPU counts were not recorded: 32 threads assumed). */
+/** A machine from the incidents in docs/incidents.md (CPU counts were not recorded: 32 threads assumed). */
 export interface DemoProfile {
   description: string;
   hardware: HardwareSpec;
@@ -42,8 +42,8 @@ export interface DemoProfile {
   incident: IncidentRun;
 }
 
-/** The settings the incidents' image hard-coded (shared/seeds/003). */
-export const incidentToml = `# the incidents' hand-set pipeline settings (shared/seeds/003)
+/** The settings the incidents' image hard-coded (docs/incidents.md, the 256gb row). */
+export const incidentToml = `# the incidents' hand-set pipeline settings (docs/incidents.md, the 256gb row)
 [synthesis]
 partition_workers = 16
 
@@ -52,8 +52,12 @@ gpu_workers_per_device = 2
 gpu_threads = 32
 `;
 
-/** The warmup the incidents' image used after the BC Canada OOM: 2 partition workers, then restart (shared/seeds/000). */
-const incidentWarmupToml = "# the incidents' warmup (shared/seeds/000)\n[synthesis]\npartition_workers = 2\n";
+/** The warmup the incidents' image used after the BC Canada OOM: 2 partition workers, then restart (docs/incidents.md, Czechia). */
+const incidentWarmupToml =
+  "# the incidents' warmup (docs/incidents.md, Czechia)\n[synthesis]\npartition_workers = 2\n";
+
+/** The profile `runDemo` and `cuzkit demo` use when given none. */
+export const defaultDemoProfile = "czechia-2x3090";
 
 /** The machines of the incidents, by name, with the config each ran. */
 export const demoProfiles: Record<string, DemoProfile> = {
@@ -63,7 +67,7 @@ export const demoProfiles: Record<string, DemoProfile> = {
     hardware: hardwareFrom({ ram: "251GiB", cores: 32, gpus: "2xRTX3090" }),
     incident: {
       label: "partition_workers=10, 2 proofs in flight (warmup with 2, then restart)",
-      toml: "# Czechia's auto-configured settings (shared/seeds/000)\n[synthesis]\npartition_workers = 10\n",
+      toml: "# Czechia's auto-configured settings (docs/incidents.md, Czechia)\n[synthesis]\npartition_workers = 10\n",
       warmupToml: incidentWarmupToml,
       concurrency: 2,
     },
@@ -112,7 +116,7 @@ export const exampleMinProofsPerHour = 40;
 
 /** Options of runDemo. */
 export interface DemoOptions {
-  /** A name from demoProfiles. Default "czechia-2x3090". */
+  /** A name from demoProfiles. Default defaultDemoProfile ("czechia-2x3090"). */
   profile?: string | undefined;
   /** A machine instead of a profile. */
   hardware?: HardwareSpec | undefined;
@@ -225,7 +229,7 @@ function modelledSeconds(hardware: HardwareSpec, run: SimRun): number {
  * judged against an example minimum (40 proofs/h).
  */
 export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
-  const profileName = options.profile ?? "czechia-2x3090";
+  const profileName = options.profile ?? defaultDemoProfile;
   const profile = options.hardware ? undefined : demoProfiles[profileName];
   if (!options.hardware && !profile) {
     throw new InvalidInputError(

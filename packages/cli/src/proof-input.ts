@@ -10,8 +10,9 @@ import {
 import { InvalidInputError, inspectC1, type ProofKind, parseProofKind, proofKinds } from "@cuzkit/core";
 import { createSyntheticC1 } from "@cuzkit/sim";
 import type { Command } from "commander";
-import { intOption } from "./common.js";
 import type { CliIO } from "./io.js";
+import { wholeNumberOption } from "./parse.js";
+import { rejectConflictingInputs } from "./proof-input-conflicts.js";
 
 /** Flags that say what to prove, shared by `cuzkit prove` and `cuzkit bench`. */
 export interface ProofInputFlags {
@@ -47,9 +48,9 @@ export function addProofInputOptions(command: Command): Command {
       "--vanilla <file>",
       "Snap/PoSt: vanilla proofs, a JSON array of base64 strings (else the whole file is one proof)",
     )
-    .option("--sector-num <n>", "sector number", intOption(0), 1)
-    .option("--miner-id <n>", "miner id (without f0)", intOption(0), 1000)
-    .option("--partition <n>", "WindowPoSt partition index", intOption(0), 0)
+    .option("--sector-num <n>", "sector number", wholeNumberOption("--sector-num", 0), 1)
+    .option("--miner-id <n>", "miner id (without f0)", wholeNumberOption("--miner-id", 0, "1000"), 1000)
+    .option("--partition <n>", "WindowPoSt partition index (default 0)", wholeNumberOption("--partition", 0))
     .option("--randomness <hex>", "PoSt randomness, 32 bytes of hex (default: zeros, like cuzk-bench)")
     .option("--comm-r-old <hex>", "Snap: old CommR, 32 bytes of hex")
     .option("--comm-r-new <hex>", "Snap: new CommR, 32 bytes of hex")
@@ -57,7 +58,7 @@ export function addProofInputOptions(command: Command): Command {
     .option(
       "--registered-proof <n>",
       "registered proof number (default: Curio's 32 GiB value for the kind)",
-      intOption(0),
+      wholeNumberOption("--registered-proof", 0, "3"),
     );
 }
 
@@ -80,6 +81,7 @@ export async function buildProofInput(flags: ProofInputFlags, io: CliIO): Promis
   const kind = parseProofKind(flags.kind);
   if (kind === undefined)
     throw new InvalidInputError(`unknown proof kind "${flags.kind}"`, `use one of ${proofKinds.join(", ")}`);
+  rejectConflictingInputs(kind, flags);
   const zeros = "00".repeat(32);
   const common = {
     minerId: flags.minerId,

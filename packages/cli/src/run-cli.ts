@@ -1,5 +1,6 @@
 import { CuzkitError } from "@cuzkit/core";
 import { CommanderError } from "commander";
+import { cliHint, cliMessage } from "./cli-hints.js";
 import { type CliIO, CommandExit, processIO } from "./io.js";
 import { createProgram } from "./program.js";
 
@@ -26,8 +27,9 @@ function reportError(error: unknown, io: CliIO, debug: boolean): number {
     return error.exitCode;
   }
   if (CuzkitError.is(error)) {
-    io.stderr.write(`error: ${error.message}\n`);
-    if (error.hint) io.stderr.write(`hint: ${error.hint}\n`);
+    io.stderr.write(`error: ${cliMessage(error)}\n`);
+    const hint = cliHint(error);
+    if (hint) io.stderr.write(`hint: ${hint}\n`);
   } else {
     const message = error instanceof Error ? error.message : String(error);
     io.stderr.write(`error: ${message}\n`);

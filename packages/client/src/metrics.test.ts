@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { DaemonInternalError } from "./errors.js";
 import { parseDaemonMetrics } from "./metrics.js";
 
-// As the daemon writes it (service.rs get_metrics; cuzk-daemon.md section 1).
+// As the daemon writes it (service.rs get_metrics; docs/daemon-facts.md section 1).
 const text = `# HELP cuzk_proofs_completed_total Total proofs completed
 # TYPE cuzk_proofs_completed_total counter
 cuzk_proofs_completed_total 14

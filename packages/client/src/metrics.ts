@@ -3,7 +3,7 @@ import { type ProofKind, proofKindMetricLabel, proofKinds } from "@cuzkit/core";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { DaemonInternalError } from "./errors.js";
 
-// GetMetrics returns Prometheus text (cuzk-daemon.md section 1). Parsed here into typed
+// GetMetrics returns Prometheus text (docs/daemon-facts.md section 1). Parsed here into typed
 // values; per-kind series use the daemon's labels porep_c2 | snap_update | window_post |
 // winning_post. The duration summary covers only the last <= 1000 completions.
 

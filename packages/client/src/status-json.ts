@@ -7,7 +7,7 @@ import {
 } from "./errors.js";
 import { unreachableCode } from "./map-error.js";
 
-// The daemon's optional HTTP `GET /status` (daemon.status_listen; cuzk-daemon.md section 2):
+// The daemon's optional HTTP `GET /status` (daemon.status_listen; docs/daemon-facts.md section 2):
 // the only live view of the memory budget, partition pipelines and GPU workers. Read with
 // fetch and validated field by field, because it is hand-rolled JSON from a version we do
 // not control: a known field of the wrong type fails loudly with the field's path, a missing

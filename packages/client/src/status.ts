@@ -1,6 +1,6 @@
 import { type GetStatusResponse, SRSStatus_Tier } from "@cuzkit/proto";
 
-// GetStatus made honest (cuzk-daemon.md section 1): the daemon lists one GPU row per worker
+// GetStatus made honest (docs/daemon-facts.md section 1): the daemon lists one GPU row per worker
 // with duplicated ordinals, and leaves several fields at zero because it never fills them.
 // Zero there means "unknown", so those fields become undefined here.
 

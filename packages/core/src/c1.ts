@@ -3,7 +3,7 @@ import { daemonMaxMessageBytes, sectorSizeBytes } from "./vocabulary.js";
 
 // The PoRep C1 input as Curio and cuzk-bench send it: a JSON wrapper
 // {"SectorNum": n, "Phase1Out": "<base64 of the SealCommitPhase1Output JSON>", "SectorSize": bytes}.
-// Source: shared/reference/cuzk-daemon.md sections 5 and 6.
+// Source: docs/daemon-facts.md section 5.
 
 /** The fields of a C1 wrapper that the SDK needs to build a request. */
 export interface C1Summary {

@@ -5,7 +5,7 @@ import { InvalidInputError } from "./errors.js";
 
 // The daemon's configuration as the model sees it, in its two dialects, and a reader for
 // cuzk.toml that reports what the daemon would ignore or misread.
-// Source: shared/reference/cuzk-daemon.md section 3.
+// Source: docs/daemon-facts.md section 3.
 
 /**
  * `partition-workers`: the older daemon the incidents ran, where `synthesis.partition_workers`
@@ -60,7 +60,7 @@ export function defaultDaemonConfig(dialect: DaemonDialect): DaemonConfig {
   };
 }
 
-/** The hand-set config of the incidents (shared/seeds/003): pw=16, 2 GPU workers, 32 GPU threads. */
+/** The hand-set config of the incidents (docs/incidents.md, the 256gb row): pw=16, 2 GPU workers, 32 GPU threads. */
 export function incidentDaemonConfig(): DaemonConfig {
   return {
     ...defaultDaemonConfig("partition-workers"),

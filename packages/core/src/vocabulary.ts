@@ -1,5 +1,5 @@
 // The daemon's vocabulary: proof kinds, circuits, sector sizes, registered proofs, partitions.
-// Source for every value: shared/reference/cuzk-daemon.md sections 1 and 7.
+// Source for every value: docs/daemon-facts.md sections 1 and 6.
 
 /** The four proof kinds the daemon proves, by the short names cuzk-bench uses. */
 export const proofKinds = ["porep", "snap", "wpost", "winning"] as const;

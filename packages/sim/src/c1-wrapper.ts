@@ -3,7 +3,7 @@ import { C1ParseError } from "./errors.js";
 
 // The PoRep C1 input Curio and cuzk-bench send: a JSON wrapper
 // {"SectorNum": n, "Phase1Out": "<base64 of the SealCommitPhase1Output JSON>", "SectorSize": bytes}
-// (shared/reference/cuzk-daemon.md sections 5 and 6). A real one is ~51 MB, so parsing avoids
+// (docs/daemon-facts.md section 5). A real one is ~51 MB, so parsing avoids
 // decoding or copying Phase1Out: only its first bytes (where serde writes `registered_proof`)
 // and its last bytes are decoded.
 

@@ -30,7 +30,7 @@ import {
 } from "@grpc/grpc-js";
 import type { SimEngine } from "./engine.js";
 
-// The eight RPCs, answering as cuzk-server's service.rs does (shared/reference/cuzk-daemon.md
+// The eight RPCs, answering as cuzk-server's service.rs does (docs/daemon-facts.md
 // section 1): codes, messages and no-op methods included.
 
 /** A gRPC status an RPC answers with instead of a response. */

@@ -7,7 +7,7 @@ import { type CircuitId, circuitIds } from "@cuzkit/core";
 // after its first cold proof, and (by the partition-workers daemon) read at start so the first
 // proof is warm. The simulator writes a small marker instead of ~25 GiB.
 
-/** Modelled seconds to write a PoRep PCE file (22.3 s on NVMe, reference/cuzk-daemon.md "PCE save"). */
+/** Modelled seconds to write a PoRep PCE file (22.3 s on NVMe, docs/daemon-facts.md section 4). */
 export const pceWriteSec = 22.3;
 
 /** The file name the daemon uses for a circuit's PCE: `pce-<circuit>.bin`. */

@@ -20,7 +20,7 @@ import type { ProofCounters } from "./counters.js";
 import type { PipelineSnapshot } from "./pipeline.js";
 
 // GetStatus and the HTTP /status JSON, filled the way the daemon fills them
-// (shared/reference/cuzk-daemon.md sections 1 and 2), quirks included.
+// (docs/daemon-facts.md sections 1 and 2), quirks included.
 
 /** What both status views are built from. */
 export interface StatusInput {

@@ -5,7 +5,7 @@ import { C1ParseError } from "./errors.js";
 
 // The daemon validates proof inputs late: SubmitProof accepts anything with a valid kind, and
 // a bad input comes back as a FAILED result. These are the checks the simulator makes, with
-// error messages shaped like the daemon's (shared/reference/cuzk-daemon.md sections 1 and 7).
+// error messages shaped like the daemon's (docs/daemon-facts.md sections 1 and 6).
 
 /** The message of the FAILED result the daemon would return for this input, or undefined if it is acceptable. */
 export function inputFailure(

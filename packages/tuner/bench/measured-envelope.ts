@@ -1,7 +1,7 @@
 import { findGpuModel, GiB, type HardwareSpec, unknownGpuSpeedFactor } from "@cuzkit/core";
 
 // The independent yardstick of pnpm bench:tuner: the measured numbers themselves, read from
-// the references (shared/reference/gpu-throughput.md section 1, cuzk-daemon.md section 4),
+// the references (docs/gpu-facts.md section 1, docs/daemon-facts.md section 4),
 // not the model's formulas. Everything was measured on one box: 1x RTX 5070 Ti, 192 threads
 // of Zen4, 8-channel DDR5, 512 GiB.
 

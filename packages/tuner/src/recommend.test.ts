@@ -14,8 +14,8 @@ import { UnsafeConfigError } from "./errors.js";
 import { recommend } from "./recommend.js";
 import { allowedPeak, modelledPeak, workloadOf } from "./test-support.js";
 
-// The calibration points of shared/reference/cuzk-daemon.md section 4 and the incidents of
-// shared/seeds: every recommendation is safe under the model, and the settings the incidents
+// The calibration points of docs/daemon-facts.md section 4 and the incidents of
+// docs/incidents.md: every recommendation is safe under the model, and the settings the incidents
 // ran are flagged by checkConfig.
 
 const dialects = ["budget", "partition-workers"] as const;

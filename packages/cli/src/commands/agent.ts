@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createConsoleLogger, InvalidInputError } from "@cuzkit/core";
 import { Command } from "commander";
-import { intOption, parseDurationMs, positiveNumber } from "../common.js";
 import { addHardwareOptions, type HardwareFlags, resolveHardwareFlags } from "../hardware-flags.js";
 import { type CliIO, CommandExit } from "../io.js";
+import { durationOption, positiveNumberOption, wholeNumberOption } from "../parse.js";
 import { addProofInputOptions, buildProofInput, type ProofInputFlags } from "../proof-input.js";
 
 interface AgentFlags extends ProofInputFlags, HardwareFlags {
@@ -43,15 +43,27 @@ export function createAgentCommand(io: CliIO): Command {
       "standalone (no CUZKIT_FLEET_URL): where reports are written",
       "cuzkit-agent",
     )
-    .option("--min-proofs-per-hour <n>", "standalone: the keep threshold", positiveNumber)
-    .option("--count <n>", "standalone: timed proofs", intOption(1), 12)
+    .option(
+      "--min-proofs-per-hour <n>",
+      "standalone: the keep threshold",
+      positiveNumberOption("--min-proofs-per-hour"),
+    )
+    .option("--count <n>", "standalone: timed proofs", wholeNumberOption("--count", 1), 12)
     .option(
       "--ready-timeout <duration>",
       "how long the daemon may take to answer (default 10m)",
-      parseDurationMs,
+      durationOption("--ready-timeout"),
     )
-    .option("--proof-timeout <duration>", "deadline of each timed proof (default 30m)", parseDurationMs)
-    .option("--warmup-timeout <duration>", "deadline of the warmup proof (default 60m)", parseDurationMs);
+    .option(
+      "--proof-timeout <duration>",
+      "deadline of each timed proof (default 30m)",
+      durationOption("--proof-timeout"),
+    )
+    .option(
+      "--warmup-timeout <duration>",
+      "deadline of the warmup proof (default 60m)",
+      durationOption("--warmup-timeout"),
+    );
   addHardwareOptions(command)
     .addHelpText(
       "after",

@@ -140,9 +140,17 @@ describe("cuzkit bench", () => {
       ["a missing C1 file", ["--c1", "missing.json"], /cannot read the C1 file .*missing\.json: ENOENT/],
       ["a file that is not a C1 output", ["--c1", "notc1.json"], /C1 input has no valid SectorNum/],
       ["an input over 128 MiB", ["--c1", "huge.json"], /over the daemon's 128 MiB message cap/],
-      ["concurrency 0", ["--synthetic", "--concurrency", "0"], /--concurrency must be a whole number >= 1/],
+      [
+        "concurrency 0",
+        ["--synthetic", "--concurrency", "0"],
+        /--concurrency must be a whole number of at least 1/,
+      ],
       ["an unknown proof kind", ["--kind", "stark", "--synthetic"], /unknown proof kind "stark"/],
-      ["both --c1 and --synthetic", ["--c1", "notc1.json", "--synthetic"], /exactly one input/],
+      [
+        "both --c1 and --synthetic",
+        ["--c1", "notc1.json", "--synthetic"],
+        /--c1 and --synthetic cannot be combined/,
+      ],
       [
         "an --out in a missing folder",
         ["--synthetic", "--out", "nowhere/runs.jsonl"],

@@ -10,7 +10,7 @@ import {
   type SupervisionOptions,
   verdictExitCode,
 } from "@cuzkit/bench";
-import { createCuzkClient } from "@cuzkit/client";
+import { createCuzkClient, defaultDeadlines } from "@cuzkit/client";
 import {
   type DaemonConfig,
   type DaemonDialect,
@@ -22,11 +22,18 @@ import { emitCuzkToml, recommend } from "@cuzkit/tuner";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { stringify as toToml } from "smol-toml";
 import { appendJsonLine, checkWritablePath } from "../bench-files.js";
-import { addrHelp, intOption, parseDurationMs, positiveNumber, resolveAddress } from "../common.js";
-import { addHardwareOptions, type HardwareFlags, resolveHardwareFlags } from "../hardware-flags.js";
+import { addrHelp, resolveAddress } from "../common.js";
+import { addHardwareOptions, type HardwareFlags, resolveHardwareFlags, specOf } from "../hardware-flags.js";
 import { interruptOnSignals } from "../interrupt.js";
 import { type CliIO, CommandExit } from "../io.js";
 import { paramCacheOf } from "../param-cache.js";
+import {
+  durationOption,
+  durationText,
+  parseWholeNumber,
+  positiveNumberOption,
+  wholeNumberOption,
+} from "../parse.js";
 import { addProofInputOptions, buildProofInput, type ProofInputFlags } from "../proof-input.js";
 
 interface BenchFlags extends ProofInputFlags, HardwareFlags {
@@ -50,24 +57,55 @@ interface BenchFlags extends ProofInputFlags, HardwareFlags {
   paramCache?: string;
   daemonLog?: string;
   dialect: DaemonDialect;
-  onCrash: "restart" | "stop";
-  maxRestarts: number;
+  onCrash?: "restart" | "stop";
+  maxRestarts?: number;
   probeInterval: number;
   probeTimeout: number;
   unresponsiveAfter: number;
 }
 
-/** The daemon's default srs.param_cache (reference/cuzk-daemon.md, config table). */
+/** The daemon's default srs.param_cache (docs/daemon-facts.md section 3). */
 const daemonDefaultParamCache = "/data/zk/params";
 
 function parseWarmup(text: string): "auto" | "none" | number {
   if (text === "auto" || text === "none") return text;
-  const n = Number(text);
-  if (!/^\d+$/.test(text.trim()) || !Number.isInteger(n) || n < 0)
+  try {
+    return parseWholeNumber(text, { what: "--warmup", min: 0, example: "auto" });
+  } catch {
     throw new InvalidArgumentError(
       `"${text}" is not a warmup: give "auto", "none" or a number of warmup proofs`,
     );
-  return n;
+  }
+}
+
+/** Flags that only mean something with another one; given without it they are refused, not ignored. */
+function rejectConflictingBenchFlags(flags: BenchFlags): void {
+  const spawnOnly = [
+    ["--config", flags.config],
+    ["--param-cache", flags.paramCache],
+    ["--daemon-log", flags.daemonLog],
+    ["--on-crash", flags.onCrash],
+    ["--max-restarts", flags.maxRestarts],
+  ] as const;
+  for (const [flag, value] of spawnOnly) {
+    if (value !== undefined && flags.spawn === undefined)
+      throw new InvalidInputError(
+        `${flag} is only used with --spawn`,
+        "add --spawn to have cuzkit start and supervise the daemon, or configure the running daemon yourself",
+      );
+  }
+  if (flags.maxRestarts !== undefined && flags.onCrash !== "restart")
+    throw new InvalidInputError(
+      "--max-restarts is only used with --on-crash restart",
+      "add --on-crash restart, or leave --max-restarts out (the default is to stop at the first crash)",
+    );
+  if (flags.warmupTimeout !== undefined && flags.warmup === "none")
+    throw new InvalidInputError(
+      "--warmup-timeout is not used with --warmup none",
+      "leave --warmup-timeout out, or run a warmup (--warmup auto or a number)",
+    );
+  if (flags.earlyVerdict && flags.minProofsPerHour === undefined)
+    throw new InvalidInputError("--early-verdict needs a threshold", "add --min-proofs-per-hour N");
 }
 
 /** A cuzk.toml with srs.param_cache set (added when absent), so the bench knows where the PCE file goes. */
@@ -85,7 +123,7 @@ export function createBenchCommand(io: CliIO): Command {
     )
     .option("--addr <address>", addrHelp);
   addProofInputOptions(command)
-    .option("--count <n>", "timed proofs", intOption(1), 12)
+    .option("--count <n>", "timed proofs", wholeNumberOption("--count", 1, "12"), 12)
     .option("--concurrency <n|auto>", "proofs in flight; auto = the tuner's value for this machine", "1")
     .option(
       "--warmup <auto|none|n>",
@@ -93,24 +131,37 @@ export function createBenchCommand(io: CliIO): Command {
       parseWarmup,
       "auto",
     )
-    .option("--proof-timeout <duration>", "deadline of each timed proof (default 30m)", parseDurationMs)
+    .option(
+      "--proof-timeout <duration>",
+      `deadline of each timed proof (default ${durationText(defaultDeadlines.proofMs)})`,
+      durationOption("--proof-timeout", "45m"),
+    )
     .option(
       "--warmup-timeout <duration>",
-      "deadline of the warmup (default: the model's ETA x margin, else 60m)",
-      parseDurationMs,
+      `deadline of the warmup (default: the model's ETA x margin, else ${durationText(defaultDeadlines.warmupProofMs)}; not with --warmup none)`,
+      durationOption("--warmup-timeout", "90m"),
     )
     .option(
       "--ready-timeout <duration>",
       "how long to wait for the daemon to answer (default 10m)",
-      parseDurationMs,
+      durationOption("--ready-timeout", "20m"),
     )
     .option(
       "--batch-timeout <duration>",
       "deadline of the timed batch (default: the model's ETA x margin, else none)",
-      parseDurationMs,
+      durationOption("--batch-timeout", "6h"),
     )
-    .option("--deadline-margin <n>", "phase deadlines are the model's ETA times this", positiveNumber, 3)
-    .option("--min-proofs-per-hour <n>", "threshold: exit 2 when below it", positiveNumber)
+    .option(
+      "--deadline-margin <n>",
+      "phase deadlines are the model's ETA times this",
+      positiveNumberOption("--deadline-margin", "3"),
+      3,
+    )
+    .option(
+      "--min-proofs-per-hour <n>",
+      "threshold: exit 2 when below it",
+      positiveNumberOption("--min-proofs-per-hour", "40"),
+    )
     .option(
       "--early-verdict",
       "stop the batch once a sequential test (SPRT, 95% confidence) knows the side of the threshold",
@@ -124,7 +175,7 @@ export function createBenchCommand(io: CliIO): Command {
     .option(
       "--heartbeat <duration>",
       "print a heartbeat line this often when not on a terminal",
-      parseDurationMs,
+      durationOption("--heartbeat", "30s"),
       30_000,
     )
     .option(
@@ -146,23 +197,30 @@ export function createBenchCommand(io: CliIO): Command {
     .addOption(
       new Option(
         "--on-crash <policy>",
-        "with --spawn: restart a daemon that died or froze and continue, or stop with a verdict",
-      )
-        .choices(["restart", "stop"])
-        .default("stop"),
+        "with --spawn: restart a daemon that died or froze and continue, or stop with a verdict (default: stop)",
+      ).choices(["restart", "stop"]),
     )
-    .option("--max-restarts <n>", "with --on-crash restart: restarts allowed", intOption(0), 2)
+    .option(
+      "--max-restarts <n>",
+      "with --spawn --on-crash restart: restarts allowed (default 2)",
+      wholeNumberOption("--max-restarts", 0, "2"),
+    )
     .option(
       "--probe-interval <duration>",
       "watchdog: probe the daemon (GetStatus) this often",
-      parseDurationMs,
+      durationOption("--probe-interval", "10s"),
       10_000,
     )
-    .option("--probe-timeout <duration>", "watchdog: deadline of one probe", parseDurationMs, 10_000)
+    .option(
+      "--probe-timeout <duration>",
+      "watchdog: deadline of one probe",
+      durationOption("--probe-timeout", "10s"),
+      10_000,
+    )
     .option(
       "--unresponsive-after <duration>",
       "watchdog: the daemon died or froze after this long without an answer",
-      parseDurationMs,
+      durationOption("--unresponsive-after", "30s"),
       30_000,
     )
     .addHelpText(
@@ -193,27 +251,16 @@ Examples:
         flags.daemonLog === undefined
           ? undefined
           : await checkWritablePath("--daemon-log", flags.daemonLog, io);
-      for (const [flag, value] of [
-        ["--config", flags.config],
-        ["--param-cache", flags.paramCache],
-        ["--daemon-log", flags.daemonLog],
-      ] as const) {
-        if (value !== undefined && flags.spawn === undefined)
-          throw new InvalidInputError(
-            `${flag} is only used with --spawn`,
-            "add --spawn, or configure the running daemon yourself",
-          );
-      }
-      if (flags.earlyVerdict && flags.minProofsPerHour === undefined)
-        throw new InvalidInputError("--early-verdict needs a threshold", "add --min-proofs-per-hour N");
+      rejectConflictingBenchFlags(flags);
       const input = await buildProofInput(flags, io);
       const address = resolveAddress(flags.addr, io);
-      const hardware =
+      const described =
         (await resolveHardwareFlags(flags)) ??
         // The daemon runs here when we spawn it: size it for this machine.
         (flags.spawn !== undefined && flags.config === undefined
           ? await resolveHardwareFlags({ detect: true })
           : undefined);
+      const hardware = described === undefined ? undefined : specOf(described);
       // Tuned here only when we write the daemon's config; otherwise runBenchmark tunes the concurrency.
       const recommendation =
         hardware && flags.spawn !== undefined && flags.config === undefined
@@ -221,13 +268,10 @@ Examples:
           : undefined;
       let concurrency: number | "auto" = recommendation?.bench.concurrency ?? "auto";
       if (flags.concurrency !== "auto") {
-        concurrency = Number(flags.concurrency);
-        if (!Number.isInteger(concurrency) || concurrency < 1) {
-          throw new InvalidInputError(
-            `--concurrency must be a whole number >= 1 or "auto", got "${flags.concurrency}"`,
-            "give the proofs to keep in flight, such as 2, or auto with --detect",
-          );
-        }
+        concurrency = parseWholeNumber(flags.concurrency, {
+          what: "--concurrency",
+          example: "2 (or auto with --detect)",
+        });
       } else if (!hardware) {
         throw new InvalidInputError(
           "--concurrency auto needs the machine",
@@ -295,8 +339,8 @@ Examples:
           configToml,
           ...(warmupConfigToml === undefined ? {} : { warmupConfigToml, pceWait: { dir: paramCache } }),
           ...(configPath === undefined ? {} : { configPath }),
-          onCrash: flags.onCrash,
-          maxRestarts: flags.maxRestarts,
+          ...(flags.onCrash === undefined ? {} : { onCrash: flags.onCrash }),
+          ...(flags.maxRestarts === undefined ? {} : { maxRestarts: flags.maxRestarts }),
         };
         closeChecker = () => checker.close();
       }

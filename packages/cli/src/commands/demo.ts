@@ -1,13 +1,25 @@
 import { createProgressOutput, formatReport, type ProgressOutput } from "@cuzkit/bench";
-import { daemonDialects, describeHardware, formatBytes } from "@cuzkit/core";
+import { daemonDialects, describeHardware, formatBytes, InvalidInputError } from "@cuzkit/core";
 import { Command, Option } from "commander";
-import { intOption, positiveNumber } from "../common.js";
-import { type DemoResult, demoProfiles, exampleMinProofsPerHour, runDemo } from "../demo.js";
-import { addHardwareOptions, type HardwareFlags, resolveHardwareFlags } from "../hardware-flags.js";
+import {
+  type DemoResult,
+  defaultDemoProfile,
+  demoProfiles,
+  exampleMinProofsPerHour,
+  runDemo,
+} from "../demo.js";
+import {
+  addHardwareOptions,
+  describesMachine,
+  type HardwareFlags,
+  resolveHardwareFlags,
+  specOf,
+} from "../hardware-flags.js";
 import { type CliIO, CommandExit } from "../io.js";
+import { positiveNumberOption, wholeNumberOption } from "../parse.js";
 
 interface DemoFlags extends HardwareFlags {
-  profile: string;
+  profile?: string;
   dialect: "partition-workers" | "budget";
   proofs: number;
   seconds: number;
@@ -68,18 +80,26 @@ export function createDemoCommand(io: CliIO): Command {
     .description(
       "tune a machine from the incidents, benchmark it on the simulated daemon, and replay the incident's own config",
     )
-    .option("--profile <name>", `machine: ${Object.keys(demoProfiles).join(", ")}`, "czechia-2x3090")
+    .option(
+      "--profile <name>",
+      `machine: ${Object.keys(demoProfiles).join(", ")} (default: ${defaultDemoProfile}; not with --ram/--cores/--gpus/--detect)`,
+    )
     .addOption(
       new Option("--dialect <dialect>", "daemon dialect to tune for")
         .choices(daemonDialects)
         .default("partition-workers"),
     )
-    .option("--proofs <n>", "timed proofs of each run", intOption(1), 12)
-    .option("--seconds <n>", "about how long both runs should take, in real seconds", positiveNumber, 20)
+    .option("--proofs <n>", "timed proofs of each run", wholeNumberOption("--proofs", 1, "12"), 12)
+    .option(
+      "--seconds <n>",
+      "about how long both runs should take, in real seconds",
+      positiveNumberOption("--seconds", "20"),
+      20,
+    )
     .option(
       "--min-proofs-per-hour <n>",
       "the minimum, machine time (an example: the incidents' value is not stated)",
-      positiveNumber,
+      positiveNumberOption("--min-proofs-per-hour", "40"),
       exampleMinProofsPerHour,
     )
     .option("--json", "print both reports (machine time) as JSON");
@@ -89,11 +109,18 @@ export function createDemoCommand(io: CliIO): Command {
       "\nAll times and rates shown are the simulated machine's (machine time), not the demo's real seconds.\n\nExamples:\n  cuzkit demo\n  cuzkit demo --profile bc-canada-125gb\n  cuzkit demo --ram 512GiB --cores 64 --gpus 2xRTX4090 --dialect budget",
     )
     .action(async (flags: DemoFlags) => {
-      const hardware = await resolveHardwareFlags(flags);
+      if (flags.profile !== undefined && (flags.detect || describesMachine(flags))) {
+        throw new InvalidInputError(
+          "--profile cannot be combined with --ram/--cores/--gpus/--memory-limit/--detect",
+          "use --profile NAME for a machine from the incidents, or describe your own with the machine flags",
+        );
+      }
+      const described = await resolveHardwareFlags(flags);
+      const hardware = described === undefined ? undefined : specOf(described);
       const outputs: Partial<Record<"tuned" | "incident", ProgressOutput>> = {};
       const header = (text: string) => io.stderr.write(`${text}\n`);
       const result = await runDemo({
-        profile: flags.profile,
+        profile: flags.profile ?? defaultDemoProfile,
         ...(hardware ? { hardware } : {}),
         dialect: flags.dialect,
         proofs: flags.proofs,

@@ -2,10 +2,11 @@ import { homedir } from "node:os";
 import { createConsoleLogger, InvalidInputError, type Logger } from "@cuzkit/core";
 import type { DeadlinePhase, FleetConfig, FleetManager, FleetStore, InstanceRecord } from "@cuzkit/fleet";
 import { createVastClient, type VastClientOptions } from "@cuzkit/vast";
-import Table from "cli-table3";
 import { Command, InvalidArgumentError } from "commander";
-import { intOption, parseDurationMs, positiveNumber } from "../common.js";
+import { colourEnabled } from "../colour.js";
 import type { CliIO } from "../io.js";
+import { durationOption, parseDurationMs, positiveNumberOption, wholeNumberOption } from "../parse.js";
+import { createTable } from "../table.js";
 
 /** What `createFleetCommand` can be given besides the IO, for tests. */
 export interface FleetCommandDeps {
@@ -55,7 +56,7 @@ function parseDeadline(text: string, previous: string[]): string[] {
       `"${text}" is not PHASE=DURATION with PHASE one of ${deadlinePhases.join(", ")}`,
     );
   }
-  parseDurationMs(duration);
+  parseDurationMs(duration, { what: `--deadline ${phase}`, example: `${phase}=30m` });
   return [...previous, text];
 }
 
@@ -83,14 +84,26 @@ function addConfigOptions(command: Command): Command {
     .option(
       "--min-proofs-per-hour <n>",
       "keep a machine only at or above this measured rate (required)",
-      positiveNumber,
+      positiveNumberOption("--min-proofs-per-hour"),
     )
     .option("--manager-url <url>", "the URL agents reach this manager at (CUZKIT_FLEET_URL)")
     .option("--image <image>", "the prover image; its entrypoint runs `cuzkit agent`")
-    .option("--disk <gb>", "disk per instance in GB (default 150)", positiveNumber)
-    .option("--max-dph <usd>", "cap on $/hour of all billing instances together", positiveNumber)
-    .option("--max-instances <n>", "cap on billing instances at once", intOption(1))
-    .option("--bench-proofs <n>", "timed proofs of each machine's benchmark (default 12)", intOption(1))
+    .option("--disk <gb>", "disk per instance in GB (default 150)", positiveNumberOption("--disk"))
+    .option(
+      "--max-dph <usd>",
+      "cap on $/hour of all billing instances together",
+      positiveNumberOption("--max-dph"),
+    )
+    .option(
+      "--max-instances <n>",
+      "cap on billing instances at once",
+      wholeNumberOption("--max-instances", 1),
+    )
+    .option(
+      "--bench-proofs <n>",
+      "timed proofs of each machine's benchmark (default 12)",
+      wholeNumberOption("--bench-proofs", 1),
+    )
     .option("--adopt", "keep labelled instances the store does not know instead of destroying them")
     .option(
       "--deadline <phase=duration>",
@@ -98,7 +111,11 @@ function addConfigOptions(command: Command): Command {
       parseDeadline,
       [],
     )
-    .option("--deadline-margin <factor>", "factor on modelled durations (default 1.5)", positiveNumber)
+    .option(
+      "--deadline-margin <factor>",
+      "factor on modelled durations (default 1.5)",
+      positiveNumberOption("--deadline-margin"),
+    )
     .option("--env <NAME=VALUE>", "extra environment for instances (repeatable)", parseEnv, []);
 }
 
@@ -107,7 +124,7 @@ function configFrom(flags: ConfigFlags, saved: Record<string, unknown> | undefin
   const overridesMs: Partial<Record<DeadlinePhase, number>> = { ...base.deadlines?.overridesMs };
   for (const entry of flags.deadline) {
     const [phase, duration] = entry.split("=") as [DeadlinePhase, string];
-    overridesMs[phase] = parseDurationMs(duration);
+    overridesMs[phase] = parseDurationMs(duration, { what: `--deadline ${phase}` });
   }
   const env: Record<string, string> = { ...base.env };
   for (const entry of flags.env) {
@@ -199,11 +216,15 @@ export function createFleetCommand(io: CliIO, deps: FleetCommandDeps = {}): Comm
       "where agents reach the manager (0.0.0.0:PORT to expose it)",
       "127.0.0.1:7320", // defaultFleetListen of @cuzkit/fleet
     )
-    .option("--reconcile-every <duration>", "reconcile interval (default 1m)", parseDurationMs)
+    .option(
+      "--reconcile-every <duration>",
+      "reconcile interval (default 1m)",
+      durationOption("--reconcile-every"),
+    )
     .option(
       "--monitor-every <duration>",
       "deadline and heartbeat check interval (default 10s)",
-      parseDurationMs,
+      durationOption("--monitor-every"),
     )
     .action(
       async (flags: ConfigFlags & { listen: string; reconcileEvery?: number; monitorEvery?: number }) => {
@@ -235,8 +256,12 @@ export function createFleetCommand(io: CliIO, deps: FleetCommandDeps = {}): Comm
     .description(
       "rent an offer (--offer ID) or the best N (--best N); the agent on it reports to `fleet serve`",
     )
-    .option("--offer <id>", "the offer to rent", intOption(1))
-    .option("--best <n>", "rent the N offers with the most modelled proofs/hour per dollar", intOption(1))
+    .option("--offer <id>", "the offer to rent", wholeNumberOption("--offer", 1))
+    .option(
+      "--best <n>",
+      "rent the N offers with the most modelled proofs/hour per dollar",
+      wholeNumberOption("--best", 1),
+    )
     .option("--replaces <instance>", "the instance this one replaces: refused until it is destroyed")
     .option("--json", "print the instances as JSON")
     .action(
@@ -294,9 +319,12 @@ export function createFleetCommand(io: CliIO, deps: FleetCommandDeps = {}): Comm
           );
           return;
         }
-        const table = new Table({
-          head: ["ID", "STATE", "VAST", "GPUS", "ELAPSED/DEADLINE", "PROOFS/H", "$/H", "REASON"],
-        });
+        const table = createTable(
+          ["ID", "STATE", "VAST", "GPUS", "ELAPSED/DEADLINE", "PROOFS/H", "$/H", "REASON"],
+          {
+            colour: colourEnabled(io.stdout, io.env),
+          },
+        );
         for (const r of rows) {
           table.push([
             r.id,

@@ -95,7 +95,7 @@ describe("cuzkit prove", () => {
       ["--kind", "winning", "--vanilla", "c1.json", "--randomness", "abcd"],
       /randomness is not 32 bytes of hex/,
     ],
-    [["--timeout", "soon", "--synthetic"], /not a duration/],
+    [["--timeout", "soon", "--synthetic"], /--timeout must be a duration/],
   ])("rejects %j before dialling", async (args, message) => {
     sim = await startSimDaemon({ proofTimeMs: 5 });
     const { code, stderr } = await cli(["prove", "--addr", sim.address, ...args]);

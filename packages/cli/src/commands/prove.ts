@@ -1,15 +1,9 @@
-import { createCuzkClient, type ProveEvent } from "@cuzkit/client";
+import { createCuzkClient, defaultDeadlines, defaultResubmit, type ProveEvent } from "@cuzkit/client";
 import { createConsoleLogger, proofKindLabel } from "@cuzkit/core";
 import { Command } from "commander";
-import {
-  addrHelp,
-  intOption,
-  parseDurationMs,
-  resolveAddress,
-  secondsText,
-  writeFileAtomic,
-} from "../common.js";
+import { addrHelp, resolveAddress, secondsText, writeFileAtomic } from "../common.js";
 import type { CliIO } from "../io.js";
+import { durationOption, durationText, wholeNumberOption } from "../parse.js";
 import { addProofInputOptions, buildProofInput, type ProofInputFlags } from "../proof-input.js";
 
 interface ProveFlags extends ProofInputFlags {
@@ -50,16 +44,23 @@ export function createProveCommand(io: CliIO): Command {
     .option("--addr <address>", addrHelp)
     .option("--out <file>", "write the proof bytes here (written whole or not at all)");
   addProofInputOptions(command)
-    .option("--warmup", "first proof after a start: use the long warmup deadline (60 min)")
+    .option(
+      "--warmup",
+      `first proof after a start: use the long warmup deadline (${durationText(defaultDeadlines.warmupProofMs)})`,
+    )
     .option(
       "--timeout <duration>",
-      "deadline of the whole proof, e.g. 45m (default 30m, warmup 60m)",
-      parseDurationMs,
+      `deadline of the whole proof, e.g. 45m (default ${durationText(defaultDeadlines.proofMs)}, warmup ${durationText(defaultDeadlines.warmupProofMs)})`,
+      durationOption("--timeout", "45m"),
     )
     .option(
       "--resubmit <n>",
-      "resubmit up to N times if the daemon restarts and loses the job (default: 0 for PoRep/Snap, 2 for PoSt)",
-      intOption(0),
+      `resubmit up to N times if the daemon restarts and loses the job (default: ${Object.entries(
+        defaultResubmit,
+      )
+        .map(([kind, n]) => `${n} for ${kind}`)
+        .join(", ")})`,
+      wholeNumberOption("--resubmit", 0, "1"),
     )
     .option("--json", "print the result as JSON (proof as hex)")
     .option("--verbose", "log every client step")
@@ -93,7 +94,7 @@ Examples:
           },
         });
         const written =
-          flags.out === undefined ? undefined : await writeFileAtomic(flags.out, result.proof, io);
+          flags.out === undefined ? undefined : await writeFileAtomic(flags.out, result.proof, io, "--out");
         if (flags.json) {
           io.stdout.write(
             `${JSON.stringify(

@@ -16,14 +16,17 @@ import {
 } from "@cuzkit/core";
 import {
   defaultSimConfig,
+  defaultTimeScale,
   type SimCrashDetail,
   type SimDaemon,
   type SimFaults,
   startSimDaemon,
 } from "@cuzkit/sim";
 import { Command, Option } from "commander";
+import { hardwareOptions } from "../hardware-flags.js";
 import { type CliIO, CommandExit } from "../io.js";
 import { paramCacheOf } from "../param-cache.js";
+import { parseSize, parseWholeNumber, positiveNumberOption, wholeNumberOption } from "../parse.js";
 
 /** What `createSimCommand` can be given besides the IO, for tests and embedding. */
 export interface SimCommandDeps {
@@ -39,14 +42,14 @@ export const simCrashExitCode = 137;
 interface SimFlags {
   listen: string;
   statusListen?: string;
-  ram: string;
-  cores: string;
+  ram: number;
+  cores: number;
   gpus: string;
-  memoryLimit?: string;
+  memoryLimit?: number;
   config?: string;
   dialect?: string;
-  timeScale?: string;
-  proofTimeMs?: string;
+  timeScale?: number;
+  proofTimeMs?: number;
   pceCached?: boolean;
   paramCache?: string;
   fault: string[];
@@ -59,14 +62,11 @@ const faultHint =
 const logLevels: readonly LogLevel[] = ["debug", "info", "warn", "error"];
 
 function wholeNumber(what: string, text: string, min: number): number {
-  if (!/^\s*\d+\s*$/.test(text) || Number(text) < min) {
-    throw new InvalidInputError(
-      `${what} must be a whole number of at least ${min}, got "${text}"`,
-      `for example ${what} ${Math.max(min, 3)}`,
-    );
-  }
-  return Number(text);
+  return parseWholeNumber(text, { what, min, example: String(Math.max(min, 3)) });
 }
+
+/** The simulated machine when no flag says otherwise: the Czechia incident's 2x RTX 3090 box. */
+const defaultSimMachine = { ram: "251GiB", cores: 32, gpus: "2xRTX3090" } as const;
 
 /** Parses the repeatable --fault flags into SimFaults. */
 export function parseFaults(specs: readonly string[]): SimFaults {
@@ -108,18 +108,6 @@ function parseDialect(text: string | undefined): DaemonDialect | undefined {
     throw new InvalidInputError(`unknown dialect "${text}"`, `use ${daemonDialects.join(" or ")}`);
   }
   return text as DaemonDialect;
-}
-
-function parseTimeScale(text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  const value = Number(text);
-  if (text.trim() === "" || !Number.isFinite(value) || value <= 0) {
-    throw new InvalidInputError(
-      `--time-scale must be a number above 0, got "${text}"`,
-      "use 0.001 (a 150 s proof takes 150 ms), 0.01 for a demo, or 1 for real time",
-    );
-  }
-  return value;
 }
 
 async function loadConfig(
@@ -186,6 +174,7 @@ function processShutdownSignal(): { signal: AbortSignal; dispose(): void } {
  * the reason to stderr and ends with exit code 137, like a killed process.
  */
 export function createSimCommand(io: CliIO, deps: SimCommandDeps = {}): Command {
+  const machine = hardwareOptions();
   return new Command("sim")
     .description(
       "run a simulated cuzk daemon (gRPC cuzk.v1.ProvingEngine) whose proofs take the model's time, with fault injection",
@@ -200,13 +189,12 @@ export function createSimCommand(io: CliIO, deps: SimCommandDeps = {}): Command 
       "--status-listen <address>",
       "serve the daemon's HTTP GET /status JSON on this IP:port (default: off)",
     )
-    .option("--ram <size>", "host RAM of the simulated machine", "251GiB")
-    .option("--cores <n>", "CPU threads of the simulated machine", "32")
-    .option("--gpus <list>", "GPUs of the simulated machine: COUNTxMODEL[:VRAM],...", "2xRTX3090")
-    .option(
-      "--memory-limit <size>",
-      "container memory limit: the daemon is OOM-killed above it (default: the RAM)",
+    .addOption(
+      machine.ram.default(parseSize(defaultSimMachine.ram, { what: "--ram" }), defaultSimMachine.ram),
     )
+    .addOption(machine.cores.default(defaultSimMachine.cores))
+    .addOption(machine.gpus.default(defaultSimMachine.gpus))
+    .addOption(machine.memoryLimit.default(undefined, "the RAM; above it the daemon is OOM-killed"))
     .option(
       "--config <file>",
       "a cuzk.toml to simulate (default: a safe config: partition_workers 4, 1 GPU worker per GPU)",
@@ -217,11 +205,13 @@ export function createSimCommand(io: CliIO, deps: SimCommandDeps = {}): Command 
     )
     .option(
       "--time-scale <factor>",
-      "real seconds per modelled second (default: 0.001, a 150 s proof takes 150 ms)",
+      `real seconds per modelled second (default: ${defaultTimeScale}, a 150 s proof takes ${150_000 * defaultTimeScale} ms); 0.01 for a demo, 1 for real time`,
+      positiveNumberOption("--time-scale", "0.01"),
     )
     .option(
       "--proof-time-ms <ms>",
       "every proof takes exactly this many real ms, ignoring the model (0 = instant)",
+      wholeNumberOption("--proof-time-ms", 0, "2000"),
     )
     .option("--pce-cached", "a PCE cache exists: the first proof is not cold")
     .option(
@@ -257,13 +247,12 @@ export function createSimCommand(io: CliIO, deps: SimCommandDeps = {}): Command 
       const dialect = parseDialect(flags.dialect);
       const hardware = hardwareFrom({
         ram: flags.ram,
-        cores: wholeNumber("--cores", flags.cores, 1),
+        cores: flags.cores,
         gpus: flags.gpus,
         ...(flags.memoryLimit === undefined ? {} : { memoryLimit: flags.memoryLimit }),
       });
-      const timeScale = parseTimeScale(flags.timeScale);
-      const proofTimeMs =
-        flags.proofTimeMs === undefined ? undefined : wholeNumber("--proof-time-ms", flags.proofTimeMs, 0);
+      const timeScale = flags.timeScale;
+      const proofTimeMs = flags.proofTimeMs;
       const faults = parseFaults(flags.fault);
       if (!(logLevels as readonly string[]).includes(flags.logLevel)) {
         throw new InvalidInputError(`unknown log level "${flags.logLevel}"`, `use ${logLevels.join(", ")}`);
@@ -282,7 +271,10 @@ export function createSimCommand(io: CliIO, deps: SimCommandDeps = {}): Command 
             : `partition_workers=${config.partitionWorkers}`,
         ...(flags.config === undefined ? {} : { config: resolve(io.cwd, flags.config) }),
         ...(paramCache === undefined ? {} : { paramCache }),
-        mode: proofTimeMs === undefined ? `model x ${timeScale ?? 0.001}` : `${proofTimeMs} ms per proof`,
+        mode:
+          proofTimeMs === undefined
+            ? `model x ${timeScale ?? defaultTimeScale}`
+            : `${proofTimeMs} ms per proof`,
       });
       const shutdown = deps.shutdownSignal
         ? { signal: deps.shutdownSignal, dispose() {} }

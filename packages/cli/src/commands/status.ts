@@ -6,10 +6,11 @@ import {
   fetchStatusJson,
 } from "@cuzkit/client";
 import { formatBytes, proofKindLabel, proofKinds } from "@cuzkit/core";
-import Table from "cli-table3";
 import { Command } from "commander";
+import { colourEnabled } from "../colour.js";
 import { addrHelp, resolveAddress } from "../common.js";
 import type { CliIO } from "../io.js";
+import { createTable } from "../table.js";
 
 interface StatusFlags {
   addr?: string;
@@ -32,11 +33,15 @@ export function formatStatus(
   status: DaemonStatus,
   metrics: DaemonMetrics,
   json: DaemonStatusJson | undefined,
+  colour = false,
 ): string {
   const out: string[] = [
     `daemon ${address}: up ${duration(status.uptimeSeconds)}, ${status.totalProofsCompleted} proofs completed, ${status.totalProofsFailed} failed`,
   ];
-  const gpus = new Table({ head: ["GPU", "name", "VRAM total", "VRAM free", "workers", "current jobs"] });
+  const gpus = createTable(["GPU", "name", "VRAM total", "VRAM free", "workers", "current jobs"], {
+    colour,
+    compact: false,
+  });
   for (const gpu of status.gpus) {
     gpus.push([
       gpu.ordinal,
@@ -48,7 +53,10 @@ export function formatStatus(
     ]);
   }
   out.push(gpus.toString());
-  const kinds = new Table({ head: ["proof kind", "completed", "failed", "mean time (last <=1000)"] });
+  const kinds = createTable(["proof kind", "completed", "failed", "mean time (last <=1000)"], {
+    colour,
+    compact: false,
+  });
   for (const kind of proofKinds) {
     const m = metrics.byKind[kind];
     if (!m) continue;
@@ -119,7 +127,9 @@ export function createStatusCommand(io: CliIO): Command {
             `${JSON.stringify({ address: client.address, status: statusView, metrics: metricsView, statusJson: json ? { ...json, raw: undefined } : undefined }, null, 2)}\n`,
           );
         } else {
-          io.stdout.write(formatStatus(client.address, status, metrics, json));
+          io.stdout.write(
+            formatStatus(client.address, status, metrics, json, colourEnabled(io.stdout, io.env)),
+          );
         }
       } finally {
         await client.close();

@@ -285,7 +285,11 @@ describe("cuzkit tune: bad flags", () => {
 
   it("needs the hardware: --detect, or --ram, --cores and --gpus", async () => {
     await hinted([], /no hardware given: --ram, --cores, --gpus missing/, /--detect/);
-    await hinted(["--ram", "256GiB", "--cores", "32"], /no hardware given: --gpus missing/, /--gpus none/);
+    await hinted(
+      ["--ram", "256GiB", "--cores", "32"],
+      /describing a machine needs --ram, --cores and --gpus: --gpus missing/,
+      /--gpus none/,
+    );
   });
 
   it("needs a unit on sizes: a bare number gets a did-you-mean, G is refused as ambiguous", async () => {

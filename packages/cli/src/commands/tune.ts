@@ -6,9 +6,7 @@ import {
   daemonDialects,
   formatBytes,
   type HardwareSpec,
-  hardwareFrom,
   InvalidInputError,
-  parseGpuList,
   parseSizeWithUnit,
   type WorkloadPreset,
   workloadPresets,
@@ -18,7 +16,6 @@ import {
   type DetectedHardware,
   type DetectOptions,
   defaultCurioCuzkAddress,
-  detectHardware,
   emitCurio,
   emitCuzkToml,
   emitEnv,
@@ -28,10 +25,18 @@ import {
   recommend,
   type TuneOptions,
   toTuneReport,
+  tuneDefaults,
 } from "@cuzkit/tuner";
 import { Command } from "commander";
-import { intOption, parseDurationMs, writeFileAtomic } from "../common.js";
+import { writeFileAtomic } from "../common.js";
+import {
+  addHardwareOptions,
+  exampleMachineFlags,
+  type HardwareFlags,
+  resolveHardwareFlags,
+} from "../hardware-flags.js";
 import { type CliIO, CommandExit } from "../io.js";
+import { durationOption, durationText, wholeNumberOption } from "../parse.js";
 
 /** What `createTuneCommand` can be given besides the IO, for tests and embedding. */
 export interface TuneCommandDeps {
@@ -42,16 +47,11 @@ export interface TuneCommandDeps {
 const formats = ["text", "json", "toml", "env", "curio"] as const;
 type Format = (typeof formats)[number];
 
-interface TuneFlags {
-  detect?: boolean;
-  ram?: string;
-  cores?: string;
-  gpus?: string;
-  memoryLimit?: string;
+interface TuneFlags extends HardwareFlags {
   dialect?: string;
   workload?: string;
   safetyMargin?: string;
-  concurrency?: string;
+  concurrency?: number;
   format: string;
   out?: string;
   force?: boolean;
@@ -59,16 +59,6 @@ interface TuneFlags {
   addr?: string;
   minProveTimeout?: number;
   postSlots?: number;
-}
-
-function wholeNumber(flag: string, text: string): number {
-  if (!/^\s*\d+\s*$/.test(text) || Number(text) < 1) {
-    throw new InvalidInputError(
-      `${flag} must be a whole number of at least 1, got "${text}"`,
-      `for example ${flag} 32`,
-    );
-  }
-  return Number(text);
 }
 
 /** "10%" and "0.1" are fractions of the usable RAM; "16GiB" is a fixed margin. */
@@ -93,58 +83,18 @@ function parseChoice<T extends string>(flag: string, value: string, choices: rea
   throw new InvalidInputError(`unknown ${flag} "${value}"`, `use one of: ${choices.join(", ")}`);
 }
 
-/** Applies --ram/--cores/--gpus/--memory-limit on top of detected values, marking their source. */
-function overrideDetected(detected: DetectedHardware, flags: TuneFlags): DetectedHardware {
-  const spec: HardwareSpec = { ...detected.spec };
-  const readings = { ...detected.readings };
-  if (flags.ram !== undefined) {
-    spec.ramBytes = parseSizeWithUnit(flags.ram, "--ram size");
-    readings.ramBytes = { value: spec.ramBytes, source: "--ram" };
-    if (spec.usableRamBytes > spec.ramBytes) {
-      spec.usableRamBytes = spec.ramBytes;
-      readings.usableRamBytes = { value: spec.ramBytes, source: "--ram" };
-    }
-  }
-  if (flags.memoryLimit !== undefined) {
-    spec.usableRamBytes = Math.min(
-      spec.ramBytes,
-      parseSizeWithUnit(flags.memoryLimit, "--memory-limit size"),
-    );
-    readings.usableRamBytes = { value: spec.usableRamBytes, source: "--memory-limit" };
-  }
-  if (flags.cores !== undefined) {
-    spec.cpuThreads = wholeNumber("--cores", flags.cores);
-    spec.hostCpuThreads = Math.max(spec.hostCpuThreads ?? spec.cpuThreads, spec.cpuThreads);
-    readings.cpuThreads = { value: spec.cpuThreads, source: "--cores" };
-  }
-  if (flags.gpus !== undefined) {
-    spec.gpus = parseGpuList(flags.gpus);
-    readings.gpus = { value: spec.gpus, source: "--gpus" };
-  }
-  return { ...detected, spec, readings };
-}
-
 async function hardwareFor(
   flags: TuneFlags,
   deps: TuneCommandDeps,
 ): Promise<HardwareSpec | DetectedHardware> {
-  if (flags.detect) return overrideDetected(await (deps.detect ?? detectHardware)(), flags);
-  const missing = (["ram", "cores", "gpus"] as const).filter((flag) => flags[flag] === undefined);
-  if (missing.length > 0) {
+  const hardware = await resolveHardwareFlags(flags, deps.detect);
+  if (hardware === undefined) {
     throw new InvalidInputError(
-      `no hardware given: ${missing.map((flag) => `--${flag}`).join(", ")} missing`,
-      "pass --detect to read this machine, or describe it: --ram 256GiB --cores 32 --gpus 2xRTX3090 " +
-        "[--memory-limit 240GiB] (--gpus none sizes for memory only)",
+      "no hardware given: --ram, --cores, --gpus missing",
+      `pass --detect to read this machine, or describe it: ${exampleMachineFlags} [--memory-limit 240GiB] (--gpus none sizes for memory only)`,
     );
   }
-  return hardwareFrom({
-    ram: parseSizeWithUnit(flags.ram ?? "", "--ram size"),
-    cores: wholeNumber("--cores", flags.cores ?? ""),
-    gpus: flags.gpus ?? "",
-    ...(flags.memoryLimit === undefined
-      ? {}
-      : { memoryLimit: parseSizeWithUnit(flags.memoryLimit, "--memory-limit size") }),
-  });
+  return hardware;
 }
 
 /**
@@ -154,31 +104,26 @@ async function hardwareFor(
  * an existing cuzk.toml instead (exit 2 when it would OOM or has misread keys).
  */
 export function createTuneCommand(io: CliIO, deps: TuneCommandDeps = {}): Command {
-  return new Command("tune")
-    .description("size the cuzk daemon to this machine (or check a cuzk.toml against it)")
-    .option("--detect", "read this machine: RAM, container limits (cgroups), CPU quota, GPUs (nvidia-smi)")
-    .option(
-      "--ram <size>",
-      'host RAM with a unit: "256GiB" (binary) or "251GB" (decimal); a bare number or "256G" is refused',
-    )
-    .option("--cores <n>", "CPU threads the daemon may use")
-    .option("--gpus <list>", 'GPUs, such as "2xRTX3090", "2xA40:48GiB" or "none"')
-    .option(
-      "--memory-limit <size>",
-      "the container's RAM share when lower than the host's (Vast.ai: memory.low), with a unit",
-    )
+  const command = new Command("tune").description(
+    "size the cuzk daemon to this machine (or check a cuzk.toml against it)",
+  );
+  return addHardwareOptions(command)
     .option(
       "--dialect <dialect>",
-      `daemon version that reads the config: budget (the current daemon) | partition-workers (the older one the incidents ran); default budget, also with --check`,
+      `daemon version that reads the config: budget (the current daemon) | partition-workers (the older one the incidents ran); default ${tuneDefaults.dialect}, also with --check`,
     )
-    .option("--workload <name>", `${Object.keys(workloadPresets).join(" | ")} (default: porep)`)
+    .option(
+      "--workload <name>",
+      `${Object.keys(workloadPresets).join(" | ")} (default: ${tuneDefaults.workload})`,
+    )
     .option(
       "--safety-margin <margin>",
-      'RAM kept free: "10%" (default), "0.15" or "16GiB"; never below 4 GiB for a percentage',
+      `RAM kept free: "${tuneDefaults.safetyMarginFraction * 100}%" (default), "0.15" or "16GiB"; never below ${formatBytes(tuneDefaults.minSafetyMarginBytes)} for a percentage`,
     )
     .option(
       "--concurrency <n>",
       "proofs in flight, fixed instead of tuned (with --check: the concurrency to check)",
+      wholeNumberOption("--concurrency", 1, "2"),
     )
     .option("--format <format>", `${formats.join(" | ")}`, "text")
     .option("--out <file>", "write the output to FILE atomically instead of stdout")
@@ -188,13 +133,13 @@ export function createTuneCommand(io: CliIO, deps: TuneCommandDeps = {}): Comman
     )
     .option(
       "--min-prove-timeout <duration>",
-      "least Curio ProveTimeout (default 30m; a timeout re-runs the same request id as a duplicate)",
-      parseDurationMs,
+      `least Curio ProveTimeout (default ${durationText(tuneDefaults.minProveTimeoutSec * 1000)}; a timeout re-runs the same request id as a duplicate)`,
+      durationOption("--min-prove-timeout", "45m"),
     )
     .option(
       "--post-slots <n>",
-      "Curio MaxPending slots left for WindowPoSt/WinningPoSt beyond the concurrency (default 2)",
-      intOption(0),
+      `Curio MaxPending slots left for WindowPoSt/WinningPoSt beyond the concurrency (default ${tuneDefaults.postSlots})`,
+      wholeNumberOption("--post-slots", 0, "2"),
     )
     .option("--check <file>", "check an existing cuzk.toml against the machine instead of tuning")
     .option(
@@ -220,9 +165,7 @@ export function createTuneCommand(io: CliIO, deps: TuneCommandDeps = {}): Comman
         ...(dialect === undefined ? {} : { dialect }),
         ...(workload === undefined ? {} : { workload }),
         ...(flags.safetyMargin === undefined ? {} : parseSafetyMargin(flags.safetyMargin)),
-        ...(flags.concurrency === undefined
-          ? {}
-          : { concurrency: wholeNumber("--concurrency", flags.concurrency) }),
+        ...(flags.concurrency === undefined ? {} : { concurrency: flags.concurrency }),
         ...(flags.minProveTimeout === undefined
           ? {}
           : { minProveTimeoutSec: Math.ceil(flags.minProveTimeout / 1000) }),
@@ -237,7 +180,7 @@ export function createTuneCommand(io: CliIO, deps: TuneCommandDeps = {}): Comman
           io.stdout.write(text);
           return;
         }
-        const path = await writeFileAtomic(flags.out, text, io);
+        const path = await writeFileAtomic(flags.out, text, io, "--out");
         io.stderr.write(`wrote ${path} (${formatBytes(Buffer.byteLength(text))})\n`);
       };
 

@@ -2,7 +2,7 @@ import type { CircuitId, ProofKind } from "../vocabulary.js";
 
 // Every constant of the daemon model, with its unit and where it comes from.
 // "measured" = measured on the cuzk developers' box (RTX 5070 Ti, 96-core/192-thread Zen4,
-// 512 GiB DDR5), shared/reference/cuzk-daemon.md section 4; "code" = read from the daemon's
+// 512 GiB DDR5), docs/daemon-facts.md section 4; "code" = read from the daemon's
 // source; "derived" = arithmetic on those; "fitted" = chosen so the model reproduces the
 // calibration points listed in model.test.ts.
 
@@ -141,7 +141,7 @@ export const modelConstants = {
 /**
  * Peak RSS of the daemon by concurrently synthesizing PoRep partitions, measured on the cuzk
  * developers' box (1x RTX 5070 Ti, 192 threads, PoRep parameters and PCE resident, 5-20
- * proofs in flight; cuzk-daemon.md section 4). Where the source gives a range, the upper end
+ * proofs in flight; docs/daemon-facts.md section 4). Where the source gives a range, the upper end
  * (pw 10: 271 with gw=2 / 310 with gw=1; pw 12: 373 with 5 / 400 with 20 in flight). Between
  * the points the model interpolates linearly; 2-7 is the measured law 69 + 20 x pw GiB.
  */
@@ -188,7 +188,7 @@ export const pceBytes: Record<CircuitId, number> = {
   "snap-64g": 17 * GiB,
 };
 
-/** Per-kind scale of a partition relative to a PoRep partition (constraints: PoRep 130.3M, WindowPoSt 125M, SnapDeals 81M, WinningPoSt 3.5M). Source: cuzk-daemon.md section 4. */
+/** Per-kind scale of a partition relative to a PoRep partition (constraints: PoRep 130.3M, WindowPoSt 125M, SnapDeals 81M, WinningPoSt 3.5M). Source: docs/daemon-facts.md section 4. */
 export const partitionScale: Record<ProofKind, number> = {
   porep: 1,
   wpost: 125 / 130.3,

@@ -1,5 +1,5 @@
 // GPUs the model knows, with the relative speed factor F (RTX 3090 = 1.00).
-// Source: shared/reference/gpu-throughput.md section 4. F = SMs x boost clock x INT32 lanes,
+// Source: docs/gpu-facts.md section 4. F = SMs x boost clock x INT32 lanes,
 // normalised to the RTX 3090; it ignores memory bandwidth and power caps (see its caveats).
 // VRAM in GB as NVIDIA sells it (decimal), converted to bytes.
 

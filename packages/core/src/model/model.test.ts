@@ -49,7 +49,7 @@ describe("calibration: seconds per proof on the measured box, each within 10%", 
 });
 
 describe("calibration: peak memory on the measured box (never under, at most 10% over)", () => {
-  // cuzk-daemon.md section 4: pw1 104 (5 in flight); 69 + 20 pw for 2-7 (pw2 gw1 110, pw7 gw1 208);
+  // docs/daemon-facts.md section 4: pw1 104 (5 in flight); 69 + 20 pw for 2-7 (pw2 gw1 110, pw7 gw1 208);
   // pw10 271 (gw2) - 310 (gw1); pw12 373 (5 in flight) / 400 (20 in flight); pw14 457; pw16 510 (20 in flight).
   it.each([
     { partitions: 1, gw: 1, inFlight: 5, low: 104, high: 104 },
@@ -114,7 +114,7 @@ describe("extrapolation is marked", () => {
   });
 });
 
-describe("incidents (shared/seeds)", () => {
+describe("incidents (docs/incidents.md)", () => {
   it("256 GB with partition_workers=16, 2 GPU workers and 6 proofs in flight is OOM-killed", () => {
     const machine = hardwareFrom({ ram: "256GiB", cores: 64, gpus: "2xRTX3090" });
     const model = modelDaemon(machine, incidentDaemonConfig(), porep(6));

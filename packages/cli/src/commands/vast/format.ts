@@ -1,6 +1,6 @@
 import { formatBytes, GiB } from "@cuzkit/core";
 import { instanceSshEndpoint, type VastInstance, type VastOffer } from "@cuzkit/vast";
-import Table from "cli-table3";
+import { createTable } from "../../table.js";
 
 /** What the tuner predicts for an offer, shown beside it. */
 export interface OfferPrediction {
@@ -28,10 +28,14 @@ export function offerSummary(offer: VastOffer): string {
 }
 
 /** The offers table; with predictions, a "Fits / Proofs/h / $/1k proofs" column group. */
-export function offersTable(offers: VastOffer[], predictions?: readonly OfferPrediction[]): string {
+export function offersTable(
+  offers: VastOffer[],
+  predictions?: readonly OfferPrediction[],
+  colour = false,
+): string {
   const head = ["ID", "GPU", "N", "VRAM GiB", "RAM GiB", "CPU thr", "$/h", "Reliab.", "Location"];
   if (predictions) head.push("Fits", "Proofs/h", "$/1k proofs");
-  const table = new Table({ head, style: { head: [], border: [], compact: true } });
+  const table = createTable(head, { colour });
   offers.forEach((o, index) => {
     const row: (string | number)[] = [
       o.id,
@@ -64,11 +68,8 @@ export function sshShort(instance: VastInstance): string {
 }
 
 /** The instances table. */
-export function instancesTable(instances: VastInstance[]): string {
-  const table = new Table({
-    head: ["ID", "Label", "Status", "GPU", "N", "RAM GiB", "$/h", "SSH"],
-    style: { head: [], border: [], compact: true },
-  });
+export function instancesTable(instances: VastInstance[], colour = false): string {
+  const table = createTable(["ID", "Label", "Status", "GPU", "N", "RAM GiB", "$/h", "SSH"], { colour });
   for (const i of instances) {
     table.push([
       i.id,
@@ -86,7 +87,7 @@ export function instancesTable(instances: VastInstance[]): string {
 
 /** One instance as a key/value table. */
 export function instanceDetails(i: VastInstance): string {
-  const table = new Table({ style: { head: [], border: [], compact: true } });
+  const table = createTable(undefined, { colour: false });
   const rows: [string, string | number][] = [
     ["id", i.id],
     ["label", i.label ?? ""],

@@ -1,5 +1,6 @@
 import type { VastInstance } from "@cuzkit/vast";
 import type { Command } from "commander";
+import { colourEnabled } from "../../colour.js";
 import type { VastContext } from "./context.js";
 import { instancesTable } from "./format.js";
 
@@ -18,6 +19,11 @@ export function addInstancesCommand(vast: Command, ctx: VastContext): void {
         instances.push(instance);
       }
       if (opts.json) ctx.printJson(instances);
-      else ctx.print(instances.length === 0 ? "no instances" : instancesTable(instances));
+      else
+        ctx.print(
+          instances.length === 0
+            ? "no instances"
+            : instancesTable(instances, colourEnabled(ctx.io.stdout, ctx.io.env)),
+        );
     });
 }

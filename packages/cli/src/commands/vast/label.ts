@@ -1,6 +1,6 @@
 import type { Command } from "commander";
+import { parseWholeNumber } from "../../parse.js";
 import type { VastContext } from "./context.js";
-import { positiveInteger } from "./flags.js";
 
 /** `cuzkit vast label`: set an instance's label. */
 export function addLabelCommand(vast: Command, ctx: VastContext): void {
@@ -10,7 +10,7 @@ export function addLabelCommand(vast: Command, ctx: VastContext): void {
     .argument("<id>", "instance id")
     .argument("<label>", "new label")
     .action(async (idText: string, label: string, _opts: unknown, command: Command) => {
-      const id = positiveInteger(idText, "instance id");
+      const id = parseWholeNumber(idText, { what: "instance id", example: "1001" });
       await ctx.client(command).labelInstance(id, label);
       ctx.print(`labelled instance ${id} "${label}"`);
     });

@@ -1,7 +1,7 @@
-import { VastNotFoundError } from "@cuzkit/vast";
+import { defaultLogOptions, VastNotFoundError } from "@cuzkit/vast";
 import type { Command } from "commander";
+import { parsePositiveNumber, parseWholeNumber } from "../../parse.js";
 import type { VastContext } from "./context.js";
-import { positiveInteger, positiveNumber } from "./flags.js";
 
 interface LogsFlags {
   tail: string;
@@ -16,16 +16,20 @@ export function addLogsCommand(vast: Command, ctx: VastContext): void {
     .command("logs")
     .description("print an instance's logs")
     .argument("<id>", "instance id")
-    .option("--tail <lines>", "last lines", "1000")
+    .option("--tail <lines>", "last lines", String(defaultLogOptions.tail))
     .option("--filter <pattern>", "grep pattern applied by the server")
     .option("--daemon", "Vast's daemon logs instead of the container's")
-    .option("--timeout <seconds>", "how long to wait for the logs to be ready", "60")
+    .option(
+      "--timeout <seconds>",
+      "how long to wait for the logs to be ready",
+      String(defaultLogOptions.pollTimeoutMs / 1000),
+    )
     .action(async (idText: string, opts: LogsFlags, command: Command) => {
-      const id = positiveInteger(idText, "instance id");
+      const id = parseWholeNumber(idText, { what: "instance id", example: "1001" });
       try {
         const text = await ctx.client(command).getLogs(id, {
-          tail: positiveInteger(opts.tail, "--tail"),
-          pollTimeoutMs: positiveNumber(opts.timeout, "--timeout") * 1000,
+          tail: parseWholeNumber(opts.tail, { what: "--tail", example: "200" }),
+          pollTimeoutMs: parsePositiveNumber(opts.timeout, { what: "--timeout", example: "60" }) * 1000,
           ...(opts.filter === undefined ? {} : { filter: opts.filter }),
           ...(opts.daemon ? { daemonLogs: true } : {}),
         });

@@ -1,6 +1,7 @@
 import { InvalidInputError, parseByteSize, type WorkloadPreset, workloadPresets } from "@cuzkit/core";
 import { recommend } from "@cuzkit/tuner";
 import {
+  defaultDiskGb,
   type OfferField,
   type OfferFilters,
   type OfferQuery,
@@ -11,8 +12,9 @@ import {
   type VastOffer,
 } from "@cuzkit/vast";
 import { type Command, Option } from "commander";
+import { colourEnabled } from "../../colour.js";
+import { parsePositiveNumber, parseWholeNumber } from "../../parse.js";
 import type { VastContext } from "./context.js";
-import { positiveInteger, positiveNumber } from "./flags.js";
 import { type OfferPrediction, offersTable } from "./format.js";
 
 interface OffersFlags {
@@ -67,7 +69,7 @@ export function addOffersCommand(vast: Command, ctx: VastContext): void {
         .choices(["on-demand", "bid", "reserved"])
         .default("on-demand"),
     )
-    .option("--disk <gb>", "disk you will rent, in GB (prices include it)", "10")
+    .option("--disk <gb>", "disk you will rent, in GB (prices include it)", String(defaultDiskGb))
     .option("--include-unverified", "also list unverified machines")
     .option("--limit <n>", "most offers to show", "20")
     .option(
@@ -93,7 +95,7 @@ export function addOffersCommand(vast: Command, ctx: VastContext): void {
         ctx.printJson(predictions ? offers.map((o, i) => ({ ...o, prediction: predictions[i] })) : offers);
       } else if (offers.length === 0) {
         ctx.print(noOffersText(query));
-      } else ctx.print(offersTable(offers, predictions));
+      } else ctx.print(offersTable(offers, predictions, colourEnabled(ctx.io.stdout, ctx.io.env)));
     });
 }
 
@@ -157,7 +159,8 @@ export function offerQueryFromFlags(opts: OffersFlags): OfferQuery {
     if (names.length === 0) throw new InvalidInputError("--gpu is empty", 'such as --gpu "RTX 4090"');
     filters.gpuName = names.length === 1 ? names[0]! : { in: names };
   }
-  if (opts.numGpus !== undefined) filters.numGpus = positiveInteger(opts.numGpus, "--num-gpus");
+  if (opts.numGpus !== undefined)
+    filters.numGpus = parseWholeNumber(opts.numGpus, { what: "--num-gpus", example: "2" });
   if (opts.minRam !== undefined)
     filters.cpuRamBytes = { gte: parseByteSize(opts.minRam, { requireUnit: true, what: "--min-ram" }) };
   if (opts.minGpuRam !== undefined) {
@@ -166,8 +169,11 @@ export function offerQueryFromFlags(opts: OffersFlags): OfferQuery {
     };
   }
   if (opts.minCpus !== undefined)
-    filters.cpuCoresEffective = { gte: positiveNumber(opts.minCpus, "--min-cpus") };
-  if (opts.maxPrice !== undefined) filters.dphTotal = { lte: positiveNumber(opts.maxPrice, "--max-price") };
+    filters.cpuCoresEffective = {
+      gte: parsePositiveNumber(opts.minCpus, { what: "--min-cpus", example: "32" }),
+    };
+  if (opts.maxPrice !== undefined)
+    filters.dphTotal = { lte: parsePositiveNumber(opts.maxPrice, { what: "--max-price", example: "1.5" }) };
   if (opts.minReliability !== undefined) {
     const value = Number(opts.minReliability);
     if (!(value >= 0 && value <= 1)) {
@@ -178,15 +184,16 @@ export function offerQueryFromFlags(opts: OffersFlags): OfferQuery {
     }
     filters.reliability = { gte: value };
   }
-  if (opts.minCuda !== undefined) filters.cudaMaxGood = { gte: positiveNumber(opts.minCuda, "--min-cuda") };
+  if (opts.minCuda !== undefined)
+    filters.cudaMaxGood = { gte: parsePositiveNumber(opts.minCuda, { what: "--min-cuda", example: "12.4" }) };
   const defaults = { ...parsed?.defaults, ...(opts.includeUnverified ? { verified: "any" as const } : {}) };
   return {
     filters,
     ...(parsed && Object.keys(parsed.raw).length > 0 ? { raw: parsed.raw } : {}),
     order: parseOrder(opts.order),
-    limit: positiveInteger(opts.limit, "--limit"),
+    limit: parseWholeNumber(opts.limit, { what: "--limit", example: "20" }),
     type: opts.type as OfferType,
-    allocatedStorageGb: positiveNumber(opts.disk, "--disk"),
+    allocatedStorageGb: parsePositiveNumber(opts.disk, { what: "--disk", example: "50" }),
     ...(Object.keys(defaults).length > 0 ? { defaults } : {}),
   };
 }

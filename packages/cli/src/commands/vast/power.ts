@@ -1,8 +1,8 @@
 import type { VastClient } from "@cuzkit/vast";
 import type { Command } from "commander";
+import { parseWholeNumber } from "../../parse.js";
 import type { VastContext } from "./context.js";
 import { existingInstance } from "./existing.js";
-import { positiveInteger } from "./flags.js";
 
 /** One of the instance actions `start`, `stop` and `reboot` share: look the instance up, act, say so. */
 export function addInstanceAction(
@@ -20,7 +20,7 @@ export function addInstanceAction(
     .description(spec.description)
     .argument("<id>", "instance id")
     .action(async (idText: string, _opts: unknown, command: Command) => {
-      const id = positiveInteger(idText, "instance id");
+      const id = parseWholeNumber(idText, { what: "instance id", example: "1001" });
       const client = ctx.client(command);
       await existingInstance(client, id);
       await spec.act(client, id);

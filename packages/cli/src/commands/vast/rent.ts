@@ -2,14 +2,18 @@ import { InvalidInputError } from "@cuzkit/core";
 import {
   buildCreateInstanceRequest,
   type CreateInstanceOptions,
+  defaultDiskGb,
+  defaultWaitOptions,
   redactCreateBody,
   type VastInstance,
   VastOfferGoneError,
   type VastRuntype,
 } from "@cuzkit/vast";
 import { type Command, Option } from "commander";
+import { colourEnabled } from "../../colour.js";
+import { parsePositiveNumber, parseWholeNumber } from "../../parse.js";
 import type { VastContext } from "./context.js";
-import { collectValues, positiveInteger, positiveNumber } from "./flags.js";
+import { collectValues } from "./flags.js";
 import { instancesTable, offerSummary } from "./format.js";
 
 interface RentFlags {
@@ -64,7 +68,7 @@ export function addRentCommand(vast: Command, ctx: VastContext): void {
       "--args <args...>",
       "arguments replacing the image CMD; keeps the image ENTRYPOINT (put this flag last)",
     )
-    .option("--disk <gb>", "disk size in GB, fixed for the instance's life", "10")
+    .option("--disk <gb>", "disk size in GB, fixed for the instance's life", String(defaultDiskGb))
     .option("--label <label>", "unique label (default: cuzkit-<random>)")
     .option("--bid <usd>", "bid in $/hour: an interruptible rental (without it you rent on-demand)")
     .option(
@@ -74,7 +78,11 @@ export function addRentCommand(vast: Command, ctx: VastContext): void {
     .option("--cancel-unavailable", "fail instead of queueing when the offer cannot start now")
     .option("--dry-run", "print the request (without secrets) and rent nothing")
     .option("--wait", "wait until the instance is running")
-    .option("--wait-minutes <minutes>", "how long --wait waits", "30")
+    .option(
+      "--wait-minutes <minutes>",
+      "how long --wait waits",
+      String(defaultWaitOptions.timeoutMs / 60_000),
+    )
     .option(
       "--destroy-on-failure",
       "with --wait: destroy the instance when it fails or does not run in time, so nothing keeps billing",
@@ -83,11 +91,12 @@ export function addRentCommand(vast: Command, ctx: VastContext): void {
     .option("--json", "print JSON")
     .addHelpText("after", `\nNote: ${runtypeNote}.`)
     .action(async (offerIdText: string, opts: RentFlags, command: Command) => {
-      const offerId = positiveInteger(offerIdText, "offer id");
+      const offerId = parseWholeNumber(offerIdText, { what: "offer id", example: "1001" });
       if (opts.destroyOnFailure && !opts.wait) {
         throw new InvalidInputError("--destroy-on-failure needs --wait", "add --wait (and --wait-minutes)");
       }
-      const waitMs = positiveNumber(opts.waitMinutes, "--wait-minutes") * 60_000;
+      const waitMs =
+        parsePositiveNumber(opts.waitMinutes, { what: "--wait-minutes", example: "30" }) * 60_000;
       const create = createOptionsFromFlags(opts, ctx.io.env);
       const request = buildCreateInstanceRequest(offerId, create);
       create.label = request.label; // the dry run, the prompt and the create use the same label
@@ -163,7 +172,7 @@ export function addRentCommand(vast: Command, ctx: VastContext): void {
           `rented instance ${created.instanceId} (label ${created.label}, ${created.interruptible ? "interruptible" : "on-demand"})` +
             (created.recoveredByLabel ? "; found by label after an unclear answer" : ""),
         );
-        if (instance) ctx.print(instancesTable([instance]));
+        if (instance) ctx.print(instancesTable([instance], colourEnabled(ctx.io.stdout, ctx.io.env)));
       }
     });
 }
@@ -183,13 +192,14 @@ function createOptionsFromFlags(
     image: opts.image,
     env: envVars,
     ports: opts.port,
-    diskGb: positiveNumber(opts.disk, "--disk"),
+    diskGb: parsePositiveNumber(opts.disk, { what: "--disk", example: "50" }),
   };
   if (opts.onstart !== undefined) create.onstart = opts.onstart;
   if (opts.runtype !== undefined) create.runtype = opts.runtype as VastRuntype;
   if (opts.args !== undefined) create.args = opts.args;
   if (opts.label !== undefined) create.label = opts.label;
-  if (opts.bid !== undefined) create.bidPricePerHour = positiveNumber(opts.bid, "--bid");
+  if (opts.bid !== undefined)
+    create.bidPricePerHour = parsePositiveNumber(opts.bid, { what: "--bid", example: "0.5" });
   if (opts.cancelUnavailable) create.cancelUnavailable = true;
   if (opts.imageLoginEnv !== undefined) {
     const login = env[opts.imageLoginEnv];

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
+import { parseWholeNumber } from "../../parse.js";
 import type { VastContext } from "./context.js";
 import { existingInstance } from "./existing.js";
-import { positiveInteger } from "./flags.js";
 import { instanceDetails } from "./format.js";
 
 /** `cuzkit vast show`: one instance. */
@@ -12,7 +12,10 @@ export function addShowCommand(vast: Command, ctx: VastContext): void {
     .argument("<id>", "instance id")
     .option("--json", "print JSON")
     .action(async (idText: string, opts: { json?: boolean }, command: Command) => {
-      const instance = await existingInstance(ctx.client(command), positiveInteger(idText, "instance id"));
+      const instance = await existingInstance(
+        ctx.client(command),
+        parseWholeNumber(idText, { what: "instance id", example: "1001" }),
+      );
       if (opts.json) ctx.printJson(instance);
       else ctx.print(instanceDetails(instance));
     });

@@ -3,9 +3,9 @@ import { resolve } from "node:path";
 import { InvalidInputError } from "@cuzkit/core";
 import { checkPublicKey } from "@cuzkit/vast";
 import { Command } from "commander";
+import { parseWholeNumber } from "../../parse.js";
 import type { VastContext } from "./context.js";
 import { existingInstance } from "./existing.js";
-import { positiveInteger } from "./flags.js";
 
 /** `cuzkit vast ssh-key attach|list`: SSH keys of instances and of the account. */
 export function addSshKeyCommand(vast: Command, ctx: VastContext): void {
@@ -18,7 +18,7 @@ export function addSshKeyCommand(vast: Command, ctx: VastContext): void {
     .argument("<id>", "instance id")
     .argument("<public-key-file>", "the .pub file, such as ~/.ssh/id_ed25519.pub (never the private key)")
     .action(async (idText: string, file: string, _opts: unknown, command: Command) => {
-      const id = positiveInteger(idText, "instance id");
+      const id = parseWholeNumber(idText, { what: "instance id", example: "1001" });
       const key = checkPublicKey(await readPublicKey(file, ctx.io.cwd));
       const client = ctx.client(command);
       await existingInstance(client, id);

@@ -1,9 +1,9 @@
 import { InvalidInputError } from "@cuzkit/core";
 import { instanceSshEndpoint } from "@cuzkit/vast";
 import type { Command } from "commander";
+import { parseWholeNumber } from "../../parse.js";
 import type { VastContext } from "./context.js";
 import { existingInstance } from "./existing.js";
-import { positiveInteger } from "./flags.js";
 
 /** `cuzkit vast ssh-url`: where to SSH into an instance. */
 export function addSshUrlCommand(vast: Command, ctx: VastContext): void {
@@ -13,7 +13,7 @@ export function addSshUrlCommand(vast: Command, ctx: VastContext): void {
     .argument("<id>", "instance id")
     .option("--json", "print JSON (url, command, host, port, kind)")
     .action(async (idText: string, opts: { json?: boolean }, command: Command) => {
-      const id = positiveInteger(idText, "instance id");
+      const id = parseWholeNumber(idText, { what: "instance id", example: "1001" });
       const instance = await existingInstance(ctx.client(command), id);
       const ssh = instanceSshEndpoint(instance);
       if (ssh === undefined) {

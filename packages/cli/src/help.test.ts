@@ -1,0 +1,34 @@
+import { defaultDeadlines, defaultResubmit } from "@cuzkit/client";
+import { tuneDefaults } from "@cuzkit/tuner";
+import { defaultDiskGb, defaultLogOptions, defaultWaitOptions } from "@cuzkit/vast";
+import { describe, expect, it } from "vitest";
+import { durationText } from "./parse.js";
+import { runCli } from "./run-cli.js";
+import { memoryIO } from "./testing/memory-io.js";
+
+async function help(...command: string[]): Promise<string> {
+  const { io, stdout } = memoryIO();
+  expect(await runCli([...command, "--help"], io)).toBe(0);
+  return stdout().replace(/\s+/g, " ");
+}
+
+describe("help text states the packages' own defaults", () => {
+  it("prove: the client's deadlines and resubmit budgets", async () => {
+    const text = await help("prove");
+    expect(text).toContain(
+      `default ${durationText(defaultDeadlines.proofMs)}, warmup ${durationText(defaultDeadlines.warmupProofMs)}`,
+    );
+    expect(text).toContain(`${defaultResubmit.wpost} for wpost`);
+  });
+  it("tune: the tuner's defaults", async () => {
+    const text = await help("tune");
+    expect(text).toContain(`(default ${tuneDefaults.postSlots})`);
+    expect(text).toContain(`default ${durationText(tuneDefaults.minProveTimeoutSec * 1000)};`);
+    expect(text).toContain(`(default: ${tuneDefaults.workload})`);
+  });
+  it("vast: the client's log, wait and disk defaults", async () => {
+    expect(await help("vast", "logs")).toContain(`(default: "${defaultLogOptions.tail}")`);
+    expect(await help("vast", "rent")).toContain(`(default: "${defaultWaitOptions.timeoutMs / 60_000}")`);
+    expect(await help("vast", "offers")).toContain(`(default: "${defaultDiskGb}")`);
+  });
+});

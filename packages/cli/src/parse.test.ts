@@ -1,0 +1,81 @@
+import { describe, expect, it } from "vitest";
+import {
+  durationText,
+  parseDurationMs,
+  parsePositiveNumber,
+  parseSize,
+  parseWholeNumber,
+  wholeNumberOption,
+} from "./parse.js";
+
+const what = { what: "--timeout" };
+
+describe("parseDurationMs", () => {
+  it.each([
+    ["90s", 90_000],
+    ["30m", 1_800_000],
+    ["1h", 3_600_000],
+    ["1500ms", 1500],
+    ["250", 250],
+    ["0.5s", 500],
+  ])("reads %s", (text, ms) => expect(parseDurationMs(text, what)).toBe(ms));
+  it.each(["soon", "0s", "-5m", "1d", ""])("rejects %j naming the flag, with an example", (text) => {
+    expect(() => parseDurationMs(text, what)).toThrow(/^--timeout must be a duration above 0/);
+    expect(() => parseDurationMs(text, { what: "--timeout", example: "45m" })).toThrow(
+      expect.objectContaining({ code: "INVALID_INPUT", hint: "such as --timeout 45m" }),
+    );
+  });
+  it("writes back what it reads, for help text", () => {
+    for (const ms of [1_800_000, 3_600_000, 10_000, 1500, 250]) {
+      expect(parseDurationMs(durationText(ms), what)).toBe(ms);
+    }
+    expect(durationText(30 * 60_000)).toBe("30m");
+    expect(durationText(10_000)).toBe("10s");
+  });
+});
+
+describe("parseWholeNumber", () => {
+  it("reads whole numbers at or above the minimum", () => {
+    expect(parseWholeNumber("32", { what: "--cores" })).toBe(32);
+    expect(parseWholeNumber(" 0 ", { what: "--post-slots", min: 0 })).toBe(0);
+  });
+  it.each(["0", "-1", "1.5", "2x", "", "99999999999999999999"])("rejects %j", (text) => {
+    expect(() => parseWholeNumber(text, { what: "--cores", example: "32" })).toThrow(
+      expect.objectContaining({
+        code: "INVALID_INPUT",
+        message: `--cores must be a whole number of at least 1, got "${text}"`,
+        hint: "such as --cores 32",
+      }),
+    );
+  });
+  it("suggests the flag's own example, not another flag's (--limit 0 is not told 'such as 1001')", () => {
+    const limit = () => parseWholeNumber("0", { what: "--limit", example: "20" });
+    expect(limit).toThrow(expect.objectContaining({ hint: "such as --limit 20" }));
+    // Without an example, the minimum is the suggestion.
+    expect(() => parseWholeNumber("x", { what: "--tail", min: 5 })).toThrow(
+      expect.objectContaining({ hint: "such as --tail 5" }),
+    );
+  });
+  it("binds to a flag for commander, keeping the typed error", () => {
+    expect(wholeNumberOption("--count", 1, "12")("3")).toBe(3);
+    expect(() => wholeNumberOption("--count", 1, "12")("0")).toThrow(
+      expect.objectContaining({ code: "INVALID_INPUT", hint: "such as --count 12" }),
+    );
+  });
+});
+
+describe("parsePositiveNumber and parseSize", () => {
+  it("reads fractions above 0 and refuses the rest", () => {
+    expect(parsePositiveNumber("0.01", { what: "--time-scale" })).toBe(0.01);
+    for (const text of ["0", "-1", "", "x", "Infinity"]) {
+      expect(() => parsePositiveNumber(text, { what: "--time-scale" })).toThrow(
+        /--time-scale must be a number above 0/,
+      );
+    }
+  });
+  it("needs a unit on every size", () => {
+    expect(parseSize("256GiB", { what: "--ram" })).toBe(256 * 2 ** 30);
+    expect(() => parseSize("256", { what: "--ram" })).toThrow(/--ram size "256" has no unit/);
+    expect(() => parseSize("256G", { what: "--ram" })).toThrow(/ambiguous unit "G"/);
+  });
+});

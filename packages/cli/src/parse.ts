@@ -1,0 +1,96 @@
+// The CLI's one set of value parsers: whole numbers, positive numbers, durations and sizes.
+// Each reads text a person typed and throws an InvalidInputError naming the flag and giving an
+// example; `asOption` binds one to a flag for commander.
+import { InvalidInputError, parseSizeWithUnit } from "@cuzkit/core";
+
+/** Where a parsed value came from and what a good one looks like, for the error. */
+export interface ParseContext {
+  /** The flag or argument, such as "--cores" or "instance id". */
+  what: string;
+  /** A valid value to suggest, such as "32". Default: the minimum, or a generic example. */
+  example?: string | undefined;
+}
+
+/** A whole number of at least `min` (default 1). */
+export function parseWholeNumber(text: string, context: ParseContext & { min?: number | undefined }): number {
+  const min = context.min ?? 1;
+  const value = Number(text);
+  if (!/^\s*\d+\s*$/.test(text) || !Number.isSafeInteger(value) || value < min) {
+    throw new InvalidInputError(
+      `${context.what} must be a whole number of at least ${min}, got "${text}"`,
+      `such as ${context.what} ${context.example ?? String(Math.max(min, 1))}`,
+    );
+  }
+  return value;
+}
+
+/** A number above 0 (fractions allowed). */
+export function parsePositiveNumber(text: string, context: ParseContext): number {
+  const value = Number(text);
+  if (text.trim() === "" || !Number.isFinite(value) || value <= 0) {
+    throw new InvalidInputError(
+      `${context.what} must be a number above 0, got "${text}"`,
+      `such as ${context.what} ${context.example ?? "1.5"}`,
+    );
+  }
+  return value;
+}
+
+const durationFactors = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
+
+/** A duration as people write it: "90s", "30m", "1h", "1500ms" or plain milliseconds; above 0. */
+export function parseDurationMs(text: string, context: ParseContext): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(text);
+  const unit = (match?.[2] ?? "ms") as keyof typeof durationFactors;
+  const ms = match ? Math.round(Number(match[1]) * durationFactors[unit]) : Number.NaN;
+  if (!(ms > 0)) {
+    throw new InvalidInputError(
+      `${context.what} must be a duration above 0 (90s, 30m, 1h or milliseconds), got "${text}"`,
+      `such as ${context.what} ${context.example ?? "30m"}`,
+    );
+  }
+  return ms;
+}
+
+/** A size in bytes that must carry a unit ("256GiB", "251GB"); core's parser, named after the flag. */
+export function parseSize(text: string, context: ParseContext): number {
+  return parseSizeWithUnit(text, `${context.what} size`);
+}
+
+/** A duration in the short form the parsers read back ("30m", "10s", "1500ms"), for help text. */
+export function durationText(ms: number): string {
+  if (ms % 60_000 === 0 && ms >= 60_000) return `${ms / 60_000}m`;
+  if (ms % 1000 === 0 && ms >= 1000) return `${ms / 1000}s`;
+  return `${ms}ms`;
+}
+
+/**
+ * Binds a parser to a flag for commander's `.option(flags, help, parser)`. The typed error passes
+ * through commander unchanged (it only catches its own), so the CLI prints the message and hint.
+ */
+export function asOption<T, C extends ParseContext>(
+  parse: (text: string, context: C) => T,
+  context: C,
+): (text: string) => T {
+  return (text) => parse(text, context);
+}
+
+/** `asOption(parseWholeNumber)` for a flag, at least `min`. */
+export function wholeNumberOption(what: string, min = 1, example?: string): (text: string) => number {
+  return asOption(parseWholeNumber, { what, min, example });
+}
+
+/** `asOption(parsePositiveNumber)` for a flag. */
+export function positiveNumberOption(what: string, example?: string): (text: string) => number {
+  return asOption(parsePositiveNumber, { what, example });
+}
+
+/** `asOption(parseDurationMs)` for a flag. */
+export function durationOption(what: string, example?: string): (text: string) => number {
+  return asOption(parseDurationMs, { what, example });
+}
+
+/** `asOption(parseSize)` for a flag. */
+export function sizeOption(what: string, example?: string): (text: string) => number {
+  return asOption(parseSize, { what, example });
+}

@@ -1,0 +1,16 @@
+import Table from "cli-table3";
+import { bold } from "./colour.js";
+
+/**
+ * A cli-table3 table with cuzkit's look: no colour of its own (cli-table3's default paints the
+ * header red and the border grey whatever the output is), a bold header only when `colour`.
+ */
+export function createTable(
+  head: readonly string[] | undefined,
+  options: { colour: boolean; compact?: boolean | undefined },
+): Table.Table {
+  return new Table({
+    ...(head === undefined ? {} : { head: head.map((text) => bold(text, options.colour)) }),
+    style: { head: [], border: [], compact: options.compact ?? true },
+  });
+}
