@@ -1,4 +1,5 @@
-import { CuzkitError, createManualClock } from "@cuzkit/core";
+import { CuzkitError } from "@cuzkit/core";
+import { createManualClock } from "@cuzkit/core/testing";
 import { describe, expect, it } from "vitest";
 import { startWatchdog, type Unresponsive } from "./watchdog.js";
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createConsoleLogger } from "./logger.js";
-import { createManualClock, linkSignals, realSleep } from "./time.js";
+import { createManualClock } from "./testing/manual-clock.js";
+import { linkSignals, realSleep } from "./time.js";
 
 describe("time helpers", () => {
   it("manual clock advances on sleep without waiting", async () => {

@@ -75,7 +75,10 @@ describe("pipeline timing", () => {
     const outcome = outcomes.get("warm");
     if (outcome?.status !== "completed") throw new Error("expected a completed proof");
     // Stage times are summed in floating point: compare to the microsecond.
-    expect(outcome.at - start).toBeCloseTo((3 * porep.synthesisSec + porep.gpuWorkerSec + porep.overheadSec) * 1000, 3);
+    expect(outcome.at - start).toBeCloseTo(
+      (3 * porep.synthesisSec + porep.gpuWorkerSec + porep.overheadSec) * 1000,
+      3,
+    );
     expect(outcome.timings.queueWaitMs).toBe(0);
   });
 
@@ -143,8 +146,14 @@ describe("pipeline failures", () => {
     const porep = model.kinds.porep;
     const cold = porep.synthesisSec * model.coldSynthesisFactor;
     const outcome = outcomes.get("x");
-    expect(outcome).toMatchObject({ status: "failed", errorMessage: "partition 3 synthesis failed: injected" });
-    expect(outcome?.at).toBeCloseTo((model.srsLoadSec + 3 * cold + porep.gpuWorkerSec + porep.overheadSec) * 1000, 3);
+    expect(outcome).toMatchObject({
+      status: "failed",
+      errorMessage: "partition 3 synthesis failed: injected",
+    });
+    expect(outcome?.at).toBeCloseTo(
+      (model.srsLoadSec + 3 * cold + porep.gpuWorkerSec + porep.overheadSec) * 1000,
+      3,
+    );
   });
 });
 
