@@ -1,4 +1,4 @@
-import { InvalidInputError } from "@cuzkit/core";
+import { InvalidInputError, type Resolved } from "@cuzkit/core";
 import type { EarlyVerdictInfo } from "./verdict.js";
 
 // An early verdict: Wald's sequential probability ratio test on proof latencies. With
@@ -29,7 +29,7 @@ export interface EarlyVerdictTest {
 }
 
 /** Checks the options; throws InvalidInputError naming the bad one. */
-export function resolveEarlyVerdictOptions(options: EarlyVerdictOptions = {}): Required<{
+export function resolveEarlyVerdictOptions(options: EarlyVerdictOptions = {}): Resolved<{
   [K in keyof EarlyVerdictOptions]: number;
 }> {
   const confidence = options.confidence ?? 0.95;

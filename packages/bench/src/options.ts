@@ -25,11 +25,11 @@ export interface SupervisionOptions {
   /** cuzk.toml for the timed batch. */
   configToml: string;
   /** cuzk.toml for the warmup (fewer partitions while there is no PCE cache). Default: configToml, no restart. */
-  warmupConfigToml?: string;
+  warmupConfigToml?: string | undefined;
   /** When the daemon dies: `restart` it and continue (up to maxRestarts), or `stop` with a verdict. Default "stop". */
-  onCrash?: "restart" | "stop";
+  onCrash?: "restart" | "stop" | undefined;
   /** Restarts allowed with onCrash "restart". Default 2. */
-  maxRestarts?: number;
+  maxRestarts?: number | undefined;
   /** Where the config file given by the user lives, for the report. Default: none (tuned here). */
   configPath?: string | undefined;
   /**
@@ -47,27 +47,27 @@ export interface BenchmarkOptions {
   /** The proof request every proof sends (a fresh request id is set per attempt). Build it with @cuzkit/client's request builders. */
   request: SubmitProofInput;
   /** Proof kind of `request`. Default: read from the request. */
-  kind?: ProofKind;
+  kind?: ProofKind | undefined;
   /** Timed proofs. Default 12. */
-  count?: number;
+  count?: number | undefined;
   /** Proofs in flight at once, or "auto": the tuner's value for `hardware`. Default 1. */
-  concurrency?: number | "auto";
+  concurrency?: number | "auto" | undefined;
   /** The daemon's machine; needed by concurrency "auto". */
-  hardware?: HardwareSpec;
+  hardware?: HardwareSpec | undefined;
   /** The daemon dialect concurrency "auto" tunes for. Default "budget" (the current daemon). */
-  dialect?: DaemonDialect;
+  dialect?: DaemonDialect | undefined;
   /** Warmup: "auto" (one untimed proof with the warmup deadline), "none", or a number of proofs. Default "auto". */
-  warmup?: "auto" | "none" | number;
+  warmup?: "auto" | "none" | number | undefined;
   /** Deadline of one timed proof in ms. Default: the client's (30 min). */
-  proofTimeoutMs?: number;
+  proofTimeoutMs?: number | undefined;
   /** Deadline of one warmup proof in ms. Default: the client's warmup deadline (60 min). */
-  warmupTimeoutMs?: number;
+  warmupTimeoutMs?: number | undefined;
   /** Verdict threshold in proofs/hour. Default: none (any completed proof is "met"). */
-  minProofsPerHour?: number;
+  minProofsPerHour?: number | undefined;
   /** Resubmissions allowed per proof when the daemon loses it (restart, OOM). Default 1: the harness owns the input. */
-  resubmit?: number;
+  resubmit?: number | undefined;
   /** Stop after this many timed proofs in a row fail (any cause). Default 3. */
-  maxConsecutiveFailures?: number;
+  maxConsecutiveFailures?: number | undefined;
   /** The benchmark's own freeze/death detector (GetStatus probes), or false to turn it off. Default: on, 10 s probes, 30 s of silence. */
   watchdog?: WatchdogOptions | false | undefined;
   /** Stop the timed batch once a sequential test is sure which side of minProofsPerHour it is on. Needs minProofsPerHour. Default off. */
@@ -81,19 +81,19 @@ export interface BenchmarkOptions {
   /** Keep this JSON file (BenchStatusFile) up to date, rewritten atomically. Default: none. */
   statusFile?: string | undefined;
   /** Aborts the run; the report says so. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Receives progress events and counts. */
-  onProgress?: (event: BenchmarkEvent, snapshot: ProgressSnapshot) => void;
+  onProgress?: ((event: BenchmarkEvent, snapshot: ProgressSnapshot) => void) | undefined;
   /** Daemon supervision; without it the daemon must already run at `address`. */
-  supervision?: SupervisionOptions;
+  supervision?: SupervisionOptions | undefined;
   /** Extra client options (keepalive, reconnect, deadlines). */
-  client?: Omit<CuzkClientOptions, "address">;
+  client?: Omit<CuzkClientOptions, "address"> | undefined;
   /** How long to wait for the daemon to answer at the start, in ms. Default 600000 (parameters take minutes to load). */
-  readyTimeoutMs?: number;
+  readyTimeoutMs?: number | undefined;
   /** Clock for the timed window and wall times. Default: the system clock. */
-  clock?: Clock;
+  clock?: Clock | undefined;
   /** Logger. Default: silent. */
-  logger?: Logger;
+  logger?: Logger | undefined;
 }
 
 /** BenchmarkOptions with defaults filled in and values checked. */

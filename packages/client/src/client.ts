@@ -46,15 +46,15 @@ import { validateSubmitRequest } from "./validate.js";
 /** Options every RPC takes. */
 export interface CallOptions {
   /** Aborts the call with AbortedError. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Deadline of this call in ms; overrides the client's default for the RPC kind. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
 }
 
 /** Options of the proof-waiting RPCs (AwaitProof, Prove). */
 export interface ProofCallOptions extends CallOptions {
   /** Use the warmup deadline (a first proof without caches). Default false. */
-  warmup?: boolean;
+  warmup?: boolean | undefined;
 }
 
 /** Options of submitProof. */
@@ -72,9 +72,9 @@ export interface ProveOnceOptions extends ProofCallOptions {
 /** Options of waitForReady. */
 export interface WaitForReadyOptions {
   /** Give up after this long, in ms. Default 600000 (10 min: parameter loading before the daemon listens). */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Aborts the wait with AbortedError. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** A SubmitProofRequest, as a message or an init object. */
@@ -119,7 +119,7 @@ export interface CuzkClient {
   /** Polls GetStatus with backoff until the daemon answers; DaemonUnavailableError on timeout. */
   waitForReady(options?: WaitForReadyOptions): Promise<DaemonStatus>;
   /** Runs `task` inside one of the client's `maxInFlight` slots (FIFO), e.g. your own submit/await pair. */
-  admit<T>(task: () => Promise<T>, options?: { signal?: AbortSignal }): Promise<T>;
+  admit<T>(task: () => Promise<T>, options?: { signal?: AbortSignal | undefined }): Promise<T>;
   /** Proofs running and waiting for a slot. */
   inFlight(): { active: number; pending: number };
   /** Builds a PoRep request (reads the C1 file when given a path). */

@@ -12,7 +12,7 @@ export interface ClientErrorContext {
   /** The daemon address as the client was given it. */
   address?: string | undefined;
   /** The underlying error. */
-  cause?: unknown;
+  cause?: unknown | undefined;
   /** Overrides the class's default `retryable` (false once the request may have reached the daemon). */
   retryable?: boolean | undefined;
 }

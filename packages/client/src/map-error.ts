@@ -37,8 +37,8 @@ const unreachableCodes = new Set([
 ]);
 
 interface NodeErrorProps {
-  code?: string;
-  syscall?: string;
+  code?: string | undefined;
+  syscall?: string | undefined;
 }
 
 function errorChain(value: unknown): NodeErrorProps[] {

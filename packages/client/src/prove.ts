@@ -49,15 +49,15 @@ import { validateSubmitRequest } from "./validate.js";
 /** Per-call options of `prove`. */
 export interface ProveOptions {
   /** Resubmit a job the daemon lost: false, true (the client's budget for the kind, at least 1) or a count. Default: the client's `resubmit` for the kind. */
-  resubmit?: boolean | number;
+  resubmit?: boolean | number | undefined;
   /** A first proof (no parameters in memory, no PCE cache): uses the warmup deadline. Default false. */
-  warmup?: boolean;
+  warmup?: boolean | undefined;
   /** Aborts the call (AbortedError). The daemon cannot cancel a submitted job; it keeps running. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Deadline of the whole call in ms, reconnects and resubmits included. Default: deadlines.proofMs or warmupProofMs. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Receives each step: attempt, submitted, connection-lost, reconnecting, resumed, daemon-restarted, resubmitted, completed, failed. */
-  onEvent?: (event: ProveEvent) => void;
+  onEvent?: ((event: ProveEvent) => void) | undefined;
 }
 
 /** Timings the daemon reports for a completed proof (srs_load_ms is always 0 upstream, so left out). */

@@ -24,15 +24,15 @@ export type VanillaProofsInput = Uint8Array[] | { path: string };
 /** Fields every builder accepts. */
 export interface CommonRequestInput {
   /** Request id; leave empty to let `prove` create one per attempt. Default "". */
-  requestId?: string;
+  requestId?: string | undefined;
   /** Miner (actor) id, without the f0 prefix. */
   minerId: number | bigint;
   /** Priority (cuzk.v1.Priority). Default: Curio's for the kind (PoRep/Snap NORMAL, WindowPoSt HIGH, WinningPoSt CRITICAL). */
-  priority?: Priority;
+  priority?: Priority | undefined;
   /** Registered proof number. Default: Curio's 32 GiB value for the kind. */
-  registeredProof?: number | bigint;
+  registeredProof?: number | bigint | undefined;
   /** Sector size in bytes. Default 34359738368 (32 GiB; the daemon's pipeline proves 32 GiB only). */
-  sectorSizeBytes?: number | bigint;
+  sectorSizeBytes?: number | bigint | undefined;
 }
 
 /** Input of porepRequest. */
@@ -64,7 +64,7 @@ export interface WindowPostRequestInput extends CommonRequestInput {
   /** Challenge randomness, 32 bytes. */
   randomness: Bytes32;
   /** Partition index. Default 0. */
-  partitionIndex?: number;
+  partitionIndex?: number | undefined;
 }
 
 /** Input of winningPostRequest. */

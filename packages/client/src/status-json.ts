@@ -100,9 +100,9 @@ export interface DaemonStatusJson extends UnknownFields {
 /** Options of fetchStatusJson. */
 export interface FetchStatusJsonOptions {
   /** Aborts the request. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Deadline in ms. Default 5000 (the endpoint is built for 500 ms polling). */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
 }
 
 type Json = unknown;

@@ -10,13 +10,13 @@ import { InvalidRequestError, PayloadTooLargeError } from "./errors.js";
 /** Options of validateSubmitRequest. */
 export interface ValidateOptions {
   /** Require a non-empty request id (SubmitProof, and Prove: the daemon returns job_id "" otherwise). Default true. */
-  requireRequestId?: boolean;
+  requireRequestId?: boolean | undefined;
   /** Largest encoded request accepted, in bytes. */
   maxRequestBytes: number;
   /** Check the size as a ProveRequest (one more length prefix) instead of a SubmitProofRequest. Default false. */
-  asProve?: boolean;
+  asProve?: boolean | undefined;
   /** The RPC the request is for, for error messages. */
-  rpc?: string;
+  rpc?: string | undefined;
 }
 
 const digestBytes = 32;

@@ -14,7 +14,7 @@ export interface C1Summary {
   /** Length of the decoded Phase1Out in bytes. */
   phase1OutBytes: number;
   /** `registered_proof` inside Phase1Out when it can be read, e.g. "StackedDrg32GiBV1_1". */
-  registeredProof?: string;
+  registeredProof?: string | undefined;
   /** Size of the whole wrapper in bytes. */
   wrapperBytes: number;
 }
@@ -65,7 +65,7 @@ export function inspectC1(bytes: Uint8Array): C1Summary {
     sectorNumber: SectorNum,
     sectorSizeBytes: SectorSize,
     phase1OutBytes: decoded.byteLength,
-    ...(registeredProof === undefined ? {} : { registeredProof }),
+    registeredProof,
     wrapperBytes: bytes.byteLength,
   };
 }

@@ -76,7 +76,7 @@ interface KeyInfo {
   /** Which dialects read the key. */
   readBy: readonly DaemonDialect[];
   /** Set when the daemon warns about or ignores the key. */
-  note?: string;
+  note?: string | undefined;
 }
 const both = daemonDialects;
 const budgetOnly: readonly DaemonDialect[] = ["budget"];

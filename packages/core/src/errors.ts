@@ -1,11 +1,11 @@
 /** Options every cuzkit error takes. */
 export interface CuzkitErrorOptions {
   /** What an operator should do about it; shown by the CLI instead of a stack trace. */
-  hint?: string;
+  hint?: string | undefined;
   /** Whether repeating the same operation may succeed. Default: false. */
-  retryable?: boolean;
+  retryable?: boolean | undefined;
   /** The underlying error, kept for debugging. */
-  cause?: unknown;
+  cause?: unknown | undefined;
 }
 
 /**

@@ -23,7 +23,7 @@ export interface HardwareSpec {
   /** CPU threads this process may use (after the cgroup quota and affinity). */
   cpuThreads: number;
   /** CPU threads of the host as `nproc --all` sees them; equals cpuThreads when unknown. */
-  hostCpuThreads?: number;
+  hostCpuThreads?: number | undefined;
   /** GPUs, one entry per device. */
   gpus: GpuSpec[];
 }
@@ -32,8 +32,8 @@ export interface HardwareSpec {
 export function hardwareFrom(input: {
   ram: string | number;
   cores: number;
-  gpus?: string | GpuSpec[];
-  memoryLimit?: string | number;
+  gpus?: string | GpuSpec[] | undefined;
+  memoryLimit?: string | number | undefined;
 }): HardwareSpec {
   const ramBytes = parseByteSize(input.ram);
   const usableRamBytes =

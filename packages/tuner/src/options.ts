@@ -5,6 +5,7 @@ import {
   InvalidInputError,
   type ProofKind,
   proofKinds,
+  type Resolved,
   type WorkloadPreset,
   workloadPresets,
 } from "@cuzkit/core";
@@ -16,31 +17,31 @@ export interface WorkloadKinds {
   /** The kind whose throughput is modelled. */
   kind: ProofKind;
   /** Other kinds that run now and then on the same daemon (their parameters count). Default none. */
-  alsoResident?: readonly ProofKind[];
+  alsoResident?: readonly ProofKind[] | undefined;
 }
 
 /** Options of `recommend()` and `checkConfig()`. */
 export interface TuneOptions {
   /** The daemon that reads the config. Default `"budget"` (the current daemon). */
-  dialect?: DaemonDialect;
+  dialect?: DaemonDialect | undefined;
   /** A preset (`porep`, `snap`, `wpost`, `mix`) or explicit kinds. Default `"porep"`. */
-  workload?: WorkloadPreset | WorkloadKinds;
+  workload?: WorkloadPreset | WorkloadKinds | undefined;
   /** Fraction of the usable RAM kept free. Default 0.10. */
-  safetyMarginFraction?: number;
+  safetyMarginFraction?: number | undefined;
   /** Least bytes kept free for the OS whatever the fraction gives. Default 4 GiB. */
-  minSafetyMarginBytes?: number;
+  minSafetyMarginBytes?: number | undefined;
   /** Proofs kept in flight (bench concurrency), fixed instead of searched. Default: searched. */
-  concurrency?: number;
+  concurrency?: number | undefined;
   /** Highest concurrency the search tries. Default 64. */
-  maxConcurrency?: number;
+  maxConcurrency?: number | undefined;
   /** Highest partition_workers / max_parallel_synthesis the search tries. Default 128. */
-  maxSynthesisParallelism?: number;
+  maxSynthesisParallelism?: number | undefined;
   /** Highest gpus.gpu_workers_per_device the search tries. Default 4. */
-  maxGpuWorkersPerDevice?: number;
+  maxGpuWorkersPerDevice?: number | undefined;
   /** Most threads given to gpus.gpu_threads. Default 32 (the daemon's example; 0 would mean every host CPU). */
-  gpuThreadsCap?: number;
+  gpuThreadsCap?: number | undefined;
   /** Curio's ProveTimeout is the modelled worst-case proof time times this. Default 1.5. */
-  proveTimeoutFactor?: number;
+  proveTimeoutFactor?: number | undefined;
   /** Curio MaxPending slots beyond the PoRep concurrency, left for WindowPoSt and WinningPoSt; memory is sized for them too. Default 2. */
   postSlots?: number | undefined;
   /** Least Curio ProveTimeout, in seconds. Default 1800 (Curio's 30 min): on a timeout Curio retries with the same request id, which the daemon runs again as a duplicate. */
@@ -51,7 +52,7 @@ export interface TuneOptions {
 export interface ResolvedTuneOptions {
   dialect: DaemonDialect;
   workloadName: string;
-  workload: Required<WorkloadKinds>;
+  workload: Resolved<WorkloadKinds>;
   safetyMarginFraction: number;
   minSafetyMarginBytes: number;
   concurrency: number | undefined;
@@ -92,7 +93,7 @@ function positiveInt(name: string, value: number | undefined, fallback: number):
 
 function resolveWorkload(workload: TuneOptions["workload"]): {
   name: string;
-  kinds: Required<WorkloadKinds>;
+  kinds: Resolved<WorkloadKinds>;
 } {
   const given = workload ?? tuneDefaults.workload;
   if (typeof given === "string") {

@@ -1,3 +1,4 @@
+import type { Resolved } from "@cuzkit/core";
 import type { VastRetryOptions } from "./options.js";
 
 /**
@@ -7,7 +8,7 @@ import type { VastRetryOptions } from "./options.js";
  */
 export function backoffDelayMs(
   retry: number,
-  policy: Required<VastRetryOptions>,
+  policy: Resolved<VastRetryOptions>,
   random: () => number,
 ): number {
   const base = Math.min(policy.maxDelayMs, policy.minDelayMs * policy.factor ** Math.max(0, retry - 1));

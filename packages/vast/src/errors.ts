@@ -5,17 +5,17 @@ export interface VastErrorDetails {
   /** Method and path of the call, without query string: `PUT /api/v0/asks/123/`. */
   endpoint: string;
   /** HTTP status, when a response arrived. */
-  status?: number;
+  status?: number | undefined;
   /** The server's `msg` (or `message`/`detail`/plain-text body), with secrets removed. */
-  serverMessage?: string;
+  serverMessage?: string | undefined;
   /** The server's machine code (`error` field), such as `no_such_ask` or `auth_error`. */
-  serverError?: string;
+  serverError?: string | undefined;
   /** Overrides the class's default hint. */
-  hint?: string;
+  hint?: string | undefined;
   /** Overrides the class's default retryable flag. */
-  retryable?: boolean;
+  retryable?: boolean | undefined;
   /** The underlying error (already sanitised: no secrets). */
-  cause?: unknown;
+  cause?: unknown | undefined;
 }
 
 /**
@@ -46,8 +46,8 @@ export class VastApiError extends CuzkitError {
 }
 
 interface ErrorDefaults {
-  hint?: string;
-  retryable?: boolean;
+  hint?: string | undefined;
+  retryable?: boolean | undefined;
 }
 
 const keyHowTo =

@@ -39,7 +39,7 @@ export interface CreatedInstance {
    * The per-instance key (`instance_api_key`) that can start/stop/destroy only this instance.
    * Non-enumerable, so JSON.stringify and console.log do not print it. Undefined when recovered.
    */
-  readonly instanceApiKey?: string;
+  readonly instanceApiKey?: string | undefined;
   /** The API response, without `instance_api_key`. */
   raw: JsonObject;
 }
@@ -47,11 +47,11 @@ export interface CreatedInstance {
 /** Options of `listInstances`. */
 export interface ListInstancesOptions extends CallOptions {
   /** Only instances with exactly this label. */
-  label?: string;
+  label?: string | undefined;
   /** Instances per page, 1..25 (the API's maximum). Default 25. */
-  pageSize?: number;
+  pageSize?: number | undefined;
   /** Extra raw `select_filters` conditions on contract columns, such as `{ actual_status: { eq: "running" } }`. */
-  filters?: Record<string, Record<string, unknown>>;
+  filters?: Record<string, Record<string, unknown>> | undefined;
 }
 
 /** Instance operations over a transport; `search` re-checks an offer right before a create. */

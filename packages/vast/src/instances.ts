@@ -21,7 +21,7 @@ export const terminalFailureStatuses: readonly string[] = ["exited", "unknown", 
 
 /** A Docker port binding as the API reports it; HostPort is a string. */
 export interface PortBinding {
-  HostIp?: string;
+  HostIp?: string | undefined;
   HostPort: string;
 }
 
@@ -186,36 +186,36 @@ export interface CreateInstanceOptions {
    * Environment, sent as the API's object form. Keys `-p HOST:CONTAINER[/tcp|/udp]` (value "1")
    * request ports and are validated; `-h` sets the hostname. Default {}.
    */
-  env?: Record<string, string>;
+  env?: Record<string, string> | undefined;
   /** Ports to open, as a shorthand for `-p N:N` env keys: 8080 or "9820/udp". Default none. */
-  ports?: readonly (number | string)[];
+  ports?: readonly (number | string)[] | undefined;
   /** Script run at start (ssh/jupyter) or the entrypoint override (args mode). At most 4048 characters (the API's limit). */
-  onstart?: string;
+  onstart?: string | undefined;
   /**
    * How the container starts. Default "args" when `args` is given, else "ssh" (as the CLI).
    * Use "args" for an image whose own ENTRYPOINT must run, such as the prover image.
    */
-  runtype?: VastRuntype;
+  runtype?: VastRuntype | undefined;
   /** Arguments replacing the image CMD; implies runtype "args". */
-  args?: readonly string[];
+  args?: readonly string[] | undefined;
   /** Disk size in GB, fixed for the instance's life. Default 10. */
-  diskGb?: number;
+  diskGb?: number | undefined;
   /** Unique label used to find the instance after an ambiguous failure. Default `cuzkit-<random>`. */
-  label?: string;
+  label?: string | undefined;
   /**
    * A bid in $/hour for the machine: makes the rental interruptible (spot). Without it the
    * rental is ON-DEMAND at the offer's dph_total, even for an offer found with type "bid".
    */
-  bidPricePerHour?: number;
+  bidPricePerHour?: number | undefined;
   /** Registry login, such as "-u user -p TOKEN ghcr.io". A secret: never printed by dry runs. */
-  imageLogin?: string;
+  imageLogin?: string | undefined;
   /**
    * Search for the offer right before renting and refuse (VastOfferGoneError, nothing rented)
    * when it is no longer rentable. Default true.
    */
   recheckOffer?: boolean | undefined;
   /** Ask Vast.ai to refuse (410, "offer gone") rather than queue when the offer cannot start now. Default: not sent. */
-  cancelUnavailable?: boolean;
+  cancelUnavailable?: boolean | undefined;
 }
 
 /** The request a create sends; what `rent --dry-run` prints. */

@@ -8,15 +8,15 @@ import type { Transport } from "./transport.js";
 /** Options of `getLogs`. */
 export interface GetLogsOptions extends CallOptions {
   /** Last lines to fetch. Default 1000 (the CLI's default). */
-  tail?: number;
+  tail?: number | undefined;
   /** A grep pattern the server applies. Default none. */
-  filter?: string;
+  filter?: string | undefined;
   /** Vast's daemon logs instead of the container's. Default false. */
-  daemonLogs?: boolean;
+  daemonLogs?: boolean | undefined;
   /** How long to wait for the log file to appear, in ms. Default 60000 (the official client gives up after ~9 s, too short for big logs). */
-  pollTimeoutMs?: number;
+  pollTimeoutMs?: number | undefined;
   /** Wait between polls of the log file, in ms. Default 1000. */
-  pollIntervalMs?: number;
+  pollIntervalMs?: number | undefined;
 }
 
 /** Defaults of `getLogs`. */

@@ -1,4 +1,4 @@
-import { InvalidInputError, parseByteSize, type UnitRounding } from "@cuzkit/core";
+import { InvalidInputError, parseByteSize, type UnitRounding, withDefaults } from "@cuzkit/core";
 import { bytesToVastDisk, bytesToVastMemory, gpuMemoryClassTolerance } from "./units.js";
 
 /**
@@ -72,7 +72,16 @@ export type QueryOperator = "eq" | "neq" | "gt" | "gte" | "lt" | "lte" | "in" | 
 /** A condition: a bare value (meaning eq), or operators, several allowed on one field. */
 export type Condition<T> =
   | T
-  | { eq?: T; neq?: T; gt?: T; gte?: T; lt?: T; lte?: T; in?: readonly T[]; notin?: readonly T[] };
+  | {
+      eq?: T | undefined;
+      neq?: T | undefined;
+      gt?: T | undefined;
+      gte?: T | undefined;
+      lt?: T | undefined;
+      lte?: T | undefined;
+      in?: readonly T[] | undefined;
+      notin?: readonly T[] | undefined;
+    };
 
 /** Filters by our field names, each typed by its unit. */
 export type OfferFilters = {
@@ -85,27 +94,27 @@ export type OfferType = "on-demand" | "bid" | "reserved";
 /** Our default filters; `"any"` drops one. A filter on the same field in `filters` wins. */
 export interface OfferDefaults {
   /** Default true: only verified machines. */
-  verified?: boolean | "any";
+  verified?: boolean | "any" | undefined;
   /** Default true: only offers that can be rented now. */
-  rentable?: boolean | "any";
+  rentable?: boolean | "any" | undefined;
   /** Default false: skip offers already rented. */
-  rented?: boolean | "any";
+  rented?: boolean | "any" | undefined;
 }
 
 /** A search for offers, in our names and units. */
 export interface OfferQuery {
   /** Field conditions. */
-  filters?: OfferFilters;
+  filters?: OfferFilters | undefined;
   /** Sort keys, first is primary. Default `[["score", "desc"]]`. */
-  order?: readonly (readonly [OfferField, "asc" | "desc"])[];
+  order?: readonly (readonly [OfferField, "asc" | "desc"])[] | undefined;
   /** Most offers to return. Default: none sent (the server's default). */
-  limit?: number;
+  limit?: number | undefined;
   /** on-demand (default), bid (interruptible prices) or reserved. */
-  type?: OfferType;
+  type?: OfferType | undefined;
   /** Disk in GB the prices are computed for; pass the disk you will rent. Default 10 (our create default). */
-  allocatedStorageGb?: number;
+  allocatedStorageGb?: number | undefined;
   /** Our default filters (verified=true, rentable=true, rented=false). */
-  defaults?: OfferDefaults;
+  defaults?: OfferDefaults | undefined;
   /**
    * How far bounds on GPU memory (`gpuRamBytes`, `gpuTotalRamBytes`) are widened so a card of
    * the class asked for passes: `gte 24GiB` admits an RTX 4090 reporting 24564 MiB. Lower bounds
@@ -114,7 +123,7 @@ export interface OfferQuery {
    */
   gpuMemoryTolerance?: number | undefined;
   /** Extra raw API conditions for columns not typed here, such as `{ has_avx: { eq: true } }`. Sent as given. */
-  raw?: Record<string, Record<string, unknown>>;
+  raw?: Record<string, Record<string, unknown>> | undefined;
 }
 
 /** The JSON body of `POST /api/v0/bundles/`. */
@@ -144,12 +153,10 @@ const roundingFor: Record<QueryOperator, UnitRounding> = {
  */
 export function buildOfferQuery(query: OfferQuery = {}): OfferQueryBody {
   const body: OfferQueryBody = {};
-  const defaults: Required<OfferDefaults> = {
-    verified: true,
-    rentable: true,
-    rented: false,
-    ...query.defaults,
-  };
+  const defaults = withDefaults<OfferDefaults>(
+    { verified: true, rentable: true, rented: false },
+    query.defaults,
+  );
   for (const name of ["verified", "rentable", "rented"] as const) {
     const value = defaults[name];
     if (value !== "any") body[offerFields[name].api] = { eq: value };

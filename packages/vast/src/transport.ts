@@ -28,13 +28,13 @@ export interface ApiRequest {
   /** Path with its trailing slash, such as `/api/v0/instances/1/`. */
   path: string;
   /** Query parameters; non-strings are sent as JSON, as the API expects. */
-  query?: Record<string, unknown>;
+  query?: Record<string, unknown> | undefined;
   /** JSON body. */
-  body?: unknown;
+  body?: unknown | undefined;
   /** Whether the call may be replayed after any retryable failure. Never true for a create (a 429 is still retried: it was not executed). */
   idempotent: boolean;
   /** Classify 404/410 as "offer gone" (instance create only). */
-  isCreate?: boolean;
+  isCreate?: boolean | undefined;
   /** Cancels the call (and its retries). */
   signal?: AbortSignal | undefined;
   /** Per-attempt timeout in ms; default the client's timeoutMs. */
@@ -168,7 +168,7 @@ export function createTransport(options: ResolvedVastOptions): Transport {
       const response = await options.fetch(url, {
         method: init.method,
         headers: init.headers,
-        ...(init.body === undefined ? {} : { body: init.body }),
+        body: init.body ?? null,
         signal: linked.signal,
         redirect: "manual", // a redirect must not carry the key to another host
       });
@@ -234,7 +234,7 @@ export function createTransport(options: ResolvedVastOptions): Transport {
             attempt: attemptNumber,
             of: policy.retries + 1,
             delayMs,
-            ...(thresholdMs === undefined ? {} : { thresholdMs }),
+            thresholdMs,
           });
           await options.sleep(delayMs, request.signal);
           return true;

@@ -6,13 +6,13 @@ import { terminalFailureStatuses, type VastInstance, type VastInstanceStatus } f
 /** Options of `waitForStatus`. */
 export interface WaitForStatusOptions {
   /** Cancels the wait and its polls. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Give up after this long, in ms. Default 1800000 (30 min: loading a large image can take long). */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Wait between polls, in ms. Default 10000 (as Vast.ai's docs advise). */
-  pollIntervalMs?: number;
+  pollIntervalMs?: number | undefined;
   /** Called with each polled state, for progress output. */
-  onPoll?: (instance: VastInstance) => void;
+  onPoll?: ((instance: VastInstance) => void) | undefined;
 }
 
 /** Defaults of `waitForStatus`. */
@@ -72,7 +72,7 @@ export async function waitForStatus(
     if (deps.clock.now() + pollIntervalMs > deadline) {
       throw new VastWaitTimeoutError(
         `instance ${id} is still ${status ?? "provisioning"} after ${timeoutMs} ms, not ${target}${detail}`,
-        { endpoint, ...(instance.statusMsg === undefined ? {} : { serverMessage: instance.statusMsg }) },
+        { endpoint, serverMessage: instance.statusMsg },
       );
     }
     deps.logger?.debug("vast waiting for an instance, polling again", {

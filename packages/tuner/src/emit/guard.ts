@@ -4,7 +4,7 @@ import type { Recommendation } from "../recommend.js";
 /** Options every emitter takes. */
 export interface EmitOptions {
   /** Emit even when no config fits (the model then expects an OOM kill). Default false. */
-  force?: boolean;
+  force?: boolean | undefined;
 }
 
 /**
