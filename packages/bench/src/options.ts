@@ -136,7 +136,7 @@ function wholeNumber(
 ): number {
   if (value === undefined) return fallback;
   if (!Number.isInteger(value) || value < min)
-    throw new InvalidInputError(`${name} must be a whole number >= ${min}, got ${String(value)}`, hint);
+    throw new InvalidInputError(`${name} must be a whole number >= ${min}, got ${String(value)}`, { hint });
   return value;
 }
 
@@ -147,17 +147,15 @@ function autoConcurrency(
   dialect: DaemonDialect | undefined,
 ): number {
   if (!hardware) {
-    throw new InvalidInputError(
-      'concurrency "auto" needs the machine',
-      "pass hardware (detectHardware() from @cuzkit/tuner, or hardwareFrom()), or give a number",
-    );
+    throw new InvalidInputError('concurrency "auto" needs the machine', {
+      hint: "pass hardware (detectHardware() from @cuzkit/tuner, or hardwareFrom()), or give a number",
+    });
   }
   const recommendation = recommend(hardware, { dialect: dialect ?? "budget", workload: { kind } });
   if (!recommendation.feasible) {
-    throw new InvalidInputError(
-      `no safe config for this machine: ${recommendation.infeasibleReason ?? ""}`,
-      "give a concurrency explicitly, or try the other daemon dialect",
-    );
+    throw new InvalidInputError(`no safe config for this machine: ${recommendation.infeasibleReason ?? ""}`, {
+      hint: "give a concurrency explicitly, or try the other daemon dialect",
+    });
   }
   return recommendation.bench.concurrency;
 }
@@ -167,10 +165,9 @@ export function resolveBenchmarkOptions(options: BenchmarkOptions): ResolvedBenc
   const wireKind = Number((options.request as { proofKind?: number }).proofKind ?? 0);
   const kind = options.kind ?? kindByWire[wireKind];
   if (kind === undefined || !proofKinds.includes(kind)) {
-    throw new InvalidInputError(
-      `unknown proof kind ${String(options.kind ?? wireKind)}`,
-      `use one of ${proofKinds.join(", ")} and build the request with @cuzkit/client's request builders`,
-    );
+    throw new InvalidInputError(`unknown proof kind ${String(options.kind ?? wireKind)}`, {
+      hint: `use one of ${proofKinds.join(", ")} and build the request with @cuzkit/client's request builders`,
+    });
   }
   const count = wholeNumber("count", options.count, 12, 1, "give the number of timed proofs, such as 12");
   const concurrency =
@@ -194,14 +191,13 @@ export function resolveBenchmarkOptions(options: BenchmarkOptions): ResolvedBenc
   if (vanilla && vanilla.byteLength > daemonMaxMessageBytes) {
     throw new InvalidInputError(
       `the proof input is ${(vanilla.byteLength / 2 ** 20).toFixed(1)} MiB, over the daemon's 128 MiB message cap`,
-      "check the input file; a 32 GiB PoRep C1 output is about 51 MB",
+      { hint: "check the input file; a 32 GiB PoRep C1 output is about 51 MB" },
     );
   }
   if (options.minProofsPerHour !== undefined && !(options.minProofsPerHour > 0)) {
-    throw new InvalidInputError(
-      `minProofsPerHour must be positive, got ${options.minProofsPerHour}`,
-      "give a threshold such as 30",
-    );
+    throw new InvalidInputError(`minProofsPerHour must be positive, got ${options.minProofsPerHour}`, {
+      hint: "give a threshold such as 30",
+    });
   }
   const earlyVerdict =
     options.earlyVerdict === undefined || options.earlyVerdict === false
@@ -212,10 +208,9 @@ export function resolveBenchmarkOptions(options: BenchmarkOptions): ResolvedBenc
   if (earlyVerdict) {
     resolveEarlyVerdictOptions(earlyVerdict);
     if (options.minProofsPerHour === undefined) {
-      throw new InvalidInputError(
-        "an early verdict needs a threshold",
-        "give minProofsPerHour (cuzkit bench --min-proofs-per-hour N) with earlyVerdict",
-      );
+      throw new InvalidInputError("an early verdict needs a threshold", {
+        hint: "give minProofsPerHour (cuzkit bench --min-proofs-per-hour N) with earlyVerdict",
+      });
     }
   }
   if (options.supervision) {
@@ -224,7 +219,7 @@ export function resolveBenchmarkOptions(options: BenchmarkOptions): ResolvedBenc
     if (sup.onCrash !== undefined && sup.onCrash !== "restart" && sup.onCrash !== "stop")
       throw new InvalidInputError(
         `supervision.onCrash must be "restart" or "stop", got ${String(sup.onCrash)}`,
-        'use "restart" or "stop"',
+        { hint: 'use "restart" or "stop"' },
       );
   }
   if (options.watchdog) {

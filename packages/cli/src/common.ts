@@ -67,8 +67,7 @@ export async function writeFileAtomic(
     await rm(temporary, { force: true });
     throw new InvalidInputError(
       `cannot write ${target}: ${error instanceof Error ? error.message : String(error)}`,
-      "check that the folder exists and is writable",
-      error,
+      { hint: "check that the folder exists and is writable", cause: error },
     );
   }
   return target;

@@ -28,18 +28,16 @@ export async function resolveHardwareFlags(
 ): Promise<HardwareSpec | undefined> {
   const given = flags.ram !== undefined || flags.cores !== undefined || flags.gpus !== undefined;
   if (flags.detect && given) {
-    throw new InvalidInputError(
-      "--detect cannot be combined with --ram/--cores/--gpus",
-      "use either --detect or describe the machine",
-    );
+    throw new InvalidInputError("--detect cannot be combined with --ram/--cores/--gpus", {
+      hint: "use either --detect or describe the machine",
+    });
   }
   if (flags.detect) return (await detect()).spec;
   if (!given) return undefined;
   if (flags.ram === undefined || flags.cores === undefined) {
-    throw new InvalidInputError(
-      "describing a machine needs both --ram and --cores",
-      "for example --ram 256GiB --cores 32 --gpus 2xRTX3090",
-    );
+    throw new InvalidInputError("describing a machine needs both --ram and --cores", {
+      hint: "for example --ram 256GiB --cores 32 --gpus 2xRTX3090",
+    });
   }
   return hardwareFrom({
     ram: flags.ram,

@@ -69,8 +69,7 @@ async function readInputFile(what: string, path: string, io: CliIO): Promise<Uin
   } catch (error) {
     throw new InvalidInputError(
       `cannot read the ${what} file ${full}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-      `check the path given to --${what === "C1" ? "c1" : "vanilla"}`,
-      error,
+      { hint: `check the path given to --${what === "C1" ? "c1" : "vanilla"}`, cause: error },
     );
   }
 }
@@ -79,7 +78,9 @@ async function readInputFile(what: string, path: string, io: CliIO): Promise<Uin
 export async function buildProofInput(flags: ProofInputFlags, io: CliIO): Promise<BuiltProofInput> {
   const kind = parseProofKind(flags.kind);
   if (kind === undefined)
-    throw new InvalidInputError(`unknown proof kind "${flags.kind}"`, `use one of ${proofKinds.join(", ")}`);
+    throw new InvalidInputError(`unknown proof kind "${flags.kind}"`, {
+      hint: `use one of ${proofKinds.join(", ")}`,
+    });
   const zeros = "00".repeat(32);
   const common = {
     minerId: flags.minerId,
@@ -87,10 +88,9 @@ export async function buildProofInput(flags: ProofInputFlags, io: CliIO): Promis
   };
   if (kind === "porep") {
     if ((flags.c1 === undefined) === (flags.synthetic !== true)) {
-      throw new InvalidInputError(
-        "PoRep needs exactly one input: --c1 FILE or --synthetic",
-        "give the C1 output file with --c1 (or --synthetic against the simulator)",
-      );
+      throw new InvalidInputError("PoRep needs exactly one input: --c1 FILE or --synthetic", {
+        hint: "give the C1 output file with --c1 (or --synthetic against the simulator)",
+      });
     }
     const c1 =
       flags.c1 === undefined
@@ -106,10 +106,9 @@ export async function buildProofInput(flags: ProofInputFlags, io: CliIO): Promis
     };
   }
   if (flags.vanilla === undefined)
-    throw new InvalidInputError(
-      `${kind} needs --vanilla FILE`,
-      "give the vanilla proofs file (a JSON array of base64 strings)",
-    );
+    throw new InvalidInputError(`${kind} needs --vanilla FILE`, {
+      hint: "give the vanilla proofs file (a JSON array of base64 strings)",
+    });
   const vanilla = await readInputFile("vanilla", flags.vanilla, io);
   const vanillaProofs = { path: resolve(io.cwd, flags.vanilla) };
   const description = `vanilla proofs ${flags.vanilla}`;
@@ -118,7 +117,7 @@ export async function buildProofInput(flags: ProofInputFlags, io: CliIO): Promis
     if (missing.length > 0) {
       throw new InvalidInputError(
         `SnapDeals needs ${missing.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(", ")}`,
-        "give the commitments as 64 hex characters",
+        { hint: "give the commitments as 64 hex characters" },
       );
     }
     return {

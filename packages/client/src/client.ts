@@ -20,7 +20,13 @@ import {
 import { formatDaemonAddress } from "./address.js";
 import { createAdmission } from "./admission.js";
 import { encodeSubmitFrame, toSubmitRequest } from "./encode.js";
-import { AbortedError, InvalidRequestError, LocalTransportError, RequestIdReusedError } from "./errors.js";
+import {
+  AbortedError,
+  InvalidRequestError,
+  LocalTransportError,
+  RequestIdReusedError,
+  requestIdReusedMessage,
+} from "./errors.js";
 import { toCuzkError } from "./map-error.js";
 import { type DaemonMetrics, parseDaemonMetrics } from "./metrics.js";
 import { type CuzkClientOptions, type ResolvedClientOptions, resolveClientOptions } from "./options.js";
@@ -140,10 +146,9 @@ const maxTimerMs = 2_147_483_647;
 function checkTimeout(timeoutMs: number | undefined, fallback: number): number {
   if (timeoutMs === undefined) return Math.min(fallback, maxTimerMs);
   if (typeof timeoutMs !== "number" || Number.isNaN(timeoutMs) || timeoutMs <= 0) {
-    throw new InvalidInputError(
-      `invalid timeoutMs ${String(timeoutMs)}`,
-      "give a positive number of milliseconds; every call has a deadline",
-    );
+    throw new InvalidInputError(`invalid timeoutMs ${String(timeoutMs)}`, {
+      hint: "give a positive number of milliseconds; every call has a deadline",
+    });
   }
   return Math.min(Math.ceil(timeoutMs), maxTimerMs);
 }
@@ -230,7 +235,7 @@ export function createCuzkClient(clientOptions: CuzkClientOptions): CuzkClient {
   /** Refuses an id this client already sent, unless the caller says it may be reused. */
   function checkFreshId(rpc: string, requestId: string, allowReusedId: boolean | undefined) {
     if (allowReusedId !== true && sentIds.has(requestId)) {
-      throw new RequestIdReusedError(requestId, { rpc, address });
+      throw new RequestIdReusedError(requestIdReusedMessage(requestId), { requestId, rpc, address });
     }
   }
 
@@ -264,11 +269,11 @@ export function createCuzkClient(clientOptions: CuzkClientOptions): CuzkClient {
   const circuit = (name: string, value: string | { circuitId?: string }) => {
     const circuitId = typeof value === "string" ? value : (value.circuitId ?? "");
     if (!isCircuitId(circuitId)) {
-      throw new InvalidRequestError(
-        `unknown circuit id ${JSON.stringify(circuitId)}`,
-        "use one of porep-32g, porep-64g, wpost-32g, winning-32g, snap-32g, snap-64g",
-        { rpc: name, address },
-      );
+      throw new InvalidRequestError(`unknown circuit id ${JSON.stringify(circuitId)}`, {
+        hint: "use one of porep-32g, porep-64g, wpost-32g, winning-32g, snap-32g, snap-64g",
+        rpc: name,
+        address,
+      });
     }
     return circuitId;
   };
@@ -298,14 +303,11 @@ export function createCuzkClient(clientOptions: CuzkClientOptions): CuzkClient {
       const jobId = typeof request === "string" ? request : (request.jobId ?? "");
       if (jobId === "") {
         return Promise.reject(
-          new InvalidRequestError(
-            "awaitProof needs a job id",
-            "pass the request id the job was submitted with",
-            {
-              rpc: "AwaitProof",
-              address,
-            },
-          ),
+          new InvalidRequestError("awaitProof needs a job id", {
+            hint: "pass the request id the job was submitted with",
+            rpc: "AwaitProof",
+            address,
+          }),
         );
       }
       return awaitJob(jobId, { signal: callOptions?.signal, timeoutMs: proofDeadline(callOptions) });

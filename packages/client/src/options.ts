@@ -147,10 +147,9 @@ export const defaultMaxInFlight = 10;
 function positive(name: string, value: number | undefined, fallback: number, allowZero = false): number {
   if (value === undefined) return fallback;
   if (typeof value !== "number" || Number.isNaN(value) || value < 0 || (!allowZero && value === 0)) {
-    throw new InvalidInputError(
-      `invalid client option ${name}: ${String(value)}`,
-      `give ${name} as a ${allowZero ? "non-negative" : "positive"} number`,
-    );
+    throw new InvalidInputError(`invalid client option ${name}: ${String(value)}`, {
+      hint: `give ${name} as a ${allowZero ? "non-negative" : "positive"} number`,
+    });
   }
   return value;
 }
@@ -161,10 +160,9 @@ function positive(name: string, value: number | undefined, fallback: number, all
  */
 export function resolveClientOptions(options: CuzkClientOptions): ResolvedClientOptions {
   if (options === null || typeof options !== "object") {
-    throw new InvalidInputError(
-      "createCuzkClient needs an options object",
-      "pass { address: '127.0.0.1:9820' }",
-    );
+    throw new InvalidInputError("createCuzkClient needs an options object", {
+      hint: "pass { address: '127.0.0.1:9820' }",
+    });
   }
   const address = parseDaemonAddress(options.address);
   const k = options.keepalive ?? {};

@@ -227,13 +227,13 @@ export async function proveWithResume(
         cause,
         timeoutMs: budgetMs,
         retryable: !mayBeRunning(),
-      },
-      mayBeRunning()
-        ? `${awaitJobHint(requestId)}; or raise the deadline` +
+        hint: mayBeRunning()
+          ? `${awaitJobHint(requestId)}; or raise the deadline` +
             (callOptions.warmup
               ? ""
               : " (pass warmup: true for a first proof, which needs far longer without caches)")
-        : "raise the deadline (timeoutMs); nothing is running on the daemon",
+          : "raise the deadline (timeoutMs); nothing is running on the daemon",
+      },
     );
 
   /** One GetStatus, as evidence. */
@@ -269,13 +269,14 @@ export async function proveWithResume(
         address: deps.address,
         cause: lastError ?? breakError,
         retryable: !mayBeRunning(),
+        hint:
+          "the daemon's port accepts connections but nothing answers: it is stopped (SIGSTOP), swapping, stuck in a " +
+          "GPU driver call, or the network drops packets; check `top`/`vmstat`/`nvidia-smi` on the host and the " +
+          `daemon's log` +
+          (mayBeRunning()
+            ? `; if it recovers, ${awaitJobHint(requestId)}`
+            : "; nothing was accepted, so resubmitting is safe"),
       },
-      "the daemon's port accepts connections but nothing answers: it is stopped (SIGSTOP), swapping, stuck in a " +
-        "GPU driver call, or the network drops packets; check `top`/`vmstat`/`nvidia-smi` on the host and the " +
-        `daemon's log` +
-        (mayBeRunning()
-          ? `; if it recovers, ${awaitJobHint(requestId)}`
-          : "; nothing was accepted, so resubmitting is safe"),
     );
 
   /** Refused or reset for the whole window: DaemonUnavailableError, claiming no more than that. */
@@ -290,11 +291,12 @@ export async function proveWithResume(
         address: deps.address,
         cause: lastError,
         retryable: !mayBeRunning(),
+        hint:
+          `${unreachableHint}` +
+          (mayBeRunning()
+            ? `; if it answers again, awaitProof("${requestId}") tells whether the job survived (NOT_FOUND: it did not)`
+            : ""),
       },
-      `${unreachableHint}` +
-        (mayBeRunning()
-          ? `; if it answers again, awaitProof("${requestId}") tells whether the job survived (NOT_FOUND: it did not)`
-          : ""),
     );
 
   /** Probes the daemon after a break until decideRecovery settles, with the configured backoff. */
@@ -374,8 +376,13 @@ export async function proveWithResume(
       throw new DaemonRestartedError(
         `the daemon restarted during ${label} proof ${requestId} (${why}); ${lostWhat}` +
           (maxResubmits === 0 ? " and resubmitting is off for this call" : ` after ${resubmits} resubmit(s)`),
-        { rpc: "AwaitProof", jobId: requestId, address: deps.address, cause },
-        `${oomHint}; resubmit the proof${maxResubmits === 0 ? " (prove with resubmit: true)" : ""}`,
+        {
+          rpc: "AwaitProof",
+          jobId: requestId,
+          address: deps.address,
+          cause,
+          hint: `${oomHint}; resubmit the proof${maxResubmits === 0 ? " (prove with resubmit: true)" : ""}`,
+        },
       );
     }
     resubmits += 1;
@@ -511,7 +518,12 @@ export async function proveWithResume(
           : `the daemon returned status ${AwaitProofResponse_Status[response.status] ?? response.status}${
               response.errorMessage ? `: ${response.errorMessage}` : ""
             }`;
-      throw new ProofFailedError(message, { rpc: "AwaitProof", jobId: requestId, address: deps.address });
+      throw new ProofFailedError(`the daemon failed the proof ${requestId}: ${message || "(no message)"}`, {
+        daemonMessage: message,
+        rpc: "AwaitProof",
+        jobId: requestId,
+        address: deps.address,
+      });
     }
     const result: ProofResult = {
       kind,

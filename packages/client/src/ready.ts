@@ -46,11 +46,12 @@ export async function waitUntilReady(
           // waiting minutes for it would only hide the mistake.
           if (unreachableCode(error) === "ENOTFOUND") {
             throw new RetryStop(
-              new DaemonUnavailableError(
-                `cannot resolve the daemon's host in ${deps.address}`,
-                { rpc: "GetStatus", address: deps.address, cause: error },
-                "check the host name in the address; cuzk itself listens on an IP address and port (127.0.0.1:9820) or unix:///path",
-              ),
+              new DaemonUnavailableError(`cannot resolve the daemon's host in ${deps.address}`, {
+                rpc: "GetStatus",
+                address: deps.address,
+                cause: error,
+                hint: "check the host name in the address; cuzk itself listens on an IP address and port (127.0.0.1:9820) or unix:///path",
+              }),
             );
           }
           throw err;
@@ -70,9 +71,14 @@ export async function waitUntilReady(
             throw new DaemonUnavailableError(
               `the daemon at ${deps.address} did not become ready within ${wait.timeoutMs} ms` +
                 (lastError ? ` (last: ${lastError.message})` : ""),
-              { rpc: "GetStatus", address: deps.address, cause: lastError },
-              "check that the daemon is running and its log (it loads parameters before it listens; a missing " +
-                "param_cache or a crash at start shows there); raise the wait for slow disks",
+              {
+                rpc: "GetStatus",
+                address: deps.address,
+                cause: lastError,
+                hint:
+                  "check that the daemon is running and its log (it loads parameters before it listens; a missing " +
+                  "param_cache or a crash at start shows there); raise the wait for slow disks",
+              },
             );
           }
           await sleep(Math.min(delayMs, giveUpAt - now), wait.signal);

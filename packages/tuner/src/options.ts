@@ -83,10 +83,9 @@ export const tuneDefaults = {
 function positiveInt(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!Number.isInteger(value) || value < 1) {
-    throw new InvalidInputError(
-      `${name} must be a whole number of at least 1, got ${value}`,
-      `set ${name} to 1 or more`,
-    );
+    throw new InvalidInputError(`${name} must be a whole number of at least 1, got ${value}`, {
+      hint: `set ${name} to 1 or more`,
+    });
   }
   return value;
 }
@@ -99,16 +98,17 @@ function resolveWorkload(workload: TuneOptions["workload"]): {
   if (typeof given === "string") {
     const preset = (workloadPresets as Record<string, WorkloadKinds>)[given];
     if (!preset) {
-      throw new InvalidInputError(
-        `unknown workload "${given}"`,
-        `use one of: ${Object.keys(workloadPresets).join(", ")}`,
-      );
+      throw new InvalidInputError(`unknown workload "${given}"`, {
+        hint: `use one of: ${Object.keys(workloadPresets).join(", ")}`,
+      });
     }
     return { name: given, kinds: { kind: preset.kind, alsoResident: preset.alsoResident ?? [] } };
   }
   for (const kind of [given.kind, ...(given.alsoResident ?? [])]) {
     if (!(proofKinds as readonly string[]).includes(kind)) {
-      throw new InvalidInputError(`unknown proof kind "${kind}"`, `use one of: ${proofKinds.join(", ")}`);
+      throw new InvalidInputError(`unknown proof kind "${kind}"`, {
+        hint: `use one of: ${proofKinds.join(", ")}`,
+      });
     }
   }
   const alsoResident = given.alsoResident ?? [];
@@ -122,42 +122,39 @@ function resolveWorkload(workload: TuneOptions["workload"]): {
 export function resolveTuneOptions(options: TuneOptions = {}): ResolvedTuneOptions {
   const dialect = options.dialect ?? tuneDefaults.dialect;
   if (!daemonDialects.includes(dialect)) {
-    throw new InvalidInputError(
-      `unknown daemon dialect "${dialect}"`,
-      `use one of: ${daemonDialects.join(", ")}`,
-    );
+    throw new InvalidInputError(`unknown daemon dialect "${dialect}"`, {
+      hint: `use one of: ${daemonDialects.join(", ")}`,
+    });
   }
   const fraction = options.safetyMarginFraction ?? tuneDefaults.safetyMarginFraction;
   if (!Number.isFinite(fraction) || fraction < 0 || fraction >= 1) {
-    throw new InvalidInputError(
-      `the safety margin must be a fraction from 0 to below 1, got ${fraction}`,
-      'give a percentage such as "10%"',
-    );
+    throw new InvalidInputError(`the safety margin must be a fraction from 0 to below 1, got ${fraction}`, {
+      hint: 'give a percentage such as "10%"',
+    });
   }
   const floor = options.minSafetyMarginBytes ?? tuneDefaults.minSafetyMarginBytes;
   if (!Number.isFinite(floor) || floor < 0) {
-    throw new InvalidInputError(
-      `the minimum safety margin must be 0 bytes or more, got ${floor}`,
-      'give a size such as "4GiB"',
-    );
+    throw new InvalidInputError(`the minimum safety margin must be 0 bytes or more, got ${floor}`, {
+      hint: 'give a size such as "4GiB"',
+    });
   }
   const factor = options.proveTimeoutFactor ?? tuneDefaults.proveTimeoutFactor;
   if (!Number.isFinite(factor) || factor < 1) {
-    throw new InvalidInputError(`proveTimeoutFactor must be at least 1, got ${factor}`, "use 1.5 or more");
+    throw new InvalidInputError(`proveTimeoutFactor must be at least 1, got ${factor}`, {
+      hint: "use 1.5 or more",
+    });
   }
   const postSlots = options.postSlots ?? tuneDefaults.postSlots;
   if (!Number.isInteger(postSlots) || postSlots < 0) {
-    throw new InvalidInputError(
-      `postSlots must be a whole number of 0 or more, got ${postSlots}`,
-      "use 2 (room for a WindowPoSt and a WinningPoSt) or 0 to give every slot to PoRep",
-    );
+    throw new InvalidInputError(`postSlots must be a whole number of 0 or more, got ${postSlots}`, {
+      hint: "use 2 (room for a WindowPoSt and a WinningPoSt) or 0 to give every slot to PoRep",
+    });
   }
   const minProveTimeoutSec = options.minProveTimeoutSec ?? tuneDefaults.minProveTimeoutSec;
   if (!Number.isFinite(minProveTimeoutSec) || minProveTimeoutSec < 60) {
-    throw new InvalidInputError(
-      `minProveTimeoutSec must be at least 60 seconds, got ${minProveTimeoutSec}`,
-      "use 1800 (Curio's 30 min default) unless you know every proof finishes sooner",
-    );
+    throw new InvalidInputError(`minProveTimeoutSec must be at least 60 seconds, got ${minProveTimeoutSec}`, {
+      hint: "use 1800 (Curio's 30 min default) unless you know every proof finishes sooner",
+    });
   }
   const { name, kinds } = resolveWorkload(options.workload);
   const maxConcurrency = positiveInt("maxConcurrency", options.maxConcurrency, tuneDefaults.maxConcurrency);

@@ -150,31 +150,27 @@ function validateCalibration(calibration: ThroughputCalibration | undefined): vo
   if (calibration === undefined) return;
   const { proofsPerHourFactor: factor, samples } = calibration;
   if (!Number.isFinite(factor) || factor <= 0) {
-    throw new InvalidInputError(
-      `the calibration factor must be a positive number, got ${factor}`,
-      "give measured proofs/hour over modelled proofs/hour, such as 0.85",
-    );
+    throw new InvalidInputError(`the calibration factor must be a positive number, got ${factor}`, {
+      hint: "give measured proofs/hour over modelled proofs/hour, such as 0.85",
+    });
   }
   if (!Number.isInteger(samples) || samples < 1) {
-    throw new InvalidInputError(
-      `the calibration needs at least 1 sample, got ${samples}`,
-      "give the number of benchmark runs the factor comes from",
-    );
+    throw new InvalidInputError(`the calibration needs at least 1 sample, got ${samples}`, {
+      hint: "give the number of benchmark runs the factor comes from",
+    });
   }
 }
 
 function validateHardware(hw: HardwareSpec): void {
   if (!(hw.usableRamBytes > 0) || !(hw.ramBytes > 0)) {
-    throw new InvalidInputError(
-      "the machine's RAM must be more than 0 bytes",
-      'give the RAM, such as "256GiB"',
-    );
+    throw new InvalidInputError("the machine's RAM must be more than 0 bytes", {
+      hint: 'give the RAM, such as "256GiB"',
+    });
   }
   if (!Number.isInteger(hw.cpuThreads) || hw.cpuThreads < 1) {
-    throw new InvalidInputError(
-      `invalid CPU thread count ${hw.cpuThreads}`,
-      "give a whole number of CPU threads, such as 32",
-    );
+    throw new InvalidInputError(`invalid CPU thread count ${hw.cpuThreads}`, {
+      hint: "give a whole number of CPU threads, such as 32",
+    });
   }
 }
 

@@ -38,12 +38,11 @@ export async function getLogs(
   const pollTimeoutMs = options.pollTimeoutMs ?? defaultLogOptions.pollTimeoutMs;
   const pollIntervalMs = options.pollIntervalMs ?? defaultLogOptions.pollIntervalMs;
   if (!Number.isInteger(tail) || tail < 1)
-    throw new InvalidInputError(`tail must be a whole number >= 1, got ${tail}`, "such as 200");
+    throw new InvalidInputError(`tail must be a whole number >= 1, got ${tail}`, { hint: "such as 200" });
   if (!(pollTimeoutMs >= 0) || !(pollIntervalMs > 0)) {
-    throw new InvalidInputError(
-      "pollTimeoutMs must be >= 0 and pollIntervalMs > 0",
-      "such as 60000 and 1000",
-    );
+    throw new InvalidInputError("pollTimeoutMs must be >= 0 and pollIntervalMs > 0", {
+      hint: "such as 60000 and 1000",
+    });
   }
   const path = `/api/v0/instances/request_logs/${checkInstanceId(id)}/`;
   const body: Record<string, string> = { tail: String(tail) }; // the API wants a string

@@ -163,19 +163,17 @@ export function buildOfferQuery(query: OfferQuery = {}): OfferQueryBody {
   }
   const tolerance = query.gpuMemoryTolerance ?? gpuMemoryClassTolerance;
   if (!(tolerance >= 0 && tolerance < 0.5)) {
-    throw new InvalidInputError(
-      `gpuMemoryTolerance must be within 0..0.5, got ${tolerance}`,
-      "such as 0.07 (the default), or 0 for exact bounds",
-    );
+    throw new InvalidInputError(`gpuMemoryTolerance must be within 0..0.5, got ${tolerance}`, {
+      hint: "such as 0.07 (the default), or 0 for exact bounds",
+    });
   }
   for (const [name, condition] of Object.entries(query.filters ?? {})) {
     if (condition === undefined) continue;
     const field = (offerFields as Record<string, { api: string; kind: FieldKind }>)[name];
     if (field === undefined) {
-      throw new InvalidInputError(
-        `unknown offer field "${name}"`,
-        `use one of: ${Object.keys(offerFields).join(", ")}`,
-      );
+      throw new InvalidInputError(`unknown offer field "${name}"`, {
+        hint: `use one of: ${Object.keys(offerFields).join(", ")}`,
+      });
     }
     body[field.api] = encodeCondition(name, field.kind, condition, tolerance);
   }
@@ -184,28 +182,30 @@ export function buildOfferQuery(query: OfferQuery = {}): OfferQueryBody {
   body.order = order.map(([name, direction]) => {
     const field = (offerFields as Record<string, { api: string }>)[name];
     if (field === undefined || (direction !== "asc" && direction !== "desc")) {
-      throw new InvalidInputError(
-        `cannot order by "${name}" ${direction}`,
-        'order by a known field, "asc" or "desc"',
-      );
+      throw new InvalidInputError(`cannot order by "${name}" ${direction}`, {
+        hint: 'order by a known field, "asc" or "desc"',
+      });
     }
     return [field.api, direction];
   });
   body.type = query.type ?? "on-demand";
   if (!["on-demand", "bid", "reserved"].includes(body.type as string)) {
-    throw new InvalidInputError(`unknown offer type "${query.type}"`, 'use "on-demand", "bid" or "reserved"');
+    throw new InvalidInputError(`unknown offer type "${query.type}"`, {
+      hint: 'use "on-demand", "bid" or "reserved"',
+    });
   }
   const storage = query.allocatedStorageGb ?? defaultDiskGb;
   if (!(Number.isFinite(storage) && storage > 0)) {
-    throw new InvalidInputError(
-      `allocatedStorageGb must be positive, got ${storage}`,
-      "give the disk you will rent, in GB",
-    );
+    throw new InvalidInputError(`allocatedStorageGb must be positive, got ${storage}`, {
+      hint: "give the disk you will rent, in GB",
+    });
   }
   body.allocated_storage = storage;
   if (query.limit !== undefined) {
     if (!Number.isInteger(query.limit) || query.limit < 1) {
-      throw new InvalidInputError(`limit must be a whole number >= 1, got ${query.limit}`, "such as 20");
+      throw new InvalidInputError(`limit must be a whole number >= 1, got ${query.limit}`, {
+        hint: "such as 20",
+      });
     }
     body.limit = query.limit;
   }
@@ -225,15 +225,16 @@ function encodeCondition(
   for (const [op, value] of entries) {
     if (value === undefined) continue;
     if (!operators.includes(op as QueryOperator)) {
-      throw new InvalidInputError(
-        `unknown operator "${op}" on ${name}`,
-        `use one of: ${operators.join(", ")}`,
-      );
+      throw new InvalidInputError(`unknown operator "${op}" on ${name}`, {
+        hint: `use one of: ${operators.join(", ")}`,
+      });
     }
     const rounding = roundingFor[op as QueryOperator];
     if (op === "in" || op === "notin") {
       if (!Array.isArray(value) || (op === "in" && value.length === 0)) {
-        throw new InvalidInputError(`${name}.${op} needs a non-empty array`, `such as { ${op}: [...] }`);
+        throw new InvalidInputError(`${name}.${op} needs a non-empty array`, {
+          hint: `such as { ${op}: [...] }`,
+        });
       }
       out[op] = value.map((v) => encodeValue(name, kind, v, rounding, 1));
     } else if (widen > 0 && op === "eq") {
@@ -250,7 +251,9 @@ function encodeCondition(
     }
   }
   if (Object.keys(out).length === 0) {
-    throw new InvalidInputError(`empty condition on ${name}`, "give a value or at least one operator");
+    throw new InvalidInputError(`empty condition on ${name}`, {
+      hint: "give a value or at least one operator",
+    });
   }
   return out;
 }
@@ -272,12 +275,11 @@ function encodeValue(
 ): unknown {
   const sized = kind === "memory" || kind === "gpuMemory" || kind === "disk";
   const wrong = () =>
-    new InvalidInputError(
-      `bad value ${JSON.stringify(value)} for ${name}`,
-      sized
+    new InvalidInputError(`bad value ${JSON.stringify(value)} for ${name}`, {
+      hint: sized
         ? 'give bytes or a size such as "256GiB"'
         : `give a ${kind === "string" ? "string" : kind === "boolean" ? "boolean" : "finite number"}`,
-    );
+    });
   switch (kind) {
     case "string":
       if (typeof value !== "string") throw wrong();

@@ -119,21 +119,21 @@ export function resolveVastOptions(options: VastClientOptions = {}): ResolvedVas
   const baseUrl = normaliseBaseUrl(options.baseUrl ?? (env.VAST_URL?.trim() || defaultVastBaseUrl));
   const timeoutMs = options.timeoutMs ?? defaultTimeoutMs;
   if (!(timeoutMs > 0))
-    throw new InvalidInputError(
-      `timeoutMs must be positive, got ${timeoutMs}`,
-      "give a timeout in ms, such as 60000",
-    );
+    throw new InvalidInputError(`timeoutMs must be positive, got ${timeoutMs}`, {
+      hint: "give a timeout in ms, such as 60000",
+    });
   let retry: Resolved<VastRetryOptions> | false = false;
   if (options.retry !== false) {
     retry = withDefaults(defaultRetry, options.retry);
     if (!Number.isInteger(retry.retries) || retry.retries < 0) {
-      throw new InvalidInputError(
-        `retry.retries must be a whole number >= 0, got ${retry.retries}`,
-        "such as 4",
-      );
+      throw new InvalidInputError(`retry.retries must be a whole number >= 0, got ${retry.retries}`, {
+        hint: "such as 4",
+      });
     }
     if (retry.jitter < 0 || retry.jitter > 1) {
-      throw new InvalidInputError(`retry.jitter must be within 0..1, got ${retry.jitter}`, "such as 0.2");
+      throw new InvalidInputError(`retry.jitter must be within 0..1, got ${retry.jitter}`, {
+        hint: "such as 0.2",
+      });
     }
   }
   let limits: Record<VastEndpointName, EndpointLimit> | false = false;
@@ -145,7 +145,7 @@ export function resolveVastOptions(options: VastClientOptions = {}): ResolvedVas
       if (!(merged.concurrency >= 1) || !(merged.minIntervalMs >= 0)) {
         throw new InvalidInputError(
           `bad rate limit for ${name}: concurrency ${merged.concurrency}, minIntervalMs ${merged.minIntervalMs}`,
-          "concurrency must be >= 1 and minIntervalMs >= 0",
+          { hint: "concurrency must be >= 1 and minIntervalMs >= 0" },
         );
       }
       limits[name] = merged;
@@ -175,29 +175,28 @@ function normaliseBaseUrl(text: string): string {
   try {
     url = new URL(text);
   } catch (cause) {
-    throw new InvalidInputError(
-      `invalid Vast.ai base URL "${text}"`,
-      "give an http(s) URL such as https://console.vast.ai",
+    throw new InvalidInputError(`invalid Vast.ai base URL "${text}"`, {
+      hint: "give an http(s) URL such as https://console.vast.ai",
       cause,
-    );
+    });
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") {
-    throw new InvalidInputError(
-      `invalid Vast.ai base URL "${text}"`,
-      "use an http(s) URL such as https://console.vast.ai",
-    );
+    throw new InvalidInputError(`invalid Vast.ai base URL "${text}"`, {
+      hint: "use an http(s) URL such as https://console.vast.ai",
+    });
   }
   if (url.protocol === "http:" && !isLoopbackHost(url.hostname)) {
     throw new InvalidInputError(
       `refusing the plain-http Vast.ai base URL "${url.origin}": the API key would travel in clear`,
-      "use https:// (such as https://console.vast.ai); http:// is allowed only to a loopback host (127.0.0.1, ::1, localhost), for a local fake or proxy",
+      {
+        hint: "use https:// (such as https://console.vast.ai); http:// is allowed only to a loopback host (127.0.0.1, ::1, localhost), for a local fake or proxy",
+      },
     );
   }
   if (url.username || url.password || url.search) {
-    throw new InvalidInputError(
-      "the Vast.ai base URL must not carry credentials or a query",
-      "give only scheme, host and port",
-    );
+    throw new InvalidInputError("the Vast.ai base URL must not carry credentials or a query", {
+      hint: "give only scheme, host and port",
+    });
   }
   return url.toString().replace(/\/+$/, "");
 }

@@ -97,7 +97,10 @@ export function createTransport(options: ResolvedVastOptions): Transport {
     const found = await keyLookup;
     if (found.key === undefined) {
       keyLookup = undefined; // a key file written later is picked up by the next call
-      throw new VastMissingApiKeyError(endpoint, found.searched);
+      throw new VastMissingApiKeyError(`no Vast.ai API key found (looked in: ${found.searched.join(", ")})`, {
+        endpoint,
+        searched: found.searched,
+      });
     }
     key = found.key;
     source = found.source;

@@ -199,13 +199,14 @@ Examples:
         ["--daemon-log", flags.daemonLog],
       ] as const) {
         if (value !== undefined && flags.spawn === undefined)
-          throw new InvalidInputError(
-            `${flag} is only used with --spawn`,
-            "add --spawn, or configure the running daemon yourself",
-          );
+          throw new InvalidInputError(`${flag} is only used with --spawn`, {
+            hint: "add --spawn, or configure the running daemon yourself",
+          });
       }
       if (flags.earlyVerdict && flags.minProofsPerHour === undefined)
-        throw new InvalidInputError("--early-verdict needs a threshold", "add --min-proofs-per-hour N");
+        throw new InvalidInputError("--early-verdict needs a threshold", {
+          hint: "add --min-proofs-per-hour N",
+        });
       const input = await buildProofInput(flags, io);
       const address = resolveAddress(flags.addr, io);
       const hardware =
@@ -225,14 +226,13 @@ Examples:
         if (!Number.isInteger(concurrency) || concurrency < 1) {
           throw new InvalidInputError(
             `--concurrency must be a whole number >= 1 or "auto", got "${flags.concurrency}"`,
-            "give the proofs to keep in flight, such as 2, or auto with --detect",
+            { hint: "give the proofs to keep in flight, such as 2, or auto with --detect" },
           );
         }
       } else if (!hardware) {
-        throw new InvalidInputError(
-          "--concurrency auto needs the machine",
-          "add --detect or --ram/--cores/--gpus, or give a number",
-        );
+        throw new InvalidInputError("--concurrency auto needs the machine", {
+          hint: "add --detect or --ram/--cores/--gpus, or give a number",
+        });
       }
 
       let supervision: SupervisionOptions | undefined;
@@ -245,11 +245,10 @@ Examples:
         if (flags.config !== undefined) {
           configPath = resolve(io.cwd, flags.config);
           configToml = await readFile(configPath, "utf8").catch((error: unknown) => {
-            throw new InvalidInputError(
-              `cannot read ${flags.config}: ${(error as Error).message}`,
-              "check the path given to --config",
-              error,
-            );
+            throw new InvalidInputError(`cannot read ${flags.config}: ${(error as Error).message}`, {
+              hint: "check the path given to --config",
+              cause: error,
+            });
           });
         } else if (recommendation?.feasible) {
           configToml = emitCuzkToml(recommendation);
@@ -260,7 +259,7 @@ Examples:
             recommendation
               ? `no safe config for this machine: ${recommendation.infeasibleReason ?? ""}`
               : "--spawn needs a config",
-            "give --config FILE, or the machine (--detect or --ram/--cores/--gpus) to tune one",
+            { hint: "give --config FILE, or the machine (--detect or --ram/--cores/--gpus) to tune one" },
           );
         }
         const paramCache = resolve(

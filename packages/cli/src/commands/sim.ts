@@ -60,10 +60,9 @@ const logLevels: readonly LogLevel[] = ["debug", "info", "warn", "error"];
 
 function wholeNumber(what: string, text: string, min: number): number {
   if (!/^\s*\d+\s*$/.test(text) || Number(text) < min) {
-    throw new InvalidInputError(
-      `${what} must be a whole number of at least ${min}, got "${text}"`,
-      `for example ${what} ${Math.max(min, 3)}`,
-    );
+    throw new InvalidInputError(`${what} must be a whole number of at least ${min}, got "${text}"`, {
+      hint: `for example ${what} ${Math.max(min, 3)}`,
+    });
   }
   return Number(text);
 }
@@ -76,7 +75,7 @@ export function parseFaults(specs: readonly string[]): SimFaults {
     const name = at < 0 ? spec : spec.slice(0, at);
     const value = at < 0 ? "" : spec.slice(at + 1);
     if (!(faultNames as readonly string[]).includes(name) || value === "") {
-      throw new InvalidInputError(`unknown or incomplete fault "${spec}"`, faultHint);
+      throw new InvalidInputError(`unknown or incomplete fault "${spec}"`, { hint: faultHint });
     }
     switch (name as (typeof faultNames)[number]) {
       case "crash-after":
@@ -105,7 +104,7 @@ export function parseFaults(specs: readonly string[]): SimFaults {
 function parseDialect(text: string | undefined): DaemonDialect | undefined {
   if (text === undefined) return undefined;
   if (!(daemonDialects as readonly string[]).includes(text)) {
-    throw new InvalidInputError(`unknown dialect "${text}"`, `use ${daemonDialects.join(" or ")}`);
+    throw new InvalidInputError(`unknown dialect "${text}"`, { hint: `use ${daemonDialects.join(" or ")}` });
   }
   return text as DaemonDialect;
 }
@@ -114,10 +113,9 @@ function parseTimeScale(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const value = Number(text);
   if (text.trim() === "" || !Number.isFinite(value) || value <= 0) {
-    throw new InvalidInputError(
-      `--time-scale must be a number above 0, got "${text}"`,
-      "use 0.001 (a 150 s proof takes 150 ms), 0.01 for a demo, or 1 for real time",
-    );
+    throw new InvalidInputError(`--time-scale must be a number above 0, got "${text}"`, {
+      hint: "use 0.001 (a 150 s proof takes 150 ms), 0.01 for a demo, or 1 for real time",
+    });
   }
   return value;
 }
@@ -132,14 +130,11 @@ async function loadConfig(
   try {
     text = await readFile(full, "utf8");
   } catch (error) {
-    throw new CuzkitError(
-      "CONFIG_UNREADABLE",
-      `cannot read the config ${full}: ${(error as Error).message}`,
-      {
-        hint: "check the path given to --config (a cuzk.toml), or leave --config out to use the safe default config",
-        cause: error,
-      },
-    );
+    throw new CuzkitError(`cannot read the config ${full}: ${(error as Error).message}`, {
+      code: "CONFIG_UNREADABLE",
+      hint: "check the path given to --config (a cuzk.toml), or leave --config out to use the safe default config",
+      cause: error,
+    });
   }
   const read = readCuzkConfig(text, dialect);
   for (const finding of read.findings)
@@ -266,7 +261,9 @@ export function createSimCommand(io: CliIO, deps: SimCommandDeps = {}): Command 
         flags.proofTimeMs === undefined ? undefined : wholeNumber("--proof-time-ms", flags.proofTimeMs, 0);
       const faults = parseFaults(flags.fault);
       if (!(logLevels as readonly string[]).includes(flags.logLevel)) {
-        throw new InvalidInputError(`unknown log level "${flags.logLevel}"`, `use ${logLevels.join(", ")}`);
+        throw new InvalidInputError(`unknown log level "${flags.logLevel}"`, {
+          hint: `use ${logLevels.join(", ")}`,
+        });
       }
       const loaded = flags.config !== undefined ? await loadConfig(flags.config, dialect, io) : undefined;
       const config =

@@ -63,10 +63,9 @@ interface TuneFlags {
 
 function wholeNumber(flag: string, text: string): number {
   if (!/^\s*\d+\s*$/.test(text) || Number(text) < 1) {
-    throw new InvalidInputError(
-      `${flag} must be a whole number of at least 1, got "${text}"`,
-      `for example ${flag} 32`,
-    );
+    throw new InvalidInputError(`${flag} must be a whole number of at least 1, got "${text}"`, {
+      hint: `for example ${flag} 32`,
+    });
   }
   return Number(text);
 }
@@ -82,15 +81,14 @@ export function parseSafetyMargin(
   if (/^\d+(\.\d+)?\s*[a-zA-Z]+$/.test(trimmed)) {
     return { safetyMarginFraction: 0, minSafetyMarginBytes: parseSizeWithUnit(trimmed, "safety margin") };
   }
-  throw new InvalidInputError(
-    `cannot read the safety margin "${text}"`,
-    'give a percentage of the usable RAM ("10%"), a fraction ("0.1") or a size ("16GiB")',
-  );
+  throw new InvalidInputError(`cannot read the safety margin "${text}"`, {
+    hint: 'give a percentage of the usable RAM ("10%"), a fraction ("0.1") or a size ("16GiB")',
+  });
 }
 
 function parseChoice<T extends string>(flag: string, value: string, choices: readonly T[]): T {
   if ((choices as readonly string[]).includes(value)) return value as T;
-  throw new InvalidInputError(`unknown ${flag} "${value}"`, `use one of: ${choices.join(", ")}`);
+  throw new InvalidInputError(`unknown ${flag} "${value}"`, { hint: `use one of: ${choices.join(", ")}` });
 }
 
 /** Applies --ram/--cores/--gpus/--memory-limit on top of detected values, marking their source. */
@@ -133,8 +131,11 @@ async function hardwareFor(
   if (missing.length > 0) {
     throw new InvalidInputError(
       `no hardware given: ${missing.map((flag) => `--${flag}`).join(", ")} missing`,
-      "pass --detect to read this machine, or describe it: --ram 256GiB --cores 32 --gpus 2xRTX3090 " +
-        "[--memory-limit 240GiB] (--gpus none sizes for memory only)",
+      {
+        hint:
+          "pass --detect to read this machine, or describe it: --ram 256GiB --cores 32 --gpus 2xRTX3090 " +
+          "[--memory-limit 240GiB] (--gpus none sizes for memory only)",
+      },
     );
   }
   return hardwareFrom({
@@ -243,17 +244,19 @@ export function createTuneCommand(io: CliIO, deps: TuneCommandDeps = {}): Comman
 
       if (flags.check !== undefined) {
         if (format !== "text" && format !== "json") {
-          throw new InvalidInputError(
-            `--check prints text or json, not ${format}`,
-            "use --format text or --format json",
-          );
+          throw new InvalidInputError(`--check prints text or json, not ${format}`, {
+            hint: "use --format text or --format json",
+          });
         }
         const path = resolve(io.cwd, flags.check);
         let text: string;
         try {
           text = await readFile(path, "utf8");
         } catch (error) {
-          throw new InvalidInputError(`cannot read ${path}`, "give the path of an existing cuzk.toml", error);
+          throw new InvalidInputError(`cannot read ${path}`, {
+            hint: "give the path of an existing cuzk.toml",
+            cause: error,
+          });
         }
         const result = checkConfig(hardware, text, options);
         await emit(

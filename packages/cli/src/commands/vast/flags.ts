@@ -9,10 +9,9 @@ export function collectValues(value: string, previous: string[]): string[] {
 export function positiveInteger(text: string, what: string): number {
   const value = Number(text);
   if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value) || value < 1) {
-    throw new InvalidInputError(
-      `${what} must be a whole number >= 1, got "${text}"`,
-      `such as ${what === "--tail" ? "200" : "1001"}`,
-    );
+    throw new InvalidInputError(`${what} must be a whole number >= 1, got "${text}"`, {
+      hint: `such as ${what === "--tail" ? "200" : "1001"}`,
+    });
   }
   return value;
 }
@@ -21,7 +20,7 @@ export function positiveInteger(text: string, what: string): number {
 export function positiveNumber(text: string, what: string): number {
   const value = Number(text);
   if (text.trim() === "" || !Number.isFinite(value) || value <= 0) {
-    throw new InvalidInputError(`${what} must be a positive number, got "${text}"`, "such as 1.5");
+    throw new InvalidInputError(`${what} must be a positive number, got "${text}"`, { hint: "such as 1.5" });
   }
   return value;
 }

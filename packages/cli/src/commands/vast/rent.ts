@@ -85,7 +85,9 @@ export function addRentCommand(vast: Command, ctx: VastContext): void {
     .action(async (offerIdText: string, opts: RentFlags, command: Command) => {
       const offerId = positiveInteger(offerIdText, "offer id");
       if (opts.destroyOnFailure && !opts.wait) {
-        throw new InvalidInputError("--destroy-on-failure needs --wait", "add --wait (and --wait-minutes)");
+        throw new InvalidInputError("--destroy-on-failure needs --wait", {
+          hint: "add --wait (and --wait-minutes)",
+        });
       }
       const waitMs = positiveNumber(opts.waitMinutes, "--wait-minutes") * 60_000;
       const create = createOptionsFromFlags(opts, ctx.io.env);
@@ -176,7 +178,9 @@ function createOptionsFromFlags(
   for (const pair of opts.env) {
     const eq = pair.indexOf("=");
     if (eq <= 0)
-      throw new InvalidInputError(`--env "${pair}" is not KEY=VALUE`, "such as --env CUZK_LOG=info");
+      throw new InvalidInputError(`--env "${pair}" is not KEY=VALUE`, {
+        hint: "such as --env CUZK_LOG=info",
+      });
     envVars[pair.slice(0, eq)] = pair.slice(eq + 1);
   }
   const create: CreateInstanceOptions = {
@@ -194,10 +198,9 @@ function createOptionsFromFlags(
   if (opts.imageLoginEnv !== undefined) {
     const login = env[opts.imageLoginEnv];
     if (!login) {
-      throw new InvalidInputError(
-        `environment variable ${opts.imageLoginEnv} is not set`,
-        'export it, such as "-u USER -p TOKEN ghcr.io"',
-      );
+      throw new InvalidInputError(`environment variable ${opts.imageLoginEnv} is not set`, {
+        hint: 'export it, such as "-u USER -p TOKEN ghcr.io"',
+      });
     }
     create.imageLogin = login;
   }
