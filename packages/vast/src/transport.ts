@@ -1,7 +1,5 @@
-import { type Logger, linkSignals } from "@cuzkit/core";
-import pRetry from "p-retry";
+import { type Logger, linkSignals, retry } from "@cuzkit/core";
 import { type ApiKeyResolution, type ApiKeySource, resolveApiKey } from "./api-key.js";
-import { backoffDelayMs } from "./backoff.js";
 import { classifyResponse } from "./classify.js";
 import type { VastEndpointName } from "./endpoints.js";
 import {
@@ -220,28 +218,29 @@ export function createTransport(options: ResolvedVastOptions): Transport {
     const policy = options.retry;
     try {
       if (policy === false || policy.retries === 0) return await once(1);
-      return await pRetry(once, {
-        retries: policy.retries,
-        minTimeout: 0, // our own backoff runs in shouldRetry with the injected sleep
-        factor: 1,
-        shouldRetry: async ({ error, attemptNumber }) => {
-          if (!mayRepeat(request, error)) return false;
-          const backoffMs = backoffDelayMs(attemptNumber, policy, options.random);
-          // Wait at least the interval a 429 names: retrying sooner only earns another 429.
-          const thresholdMs = error instanceof VastRateLimitedError ? error.thresholdMs : undefined;
-          const delayMs = Math.max(backoffMs, thresholdMs ?? 0);
+      return await retry(once, {
+        ...policy,
+        maxAttempts: policy.retries + 1,
+        shouldRetry: (error) => mayRepeat(request, error),
+        // Wait at least the interval a 429 names: retrying sooner only earns another 429.
+        delayFor: (error, backoffMs) =>
+          Math.max(backoffMs, error instanceof VastRateLimitedError ? (error.thresholdMs ?? 0) : 0),
+        onRetry: ({ error, attempt, maxAttempts, delayMs }) => {
+          const failed = error as VastApiError;
           logger.warn("vast call failed, retrying", {
             endpoint,
-            code: error.code,
-            status: error.status,
-            attempt: attemptNumber,
-            of: policy.retries + 1,
+            code: failed.code,
+            status: failed.status,
+            attempt,
+            of: maxAttempts,
             delayMs,
-            thresholdMs,
+            thresholdMs: error instanceof VastRateLimitedError ? error.thresholdMs : undefined,
           });
-          await options.sleep(delayMs, request.signal);
-          return true;
         },
+        signal: request.signal,
+        clock: options.clock,
+        sleep: options.sleep,
+        random: options.random,
       });
     } catch (error) {
       if (error instanceof VastApiError) throw error;
