@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import {
   porepRequest,
@@ -62,10 +62,26 @@ export function addProofInputOptions(command: Command): Command {
 }
 
 async function readInputFile(what: string, path: string, io: CliIO): Promise<Uint8Array> {
-  const full = resolve(io.cwd, path);
-  try {
+  return inputFile(what, path, io, async (full) => {
     const buffer = await readFile(full);
     return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+  });
+}
+
+/** The size of an input file the request builder reads itself (so it is read once, not twice). */
+async function inputFileBytes(what: string, path: string, io: CliIO): Promise<number> {
+  return inputFile(what, path, io, async (full) => (await stat(full)).size);
+}
+
+async function inputFile<T>(
+  what: string,
+  path: string,
+  io: CliIO,
+  read: (full: string) => Promise<T>,
+): Promise<T> {
+  const full = resolve(io.cwd, path);
+  try {
+    return await read(full);
   } catch (error) {
     throw new InvalidInputError(
       `cannot read the ${what} file ${full}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
@@ -109,7 +125,7 @@ export async function buildProofInput(flags: ProofInputFlags, io: CliIO): Promis
     throw new InvalidInputError(`${kind} needs --vanilla FILE`, {
       hint: "give the vanilla proofs file (a JSON array of base64 strings)",
     });
-  const vanilla = await readInputFile("vanilla", flags.vanilla, io);
+  const vanillaBytes = await inputFileBytes("vanilla", flags.vanilla, io);
   const vanillaProofs = { path: resolve(io.cwd, flags.vanilla) };
   const description = `vanilla proofs ${flags.vanilla}`;
   if (kind === "snap") {
@@ -130,7 +146,7 @@ export async function buildProofInput(flags: ProofInputFlags, io: CliIO): Promis
         commRNew: flags.commRNew as string,
         commDNew: flags.commDNew as string,
       }),
-      inputBytes: vanilla.byteLength,
+      inputBytes: vanillaBytes,
       description,
     };
   }
@@ -144,5 +160,5 @@ export async function buildProofInput(flags: ProofInputFlags, io: CliIO): Promis
           partitionIndex: flags.partition ?? 0,
         })
       : await winningPostRequest({ ...common, vanillaProofs, randomness });
-  return { kind, request, inputBytes: vanilla.byteLength, description };
+  return { kind, request, inputBytes: vanillaBytes, description };
 }
