@@ -7,16 +7,21 @@ const src = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
 export default defineConfig({
   resolve: {
-    alias: {
-      "@cuzkit/core": src("./packages/core/src/index.ts"),
-      "@cuzkit/proto": src("./proto/src/index.ts"),
-      "@cuzkit/client": src("./packages/client/src/index.ts"),
-      "@cuzkit/tuner": src("./packages/tuner/src/index.ts"),
-      "@cuzkit/vast": src("./packages/vast/src/index.ts"),
-      "@cuzkit/sim": src("./packages/sim/src/index.ts"),
-      "@cuzkit/bench": src("./packages/bench/src/index.ts"),
-      "@cuzkit/fleet": src("./packages/fleet/src/index.ts"),
-    },
+    // Exact matches, so `@cuzkit/core` does not also catch `@cuzkit/core/testing`.
+    alias: [
+      { find: /^@cuzkit\/core$/, replacement: src("./packages/core/src/index.ts") },
+      { find: /^@cuzkit\/proto$/, replacement: src("./proto/src/index.ts") },
+      { find: /^@cuzkit\/client$/, replacement: src("./packages/client/src/index.ts") },
+      { find: /^@cuzkit\/tuner$/, replacement: src("./packages/tuner/src/index.ts") },
+      { find: /^@cuzkit\/vast$/, replacement: src("./packages/vast/src/index.ts") },
+      { find: /^@cuzkit\/sim$/, replacement: src("./packages/sim/src/index.ts") },
+      { find: /^@cuzkit\/bench$/, replacement: src("./packages/bench/src/index.ts") },
+      { find: /^@cuzkit\/fleet$/, replacement: src("./packages/fleet/src/index.ts") },
+      { find: /^@cuzkit\/core\/testing$/, replacement: src("./packages/core/src/testing/index.ts") },
+      { find: /^@cuzkit\/client\/testing$/, replacement: src("./packages/client/src/testing/index.ts") },
+      { find: /^@cuzkit\/sim\/testing$/, replacement: src("./packages/sim/src/testing/index.ts") },
+      { find: /^@cuzkit\/vast\/testing$/, replacement: src("./packages/vast/src/testing/index.ts") },
+    ],
   },
   test: {
     include: [

@@ -6,7 +6,7 @@ import { createInterface } from "node:readline";
 import { promisify } from "node:util";
 import { createCuzkClient } from "@cuzkit/client";
 import { createSyntheticC1, type SimDaemon, startSimDaemon } from "@cuzkit/sim";
-import { type FakeVastServer, startFakeVastServer } from "@cuzkit/vast";
+import { type FakeVastServer, startFakeVastServer } from "@cuzkit/vast/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { cuzkitArgv, repoRoot } from "../test/support/cuzkit-process.js";
 

@@ -59,7 +59,7 @@ describe("packages as published", () => {
       const output = run("npx", ["publint", "--strict", join(root, dir)], root);
       expect(output, dir).not.toMatch(/error|warning/i);
     }
-  });
+  }, 300_000); // eight npx runs: 45 s on a loaded 2-core machine
 
   it.each(packageNames)("%s imports as ESM and with require()", (name) => {
     const esm = run(
@@ -79,6 +79,118 @@ describe("packages as published", () => {
     );
     expect(Number(cjs.trim())).toBeGreaterThan(0);
   });
+
+  // What each entry must give its users, and internals or test kits it must not expose.
+  const entries: Record<string, { has: string[]; lacks?: string[] }> = {
+    "@cuzkit/core": {
+      has: ["CuzkitError", "InvalidInputError", "modelDaemon", "withDefaults", "linkSignals"],
+      lacks: ["createManualClock"],
+    },
+    "@cuzkit/core/testing": { has: ["createManualClock"] },
+    "@cuzkit/client": {
+      has: [
+        "createCuzkClient",
+        "porepRequest",
+        "DaemonRestartedError",
+        "clientErrorCodes",
+        "fetchStatusJson",
+      ],
+      lacks: ["encodeSubmitFrame", "toCuzkError", "normalizeStatus", "decideRecovery", "startTcpProxy"],
+    },
+    "@cuzkit/client/testing": { has: ["startTcpProxy"] },
+    "@cuzkit/vast": {
+      has: ["createVastClient", "VastApiError", "parseOfferQuery", "offerHardware"],
+      lacks: ["startFakeVastServer", "backoffDelayMs", "classifyResponse"],
+    },
+    "@cuzkit/vast/testing": { has: ["startFakeVastServer", "sampleOffers", "fakeRateLimitSeconds"] },
+    "@cuzkit/sim": {
+      has: ["startSimDaemon", "createSyntheticC1", "C1ParseError"],
+      lacks: ["createPlainGrpcClient", "grpcError", "createManualScheduler", "parseC1Wrapper"],
+    },
+    "@cuzkit/sim/testing": {
+      has: [
+        "createPlainGrpcClient",
+        "grpcError",
+        "createManualScheduler",
+        "startSimProcess",
+        "simulatedProofBytes",
+      ],
+    },
+    "@cuzkit/tuner": {
+      has: ["recommend", "detectHardware", "emitCuzkToml", "checkConfig"],
+      lacks: ["parseCpuMax"],
+    },
+    "@cuzkit/bench": { has: ["runBenchmark", "formatReport", "verdictExitCode"], lacks: ["decideVerdict"] },
+  };
+
+  it.each(Object.keys(entries))("%s exports what its users call, and not its internals", (name) => {
+    const keys = JSON.parse(
+      run(
+        "node",
+        [
+          "--input-type=module",
+          "-e",
+          `console.log(JSON.stringify(Object.keys(await import(${JSON.stringify(name)}))));`,
+        ],
+        scratch,
+      ),
+    ) as string[];
+    const { has, lacks = [] } = entries[name]!;
+    for (const key of has) expect(keys, `${name} should export ${key}`).toContain(key);
+    for (const key of lacks) expect(keys, `${name} should not export ${key}`).not.toContain(key);
+  });
+
+  // A TypeScript consumer of the published types. ESM consumers work with module node16,
+  // node18, node20 and nodenext; a CommonJS consumer (no "type": "module") under node16
+  // cannot import ESM-only packages (TS1479), which is what the README says.
+  const consumer = `import { CuzkitError, withDefaults } from "@cuzkit/core";
+import { createManualClock } from "@cuzkit/core/testing";
+import { createCuzkClient, type CuzkClientOptions, DaemonRestartedError } from "@cuzkit/client";
+import { startFakeVastServer } from "@cuzkit/vast/testing";
+import { startSimDaemon } from "@cuzkit/sim";
+import { createPlainGrpcClient } from "@cuzkit/sim/testing";
+import { recommend } from "@cuzkit/tuner";
+import { runBenchmark } from "@cuzkit/bench";
+const options: CuzkClientOptions = { address: "127.0.0.1:9820", maxInFlight: undefined };
+const error: CuzkitError = new DaemonRestartedError("gone", { jobId: "j1" });
+const code: "DAEMON_RESTARTED" = new DaemonRestartedError("gone").code;
+export const used = [options, error, code, withDefaults, createManualClock, createCuzkClient, startFakeVastServer, startSimDaemon, createPlainGrpcClient, recommend, runBenchmark];
+`;
+  const typecheckConsumer = (module: string, type: "module" | "commonjs") => {
+    const dir = mkdtempSync(join(scratch, `ts-${module}-${type}-`));
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "ts-consumer", private: true, type }));
+    writeFileSync(join(dir, "consumer.ts"), consumer);
+    const compilerOptions = {
+      module,
+      moduleResolution: module,
+      strict: true,
+      exactOptionalPropertyTypes: true,
+      noEmit: true,
+      skipLibCheck: false,
+      types: ["node"],
+      typeRoots: [join(root, "node_modules/@types")],
+      target: "ES2022",
+    };
+    writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["consumer.ts"] }));
+    try {
+      run("node", [join(root, "node_modules/typescript/bin/tsc"), "-p", dir], dir);
+      return "";
+    } catch (error) {
+      return String((error as { stdout?: string }).stdout ?? error);
+    }
+  };
+
+  it.each(["node16", "nodenext"])(
+    "type-checks an ESM TypeScript consumer with module %s",
+    (module) => {
+      expect(typecheckConsumer(module, "module")).toBe("");
+    },
+    180_000,
+  ); // a full tsc over every package's types: 20-40 s on a loaded 2-core machine
+
+  it("a CommonJS TypeScript consumer under module node16 gets TS1479 (documented)", () => {
+    expect(typecheckConsumer("node16", "commonjs")).toMatch(/TS1479/);
+  }, 180_000);
 
   it("installs a working cuzkit binary", () => {
     const help = run(join(scratch, "node_modules", ".bin", "cuzkit"), ["--help"], scratch);

@@ -1,4 +1,4 @@
-import { InvalidInputError } from "@cuzkit/core";
+import { InvalidInputError, type Resolved } from "@cuzkit/core";
 import type { EarlyVerdictInfo } from "./verdict.js";
 
 // An early verdict: Wald's sequential probability ratio test on proof latencies. With
@@ -29,7 +29,7 @@ export interface EarlyVerdictTest {
 }
 
 /** Checks the options; throws InvalidInputError naming the bad one. */
-export function resolveEarlyVerdictOptions(options: EarlyVerdictOptions = {}): Required<{
+export function resolveEarlyVerdictOptions(options: EarlyVerdictOptions = {}): Resolved<{
   [K in keyof EarlyVerdictOptions]: number;
 }> {
   const confidence = options.confidence ?? 0.95;
@@ -37,22 +37,21 @@ export function resolveEarlyVerdictOptions(options: EarlyVerdictOptions = {}): R
   const minSamples = options.minSamples ?? 3;
   const minVariation = options.minVariation ?? 0.05;
   if (!(confidence > 0.5 && confidence < 1))
-    throw new InvalidInputError(
-      `early verdict confidence must be in (0.5, 1), got ${confidence}`,
-      "use 0.95",
-    );
+    throw new InvalidInputError(`early verdict confidence must be in (0.5, 1), got ${confidence}`, {
+      hint: "use 0.95",
+    });
   if (!(indifference > 0 && indifference < 1))
-    throw new InvalidInputError(
-      `early verdict indifference must be in (0, 1), got ${indifference}`,
-      "use 0.1",
-    );
+    throw new InvalidInputError(`early verdict indifference must be in (0, 1), got ${indifference}`, {
+      hint: "use 0.1",
+    });
   if (!Number.isInteger(minSamples) || minSamples < 2)
-    throw new InvalidInputError(
-      `early verdict minSamples must be a whole number >= 2, got ${minSamples}`,
-      "use 3",
-    );
+    throw new InvalidInputError(`early verdict minSamples must be a whole number >= 2, got ${minSamples}`, {
+      hint: "use 3",
+    });
   if (!(minVariation >= 0))
-    throw new InvalidInputError(`early verdict minVariation must be >= 0, got ${minVariation}`, "use 0.05");
+    throw new InvalidInputError(`early verdict minVariation must be >= 0, got ${minVariation}`, {
+      hint: "use 0.05",
+    });
   return { confidence, indifference, minSamples, minVariation };
 }
 

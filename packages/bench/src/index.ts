@@ -1,35 +1,24 @@
 // @cuzkit/bench: a benchmark harness whose verdict tells the truth under faults, and daemon supervision.
 export { addressAnswers } from "./address-probe.js";
-export {
-  createEarlyVerdictTest,
-  type EarlyVerdictOptions,
-  type EarlyVerdictTest,
-  resolveEarlyVerdictOptions,
-} from "./early-verdict.js";
-export {
-  type BenchmarkOptions,
-  type ResolvedBenchmarkOptions,
-  resolveBenchmarkOptions,
-  type SupervisionOptions,
+export type { EarlyVerdictOptions } from "./early-verdict.js";
+export type {
+  BenchmarkOptions,
+  SupervisionOptions,
 } from "./options.js";
-export {
-  modelledPceWriteSec,
-  modelPhaseEtas,
-  type PhaseDeadlineOptions,
-  type PhaseEtas,
-  type PhaseModelInput,
-  phaseDeadlines,
-  type TimedPhase,
+export type {
+  PhaseDeadlineOptions,
+  PhaseEtas,
+  PhaseModelInput,
+  TimedPhase,
 } from "./phase-deadlines.js";
 export {
   type BenchmarkEvent,
   createProgressOutput,
-  formatProgressLine,
   type ProgressOutput,
   type ProgressOutputOptions,
   type ProgressSnapshot,
 } from "./progress.js";
-export { classifyFailure, type FailureClass, type ProofOutcome, type ProofRecord } from "./records.js";
+export type { FailureClass, ProofOutcome, ProofRecord } from "./records.js";
 export {
   type BenchmarkReport,
   type DaemonTimings,
@@ -39,12 +28,10 @@ export {
   toMachineTime,
 } from "./report.js";
 export { runBenchmark } from "./run-benchmark.js";
-export { type DurationStats, percentile, proofsPerHour, summarizeDurations } from "./stats.js";
-export {
-  type BenchPhase,
-  type BenchStatusFile,
-  createStatusFileWriter,
-  type StatusFileWriter,
+export type { DurationStats } from "./stats.js";
+export type {
+  BenchPhase,
+  BenchStatusFile,
 } from "./status-file.js";
 export {
   createDaemonSupervisor,
@@ -56,7 +43,6 @@ export {
   type ReadyStatus,
 } from "./supervisor.js";
 export {
-  decideVerdict,
   type EarlyVerdictInfo,
   type Verdict,
   type VerdictInput,
@@ -65,4 +51,4 @@ export {
   verdictExitCodes,
   verdictStatuses,
 } from "./verdict.js";
-export { startWatchdog, type Unresponsive, type Watchdog, type WatchdogOptions } from "./watchdog.js";
+export type { Unresponsive } from "./watchdog.js";

@@ -25,11 +25,11 @@ export interface SupervisionOptions {
   /** cuzk.toml for the timed batch. */
   configToml: string;
   /** cuzk.toml for the warmup (fewer partitions while there is no PCE cache). Default: configToml, no restart. */
-  warmupConfigToml?: string;
+  warmupConfigToml?: string | undefined;
   /** When the daemon dies: `restart` it and continue (up to maxRestarts), or `stop` with a verdict. Default "stop". */
-  onCrash?: "restart" | "stop";
+  onCrash?: "restart" | "stop" | undefined;
   /** Restarts allowed with onCrash "restart". Default 2. */
-  maxRestarts?: number;
+  maxRestarts?: number | undefined;
   /** Where the config file given by the user lives, for the report. Default: none (tuned here). */
   configPath?: string | undefined;
   /**
@@ -47,27 +47,27 @@ export interface BenchmarkOptions {
   /** The proof request every proof sends (a fresh request id is set per attempt). Build it with @cuzkit/client's request builders. */
   request: SubmitProofInput;
   /** Proof kind of `request`. Default: read from the request. */
-  kind?: ProofKind;
+  kind?: ProofKind | undefined;
   /** Timed proofs. Default 12. */
-  count?: number;
+  count?: number | undefined;
   /** Proofs in flight at once, or "auto": the tuner's value for `hardware`. Default 1. */
-  concurrency?: number | "auto";
+  concurrency?: number | "auto" | undefined;
   /** The daemon's machine; needed by concurrency "auto". */
-  hardware?: HardwareSpec;
+  hardware?: HardwareSpec | undefined;
   /** The daemon dialect concurrency "auto" tunes for. Default "budget" (the current daemon). */
-  dialect?: DaemonDialect;
+  dialect?: DaemonDialect | undefined;
   /** Warmup: "auto" (one untimed proof with the warmup deadline), "none", or a number of proofs. Default "auto". */
-  warmup?: "auto" | "none" | number;
+  warmup?: "auto" | "none" | number | undefined;
   /** Deadline of one timed proof in ms. Default: the client's (30 min). */
-  proofTimeoutMs?: number;
+  proofTimeoutMs?: number | undefined;
   /** Deadline of one warmup proof in ms. Default: the client's warmup deadline (60 min). */
-  warmupTimeoutMs?: number;
+  warmupTimeoutMs?: number | undefined;
   /** Verdict threshold in proofs/hour. Default: none (any completed proof is "met"). */
-  minProofsPerHour?: number;
+  minProofsPerHour?: number | undefined;
   /** Resubmissions allowed per proof when the daemon loses it (restart, OOM). Default 1: the harness owns the input. */
-  resubmit?: number;
+  resubmit?: number | undefined;
   /** Stop after this many timed proofs in a row fail (any cause). Default 3. */
-  maxConsecutiveFailures?: number;
+  maxConsecutiveFailures?: number | undefined;
   /** The benchmark's own freeze/death detector (GetStatus probes), or false to turn it off. Default: on, 10 s probes, 30 s of silence. */
   watchdog?: WatchdogOptions | false | undefined;
   /** Stop the timed batch once a sequential test is sure which side of minProofsPerHour it is on. Needs minProofsPerHour. Default off. */
@@ -81,19 +81,19 @@ export interface BenchmarkOptions {
   /** Keep this JSON file (BenchStatusFile) up to date, rewritten atomically. Default: none. */
   statusFile?: string | undefined;
   /** Aborts the run; the report says so. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Receives progress events and counts. */
-  onProgress?: (event: BenchmarkEvent, snapshot: ProgressSnapshot) => void;
+  onProgress?: ((event: BenchmarkEvent, snapshot: ProgressSnapshot) => void) | undefined;
   /** Daemon supervision; without it the daemon must already run at `address`. */
-  supervision?: SupervisionOptions;
+  supervision?: SupervisionOptions | undefined;
   /** Extra client options (keepalive, reconnect, deadlines). */
-  client?: Omit<CuzkClientOptions, "address">;
+  client?: Omit<CuzkClientOptions, "address"> | undefined;
   /** How long to wait for the daemon to answer at the start, in ms. Default 600000 (parameters take minutes to load). */
-  readyTimeoutMs?: number;
+  readyTimeoutMs?: number | undefined;
   /** Clock for the timed window and wall times. Default: the system clock. */
-  clock?: Clock;
+  clock?: Clock | undefined;
   /** Logger. Default: silent. */
-  logger?: Logger;
+  logger?: Logger | undefined;
 }
 
 /** BenchmarkOptions with defaults filled in and values checked. */
@@ -136,7 +136,7 @@ function wholeNumber(
 ): number {
   if (value === undefined) return fallback;
   if (!Number.isInteger(value) || value < min)
-    throw new InvalidInputError(`${name} must be a whole number >= ${min}, got ${String(value)}`, hint);
+    throw new InvalidInputError(`${name} must be a whole number >= ${min}, got ${String(value)}`, { hint });
   return value;
 }
 
@@ -147,17 +147,15 @@ function autoConcurrency(
   dialect: DaemonDialect | undefined,
 ): number {
   if (!hardware) {
-    throw new InvalidInputError(
-      'concurrency "auto" needs the machine',
-      "pass hardware (detectHardware() from @cuzkit/tuner, or hardwareFrom()), or give a number",
-    );
+    throw new InvalidInputError('concurrency "auto" needs the machine', {
+      hint: "pass hardware (detectHardware() from @cuzkit/tuner, or hardwareFrom()), or give a number",
+    });
   }
   const recommendation = recommend(hardware, { dialect: dialect ?? "budget", workload: { kind } });
   if (!recommendation.feasible) {
-    throw new InvalidInputError(
-      `no safe config for this machine: ${recommendation.infeasibleReason ?? ""}`,
-      "give a concurrency explicitly, or try the other daemon dialect",
-    );
+    throw new InvalidInputError(`no safe config for this machine: ${recommendation.infeasibleReason ?? ""}`, {
+      hint: "give a concurrency explicitly, or try the other daemon dialect",
+    });
   }
   return recommendation.bench.concurrency;
 }
@@ -167,10 +165,9 @@ export function resolveBenchmarkOptions(options: BenchmarkOptions): ResolvedBenc
   const wireKind = Number((options.request as { proofKind?: number }).proofKind ?? 0);
   const kind = options.kind ?? kindByWire[wireKind];
   if (kind === undefined || !proofKinds.includes(kind)) {
-    throw new InvalidInputError(
-      `unknown proof kind ${String(options.kind ?? wireKind)}`,
-      `use one of ${proofKinds.join(", ")} and build the request with @cuzkit/client's request builders`,
-    );
+    throw new InvalidInputError(`unknown proof kind ${String(options.kind ?? wireKind)}`, {
+      hint: `use one of ${proofKinds.join(", ")} and build the request with @cuzkit/client's request builders`,
+    });
   }
   const count = wholeNumber("count", options.count, 12, 1, "give the number of timed proofs, such as 12");
   const concurrency =
@@ -194,14 +191,13 @@ export function resolveBenchmarkOptions(options: BenchmarkOptions): ResolvedBenc
   if (vanilla && vanilla.byteLength > daemonMaxMessageBytes) {
     throw new InvalidInputError(
       `the proof input is ${(vanilla.byteLength / 2 ** 20).toFixed(1)} MiB, over the daemon's 128 MiB message cap`,
-      "check the input file; a 32 GiB PoRep C1 output is about 51 MB",
+      { hint: "check the input file; a 32 GiB PoRep C1 output is about 51 MB" },
     );
   }
   if (options.minProofsPerHour !== undefined && !(options.minProofsPerHour > 0)) {
-    throw new InvalidInputError(
-      `minProofsPerHour must be positive, got ${options.minProofsPerHour}`,
-      "give a threshold such as 30",
-    );
+    throw new InvalidInputError(`minProofsPerHour must be positive, got ${options.minProofsPerHour}`, {
+      hint: "give a threshold such as 30",
+    });
   }
   const earlyVerdict =
     options.earlyVerdict === undefined || options.earlyVerdict === false
@@ -212,10 +208,9 @@ export function resolveBenchmarkOptions(options: BenchmarkOptions): ResolvedBenc
   if (earlyVerdict) {
     resolveEarlyVerdictOptions(earlyVerdict);
     if (options.minProofsPerHour === undefined) {
-      throw new InvalidInputError(
-        "an early verdict needs a threshold",
-        "give minProofsPerHour (cuzkit bench --min-proofs-per-hour N) with earlyVerdict",
-      );
+      throw new InvalidInputError("an early verdict needs a threshold", {
+        hint: "give minProofsPerHour (cuzkit bench --min-proofs-per-hour N) with earlyVerdict",
+      });
     }
   }
   if (options.supervision) {
@@ -224,7 +219,7 @@ export function resolveBenchmarkOptions(options: BenchmarkOptions): ResolvedBenc
     if (sup.onCrash !== undefined && sup.onCrash !== "restart" && sup.onCrash !== "stop")
       throw new InvalidInputError(
         `supervision.onCrash must be "restart" or "stop", got ${String(sup.onCrash)}`,
-        'use "restart" or "stop"',
+        { hint: 'use "restart" or "stop"' },
       );
   }
   if (options.watchdog) {

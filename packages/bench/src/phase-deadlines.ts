@@ -76,7 +76,9 @@ export function phaseDeadlines(
 ): PhaseEtas {
   const margin = options.margin ?? 3;
   if (!(margin >= 1))
-    throw new InvalidInputError(`the phase deadline margin must be >= 1, got ${margin}`, "use 3 (ETA x 3)");
+    throw new InvalidInputError(`the phase deadline margin must be >= 1, got ${margin}`, {
+      hint: "use 3 (ETA x 3)",
+    });
   const floorMs = options.floorMs ?? 1000;
   const out: PhaseEtas = {};
   const phases: TimedPhase[] = [
@@ -90,10 +92,9 @@ export function phaseDeadlines(
   for (const phase of phases) {
     const override = options.overrides?.[phase];
     if (override !== undefined && !(override > 0))
-      throw new InvalidInputError(
-        `the ${phase} deadline must be positive, got ${override}`,
-        "give a time in ms",
-      );
+      throw new InvalidInputError(`the ${phase} deadline must be positive, got ${override}`, {
+        hint: "give a time in ms",
+      });
     const eta = etas[phase];
     const value = override ?? (eta === undefined ? fallbacks[phase] : Math.max(floorMs, eta * margin));
     // Whole milliseconds: the deadline becomes a call's timeout, which the wire carries as an integer.

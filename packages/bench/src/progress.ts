@@ -61,7 +61,7 @@ export interface ProgressOutput {
 /** Options of the progress output. */
 export interface ProgressOutputOptions {
   /** Real seconds per displayed second: durations are divided and rates multiplied by it (a simulator's time scale). Default 1. */
-  timeScale?: number;
+  timeScale?: number | undefined;
 }
 
 /** One plain line for an event, or undefined for events not worth a line. */

@@ -47,11 +47,11 @@ export interface ProofRecord {
   /** `abandoned`: still in flight when the run ended early (an early verdict or a stop). */
   outcome: ProofOutcome;
   /** The error code when it failed, e.g. "PROOF_FAILED". */
-  code?: string;
+  code?: string | undefined;
   /** The failure class when it failed. */
-  failureClass?: FailureClass;
+  failureClass?: FailureClass | undefined;
   /** The error message when it failed. */
-  message?: string;
+  message?: string | undefined;
   /** The daemon's own timings when it completed (synthesis and GPU are sums over partitions). */
-  timings?: ProofTimings;
+  timings?: ProofTimings | undefined;
 }

@@ -41,9 +41,9 @@ export interface PhaseRecord {
   startMs: number;
   endMs: number;
   /** The model's ETA, when known. */
-  etaMs?: number;
+  etaMs?: number | undefined;
   /** The deadline it ran under, when it had one. */
-  deadlineMs?: number;
+  deadlineMs?: number | undefined;
 }
 
 /** Everything a benchmark run found. `schema` changes only with a new version number. */
@@ -84,11 +84,11 @@ export interface BenchmarkReport {
   /** The phases as they ran. */
   phases: PhaseRecord[];
   /** Why the run ended before the batch did, when it did (a signal, a death, an early verdict). */
-  stopCause?: string;
+  stopCause?: string | undefined;
   /** Things worth knowing that did not change the verdict. */
   notes: string[];
   /** The config benchmarked, when the benchmark started the daemon. */
-  config?: { path?: string; toml: string; warmupToml?: string };
+  config?: { path?: string | undefined; toml: string; warmupToml?: string | undefined } | undefined;
   /** Input size in bytes. */
   inputBytes: number;
   verdict: Verdict;
@@ -132,7 +132,7 @@ export function toMachineTime(report: BenchmarkReport, timeScale: number): Bench
         })
       : {
           ...v,
-          ...(v.minProofsPerHour === undefined ? {} : { minProofsPerHour: v.minProofsPerHour * timeScale }),
+          minProofsPerHour: v.minProofsPerHour === undefined ? undefined : v.minProofsPerHour * timeScale,
           reason: v.reason.replace(/[\d.]+ proofs\/hour/, `${proofsPerHour.toFixed(1)} proofs/hour`),
         },
     timedWindowMs: report.timedWindowMs * slower,
@@ -163,8 +163,8 @@ export function toMachineTime(report: BenchmarkReport, timeScale: number): Bench
       ...p,
       startMs: p.startMs * slower,
       endMs: p.endMs * slower,
-      ...(p.etaMs === undefined ? {} : { etaMs: p.etaMs * slower }),
-      ...(p.deadlineMs === undefined ? {} : { deadlineMs: p.deadlineMs * slower }),
+      etaMs: p.etaMs === undefined ? undefined : p.etaMs * slower,
+      deadlineMs: p.deadlineMs === undefined ? undefined : p.deadlineMs * slower,
     })),
   };
 }
@@ -173,7 +173,10 @@ export function toMachineTime(report: BenchmarkReport, timeScale: number): Bench
 const logLinesShown = 8;
 
 /** A human summary of the report, a few lines long; `timeLabel` names the clock (e.g. "machine time"). */
-export function formatReport(report: BenchmarkReport, options: { timeLabel?: string } = {}): string {
+export function formatReport(
+  report: BenchmarkReport,
+  options: { timeLabel?: string | undefined } = {},
+): string {
   const label = options.timeLabel ? ` (${options.timeLabel})` : "";
   const w = report.wallTime;
   const lines = [

@@ -325,7 +325,7 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
         warmup,
         resubmit: o.resubmit,
         signal: stop.signal,
-        ...(timeoutMs === undefined ? {} : { timeoutMs }),
+        timeoutMs,
         onEvent: (event) => {
           record.requestId = event.requestId;
           record.attempts = event.attempt;
@@ -626,7 +626,7 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
     ...(sup
       ? {
           config: {
-            ...(sup.configPath === undefined ? {} : { path: sup.configPath }),
+            path: sup.configPath,
             toml: sup.configToml,
             ...(twoConfigs ? { warmupToml: sup.warmupConfigToml as string } : {}),
           },

@@ -3,7 +3,7 @@ import { createWriteStream, type WriteStream } from "node:fs";
 import { mkdtemp, rename, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CuzkitError, type Logger, silentLogger } from "@cuzkit/core";
+import { CuzkitError, type CuzkitErrorOptions, type Logger, silentLogger } from "@cuzkit/core";
 import { addressAnswers } from "./address-probe.js";
 
 /** How a supervised daemon process ended. */
@@ -82,10 +82,12 @@ export interface DaemonSupervisor {
   logTail(): string[];
 }
 
+export type DaemonStartErrorCode = "DAEMON_START_FAILED" | "ADDRESS_IN_USE" | "DAEMON_NOT_OURS";
+
 /** Error thrown when the daemon cannot be started, does not answer, or is not the one we started. */
-export class DaemonStartError extends CuzkitError {
-  constructor(message: string, hint: string, cause?: unknown, code = "DAEMON_START_FAILED") {
-    super(code, message, { hint, cause });
+export class DaemonStartError extends CuzkitError<DaemonStartErrorCode> {
+  constructor(message: string, options: CuzkitErrorOptions<DaemonStartErrorCode> = {}) {
+    super(message, { ...options, code: options.code ?? "DAEMON_START_FAILED" });
   }
 }
 
@@ -173,13 +175,16 @@ export function createDaemonSupervisor(options: DaemonSupervisorOptions): Daemon
   ): Promise<void> {
     const cancel = startOptions.signal;
     if (child)
-      throw new DaemonStartError("the daemon is already running", "stop it before starting it again");
+      throw new DaemonStartError("the daemon is already running", {
+        hint: "stop it before starting it again",
+      });
     if (await addressAnswers(options.address)) {
       throw new DaemonStartError(
         `something already answers at ${options.address}; the benchmark would measure it instead of the daemon it starts`,
-        "stop the other daemon (or the old container) first, or give --spawn another --addr",
-        undefined,
-        "ADDRESS_IN_USE",
+        {
+          hint: "stop the other daemon (or the old container) first, or give --spawn another --addr",
+          code: "ADDRESS_IN_USE",
+        },
       );
     }
     workDir ??= await mkdtemp(join(tmpdir(), "cuzkit-bench-"));
@@ -247,10 +252,9 @@ export function createDaemonSupervisor(options: DaemonSupervisorOptions): Daemon
     const onCancel = () => readiness.abort(cancel?.reason);
     cancel?.addEventListener("abort", onCancel, { once: true });
     const earlyExit = exited.then((exit) => {
-      throw new DaemonStartError(
-        `the daemon exited while starting: ${exit.explanation}`,
-        `check the command and its config; its last output:\n${exit.logTail.slice(-10).join("\n")}`,
-      );
+      throw new DaemonStartError(`the daemon exited while starting: ${exit.explanation}`, {
+        hint: `check the command and its config; its last output:\n${exit.logTail.slice(-10).join("\n")}`,
+      });
     });
     try {
       const status = await Promise.race([options.waitForReady(readiness.signal), earlyExit]);
@@ -260,9 +264,7 @@ export function createDaemonSupervisor(options: DaemonSupervisorOptions): Daemon
       if (status && status.uptimeSeconds > sinceSpawnSec + uptimeSlackSeconds) {
         throw new DaemonStartError(
           `the daemon answering at ${options.address} has been up ${status.uptimeSeconds} s, but ours started ${sinceSpawnSec.toFixed(0)} s ago: another daemon answers there`,
-          "stop the other daemon first, or give --spawn another --addr",
-          undefined,
-          "DAEMON_NOT_OURS",
+          { hint: "stop the other daemon first, or give --spawn another --addr", code: "DAEMON_NOT_OURS" },
         );
       }
       answered = true;
@@ -271,11 +273,10 @@ export function createDaemonSupervisor(options: DaemonSupervisorOptions): Daemon
       if (child) await stop();
       throw CuzkitError.is(error)
         ? error
-        : new DaemonStartError(
-            "the daemon did not become ready",
-            "check that the command starts the daemon on the given address",
-            error,
-          );
+        : new DaemonStartError("the daemon did not become ready", {
+            hint: "check that the command starts the daemon on the given address",
+            cause: error,
+          });
     } finally {
       cancel?.removeEventListener("abort", onCancel);
       readiness.abort();

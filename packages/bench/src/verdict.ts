@@ -36,13 +36,13 @@ export interface EarlyVerdictInfo {
 export interface Verdict {
   status: VerdictStatus;
   /** The threshold in proofs/hour, when given. */
-  minProofsPerHour?: number;
+  minProofsPerHour?: number | undefined;
   /** One sentence explaining the verdict. */
   reason: string;
   /** What made it UNSTABLE (deaths, freezes, failed proofs), one line each; empty otherwise. */
   incidents: string[];
   /** Set when `--early-verdict` decided before the batch ended. */
-  early?: EarlyVerdictInfo;
+  early?: EarlyVerdictInfo | undefined;
 }
 
 /** The exit code for a verdict (see verdictExitCodes). */
@@ -68,7 +68,7 @@ export interface VerdictInput {
 
 /** Decides the verdict: instability first, then whether the run could benchmark, then the threshold. */
 export function decideVerdict(input: VerdictInput): Verdict {
-  const threshold = input.minProofsPerHour === undefined ? {} : { minProofsPerHour: input.minProofsPerHour };
+  const threshold = { minProofsPerHour: input.minProofsPerHour };
   const rate = `${input.proofsPerHour.toFixed(1)} proofs/hour`;
   const min =
     input.minProofsPerHour === undefined ? "" : String(Number(input.minProofsPerHour.toPrecision(6)));

@@ -1,4 +1,5 @@
-import { CuzkitError, createManualClock } from "@cuzkit/core";
+import { CuzkitError } from "@cuzkit/core";
+import { createManualClock } from "@cuzkit/core/testing";
 import { describe, expect, it } from "vitest";
 import { startWatchdog, type Unresponsive } from "./watchdog.js";
 
@@ -23,7 +24,9 @@ async function detect(
     if (behaviour === "answers") return;
     // A frozen daemon holds each probe for its whole deadline; a dead one refuses at once.
     if (behaviour === "silent") clock.advance(timeoutMs);
-    throw new CuzkitError(behaviour === "silent" ? "DEADLINE_EXCEEDED" : "DAEMON_UNAVAILABLE", "no answer");
+    throw new CuzkitError("no answer", {
+      code: behaviour === "silent" ? "DEADLINE_EXCEEDED" : "DAEMON_UNAVAILABLE",
+    });
   };
   const watchdog = startWatchdog(
     probe,
@@ -61,7 +64,7 @@ describe("watchdog (default timing)", () => {
     let fired = false;
     const watchdog = startWatchdog(
       async () => {
-        throw new CuzkitError("DAEMON_UNAVAILABLE", "refused");
+        throw new CuzkitError("refused", { code: "DAEMON_UNAVAILABLE" });
       },
       () => {
         fired = true;

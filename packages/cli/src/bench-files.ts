@@ -11,11 +11,10 @@ import type { CliIO } from "./io.js";
 export async function checkWritablePath(flag: string, path: string, io: Pick<CliIO, "cwd">): Promise<string> {
   const target = resolve(io.cwd, path);
   const fail = (why: string, error?: unknown): never => {
-    throw new InvalidInputError(
-      `${flag} ${path}: ${why}`,
-      `give ${flag} a file in a folder that exists and is writable`,
-      error,
-    );
+    throw new InvalidInputError(`${flag} ${path}: ${why}`, {
+      hint: `give ${flag} a file in a folder that exists and is writable`,
+      cause: error,
+    });
   };
   const existing = await stat(target).catch(() => undefined);
   if (existing?.isDirectory()) fail("is a folder");
@@ -35,10 +34,9 @@ export async function appendJsonLine(target: string, value: unknown): Promise<vo
   try {
     await appendFile(target, `${JSON.stringify(value)}\n`);
   } catch (error) {
-    throw new InvalidInputError(
-      `cannot append the report to ${target}: ${(error as Error).message}`,
-      "the report is printed above; check that the folder exists and is writable",
-      error,
-    );
+    throw new InvalidInputError(`cannot append the report to ${target}: ${(error as Error).message}`, {
+      hint: "the report is printed above; check that the folder exists and is writable",
+      cause: error,
+    });
   }
 }

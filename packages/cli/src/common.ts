@@ -27,10 +27,9 @@ export async function writeFileAtomic(
   // A directory would otherwise fail at the rename, after a temporary file was made in its parent.
   const existing = await stat(target).catch(() => undefined);
   if (existing?.isDirectory()) {
-    throw new InvalidInputError(
-      `${flag} ${path} is a directory`,
-      `give a file path, such as ${flag} ${join(path, "cuzk.toml")}`,
-    );
+    throw new InvalidInputError(`${flag} ${path} is a directory`, {
+      hint: `give a file path, such as ${flag} ${join(path, "cuzk.toml")}`,
+    });
   }
   const temporary = join(
     dirname(target),
@@ -43,11 +42,10 @@ export async function writeFileAtomic(
     await rm(temporary, { force: true });
     // The temporary name stays out of the message: the user named `target`, not it.
     const code = (error as NodeJS.ErrnoException).code;
-    throw new InvalidInputError(
-      `cannot write ${target}${code === undefined ? "" : ` (${code})`}`,
-      `check that the folder of ${flag} exists and is writable`,
-      error,
-    );
+    throw new InvalidInputError(`cannot write ${target}${code === undefined ? "" : ` (${code})`}`, {
+      hint: `check that the folder of ${flag} exists and is writable`,
+      cause: error,
+    });
   }
   return target;
 }

@@ -232,10 +232,9 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
   const profileName = options.profile ?? defaultDemoProfile;
   const profile = options.hardware ? undefined : demoProfiles[profileName];
   if (!options.hardware && !profile) {
-    throw new InvalidInputError(
-      `unknown demo profile "${profileName}"`,
-      `use one of ${Object.keys(demoProfiles).join(", ")}, or give --ram/--cores/--gpus`,
-    );
+    throw new InvalidInputError(`unknown demo profile "${profileName}"`, {
+      hint: `use one of ${Object.keys(demoProfiles).join(", ")}, or give --ram/--cores/--gpus`,
+    });
   }
   const hardware = options.hardware ?? (profile as DemoProfile).hardware;
   const incidentRun = profile?.incident ?? defaultIncident;

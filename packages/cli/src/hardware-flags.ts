@@ -109,7 +109,9 @@ export async function resolveHardwareFlags(
   if (missing.length > 0) {
     throw new InvalidInputError(
       `describing a machine needs --ram, --cores and --gpus: ${missing.join(", ")} missing`,
-      `pass --detect to read this machine, or describe it: ${exampleMachineFlags} [--memory-limit 240GiB] (--gpus none sizes for memory only)`,
+      {
+        hint: `pass --detect to read this machine, or describe it: ${exampleMachineFlags} [--memory-limit 240GiB] (--gpus none sizes for memory only)`,
+      },
     );
   }
   return hardwareFrom({

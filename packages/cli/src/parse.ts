@@ -16,10 +16,9 @@ export function parseWholeNumber(text: string, context: ParseContext & { min?: n
   const min = context.min ?? 1;
   const value = Number(text);
   if (!/^\s*\d+\s*$/.test(text) || !Number.isSafeInteger(value) || value < min) {
-    throw new InvalidInputError(
-      `${context.what} must be a whole number of at least ${min}, got "${text}"`,
-      `such as ${context.what} ${context.example ?? String(Math.max(min, 1))}`,
-    );
+    throw new InvalidInputError(`${context.what} must be a whole number of at least ${min}, got "${text}"`, {
+      hint: `such as ${context.what} ${context.example ?? String(Math.max(min, 1))}`,
+    });
   }
   return value;
 }
@@ -28,10 +27,9 @@ export function parseWholeNumber(text: string, context: ParseContext & { min?: n
 export function parsePositiveNumber(text: string, context: ParseContext): number {
   const value = Number(text);
   if (text.trim() === "" || !Number.isFinite(value) || value <= 0) {
-    throw new InvalidInputError(
-      `${context.what} must be a number above 0, got "${text}"`,
-      `such as ${context.what} ${context.example ?? "1.5"}`,
-    );
+    throw new InvalidInputError(`${context.what} must be a number above 0, got "${text}"`, {
+      hint: `such as ${context.what} ${context.example ?? "1.5"}`,
+    });
   }
   return value;
 }
@@ -46,7 +44,7 @@ export function parseDurationMs(text: string, context: ParseContext): number {
   if (!(ms > 0)) {
     throw new InvalidInputError(
       `${context.what} must be a duration above 0 (90s, 30m, 1h or milliseconds), got "${text}"`,
-      `such as ${context.what} ${context.example ?? "30m"}`,
+      { hint: `such as ${context.what} ${context.example ?? "30m"}` },
     );
   }
   return ms;

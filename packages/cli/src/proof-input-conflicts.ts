@@ -26,10 +26,9 @@ const flagNames: Partial<Record<keyof ProofInputFlags, string>> = {
  */
 export function rejectConflictingInputs(kind: ProofKind, flags: ProofInputFlags): void {
   if (flags.c1 !== undefined && flags.synthetic === true) {
-    throw new InvalidInputError(
-      "--c1 and --synthetic cannot be combined",
-      "give --c1 FILE for a real proof, or --synthetic against the simulator",
-    );
+    throw new InvalidInputError("--c1 and --synthetic cannot be combined", {
+      hint: "give --c1 FILE for a real proof, or --synthetic against the simulator",
+    });
   }
   const readByKind = flagsOfKind[kind];
   const extra = (Object.keys(flagNames) as (keyof ProofInputFlags)[]).filter(
@@ -37,9 +36,8 @@ export function rejectConflictingInputs(kind: ProofKind, flags: ProofInputFlags)
   );
   if (extra.length > 0) {
     const names = extra.map((key) => flagNames[key]).join(", ");
-    throw new InvalidInputError(
-      `${names} ${extra.length === 1 ? "is" : "are"} not used by --kind ${kind}`,
-      `--kind ${kind} reads ${readByKind.map((key) => flagNames[key]).join(", ")}; remove ${names}, or pick the kind they belong to`,
-    );
+    throw new InvalidInputError(`${names} ${extra.length === 1 ? "is" : "are"} not used by --kind ${kind}`, {
+      hint: `--kind ${kind} reads ${readByKind.map((key) => flagNames[key]).join(", ")}; remove ${names}, or pick the kind they belong to`,
+    });
   }
 }

@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import {
   porepRequest,
@@ -63,15 +63,30 @@ export function addProofInputOptions(command: Command): Command {
 }
 
 async function readInputFile(what: string, path: string, io: CliIO): Promise<Uint8Array> {
-  const full = resolve(io.cwd, path);
-  try {
+  return inputFile(what, path, io, async (full) => {
     const buffer = await readFile(full);
     return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+  });
+}
+
+/** The size of an input file the request builder reads itself (so it is read once, not twice). */
+async function inputFileBytes(what: string, path: string, io: CliIO): Promise<number> {
+  return inputFile(what, path, io, async (full) => (await stat(full)).size);
+}
+
+async function inputFile<T>(
+  what: string,
+  path: string,
+  io: CliIO,
+  read: (full: string) => Promise<T>,
+): Promise<T> {
+  const full = resolve(io.cwd, path);
+  try {
+    return await read(full);
   } catch (error) {
     throw new InvalidInputError(
       `cannot read the ${what} file ${full}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-      `check the path given to --${what === "C1" ? "c1" : "vanilla"}`,
-      error,
+      { hint: `check the path given to --${what === "C1" ? "c1" : "vanilla"}`, cause: error },
     );
   }
 }
@@ -80,7 +95,9 @@ async function readInputFile(what: string, path: string, io: CliIO): Promise<Uin
 export async function buildProofInput(flags: ProofInputFlags, io: CliIO): Promise<BuiltProofInput> {
   const kind = parseProofKind(flags.kind);
   if (kind === undefined)
-    throw new InvalidInputError(`unknown proof kind "${flags.kind}"`, `use one of ${proofKinds.join(", ")}`);
+    throw new InvalidInputError(`unknown proof kind "${flags.kind}"`, {
+      hint: `use one of ${proofKinds.join(", ")}`,
+    });
   rejectConflictingInputs(kind, flags);
   const zeros = "00".repeat(32);
   const common = {
@@ -89,10 +106,9 @@ export async function buildProofInput(flags: ProofInputFlags, io: CliIO): Promis
   };
   if (kind === "porep") {
     if ((flags.c1 === undefined) === (flags.synthetic !== true)) {
-      throw new InvalidInputError(
-        "PoRep needs exactly one input: --c1 FILE or --synthetic",
-        "give the C1 output file with --c1 (or --synthetic against the simulator)",
-      );
+      throw new InvalidInputError("PoRep needs exactly one input: --c1 FILE or --synthetic", {
+        hint: "give the C1 output file with --c1 (or --synthetic against the simulator)",
+      });
     }
     const c1 =
       flags.c1 === undefined
@@ -108,11 +124,10 @@ export async function buildProofInput(flags: ProofInputFlags, io: CliIO): Promis
     };
   }
   if (flags.vanilla === undefined)
-    throw new InvalidInputError(
-      `${kind} needs --vanilla FILE`,
-      "give the vanilla proofs file (a JSON array of base64 strings)",
-    );
-  const vanilla = await readInputFile("vanilla", flags.vanilla, io);
+    throw new InvalidInputError(`${kind} needs --vanilla FILE`, {
+      hint: "give the vanilla proofs file (a JSON array of base64 strings)",
+    });
+  const vanillaBytes = await inputFileBytes("vanilla", flags.vanilla, io);
   const vanillaProofs = { path: resolve(io.cwd, flags.vanilla) };
   const description = `vanilla proofs ${flags.vanilla}`;
   if (kind === "snap") {
@@ -120,7 +135,7 @@ export async function buildProofInput(flags: ProofInputFlags, io: CliIO): Promis
     if (missing.length > 0) {
       throw new InvalidInputError(
         `SnapDeals needs ${missing.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(", ")}`,
-        "give the commitments as 64 hex characters",
+        { hint: "give the commitments as 64 hex characters" },
       );
     }
     return {
@@ -133,7 +148,7 @@ export async function buildProofInput(flags: ProofInputFlags, io: CliIO): Promis
         commRNew: flags.commRNew as string,
         commDNew: flags.commDNew as string,
       }),
-      inputBytes: vanilla.byteLength,
+      inputBytes: vanillaBytes,
       description,
     };
   }
@@ -147,5 +162,5 @@ export async function buildProofInput(flags: ProofInputFlags, io: CliIO): Promis
           partitionIndex: flags.partition ?? 0,
         })
       : await winningPostRequest({ ...common, vanillaProofs, randomness });
-  return { kind, request, inputBytes: vanilla.byteLength, description };
+  return { kind, request, inputBytes: vanillaBytes, description };
 }

@@ -88,12 +88,10 @@ export async function createSimSupervisor(options: SimSupervisorOptions): Promis
     async start(configToml, label) {
       if (supervisor.running) await supervisor.stop();
       if (await addressAnswers(listen)) {
-        throw new DaemonStartError(
-          `something already answers at ${listen}`,
-          "stop the other daemon first",
-          undefined,
-          "ADDRESS_IN_USE",
-        );
+        throw new DaemonStartError(`something already answers at ${listen}`, {
+          hint: "stop the other daemon first",
+          code: "ADDRESS_IN_USE",
+        });
       }
       const { config } = readCuzkConfig(configToml);
       starts++;

@@ -4,7 +4,7 @@ import { create } from "@bufbuild/protobuf";
 import { createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { ProvingEngine, type SubmitProofRequest, SubmitProofRequestSchema } from "@cuzkit/proto";
-import { createPlainGrpcClient } from "@cuzkit/sim";
+import { createPlainGrpcClient } from "@cuzkit/sim/testing";
 import { createCuzkClient } from "../src/index.js";
 
 /** A sender and how to release it. */

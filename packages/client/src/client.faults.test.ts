@@ -1,8 +1,10 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { startTcpProxy, type TcpProxy } from "@cuzkit/client/testing";
 import { realSleep } from "@cuzkit/core";
 import { createSyntheticC1, type SimDaemon, type SimDaemonOptions, startSimDaemon } from "@cuzkit/sim";
+import { startSimProcess } from "@cuzkit/sim/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { type CuzkClient, createCuzkClient } from "./client.js";
 import {
@@ -14,8 +16,6 @@ import {
 import type { ProveEvent } from "./events.js";
 import type { CuzkClientOptions } from "./options.js";
 import { porepRequest, windowPostRequest } from "./requests.js";
-import { startSimProcess } from "./testing/sim-process.js";
-import { startTcpProxy, type TcpProxy } from "./testing/tcp-proxy.js";
 
 // The failures of issue 9, end to end over real sockets: a proxy in front of the simulator
 // resets, refuses (a forwarded port that went away) or drops (a black hole), and a simulator

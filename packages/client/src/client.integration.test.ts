@@ -2,13 +2,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { realSleep, type Sleep } from "@cuzkit/core";
-import {
-  createManualScheduler,
-  createSyntheticC1,
-  type SimDaemon,
-  type SimDaemonOptions,
-  startSimDaemon,
-} from "@cuzkit/sim";
+import { createSyntheticC1, type SimDaemon, type SimDaemonOptions, startSimDaemon } from "@cuzkit/sim";
+import { createManualScheduler } from "@cuzkit/sim/testing";
 import { afterEach, describe, expect, it, onTestFinished } from "vitest";
 import { type CuzkClient, createCuzkClient } from "./client.js";
 import {

@@ -20,7 +20,13 @@ import {
 import { formatDaemonAddress } from "./address.js";
 import { createAdmission } from "./admission.js";
 import { encodeSubmitFrame, toSubmitRequest } from "./encode.js";
-import { AbortedError, InvalidRequestError, LocalTransportError, RequestIdReusedError } from "./errors.js";
+import {
+  AbortedError,
+  InvalidRequestError,
+  LocalTransportError,
+  RequestIdReusedError,
+  requestIdReusedMessage,
+} from "./errors.js";
 import { toCuzkError } from "./map-error.js";
 import { type DaemonMetrics, parseDaemonMetrics } from "./metrics.js";
 import { type CuzkClientOptions, type ResolvedClientOptions, resolveClientOptions } from "./options.js";
@@ -46,15 +52,15 @@ import { validateSubmitRequest } from "./validate.js";
 /** Options every RPC takes. */
 export interface CallOptions {
   /** Aborts the call with AbortedError. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Deadline of this call in ms; overrides the client's default for the RPC kind. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
 }
 
 /** Options of the proof-waiting RPCs (AwaitProof, Prove). */
 export interface ProofCallOptions extends CallOptions {
   /** Use the warmup deadline (a first proof without caches). Default false. */
-  warmup?: boolean;
+  warmup?: boolean | undefined;
 }
 
 /** Options of submitProof. */
@@ -72,9 +78,9 @@ export interface ProveOnceOptions extends ProofCallOptions {
 /** Options of waitForReady. */
 export interface WaitForReadyOptions {
   /** Give up after this long, in ms. Default 600000 (10 min: parameter loading before the daemon listens). */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Aborts the wait with AbortedError. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** A SubmitProofRequest, as a message or an init object. */
@@ -119,7 +125,7 @@ export interface CuzkClient {
   /** Polls GetStatus with backoff until the daemon answers; DaemonUnavailableError on timeout. */
   waitForReady(options?: WaitForReadyOptions): Promise<DaemonStatus>;
   /** Runs `task` inside one of the client's `maxInFlight` slots (FIFO), e.g. your own submit/await pair. */
-  admit<T>(task: () => Promise<T>, options?: { signal?: AbortSignal }): Promise<T>;
+  admit<T>(task: () => Promise<T>, options?: { signal?: AbortSignal | undefined }): Promise<T>;
   /** Proofs running and waiting for a slot. */
   inFlight(): { active: number; pending: number };
   /** Builds a PoRep request (reads the C1 file when given a path). */
@@ -140,10 +146,9 @@ const maxTimerMs = 2_147_483_647;
 function checkTimeout(timeoutMs: number | undefined, fallback: number): number {
   if (timeoutMs === undefined) return Math.min(fallback, maxTimerMs);
   if (typeof timeoutMs !== "number" || Number.isNaN(timeoutMs) || timeoutMs <= 0) {
-    throw new InvalidInputError(
-      `invalid timeoutMs ${String(timeoutMs)}`,
-      "give a positive number of milliseconds; every call has a deadline",
-    );
+    throw new InvalidInputError(`invalid timeoutMs ${String(timeoutMs)}`, {
+      hint: "give a positive number of milliseconds; every call has a deadline",
+    });
   }
   return Math.min(Math.ceil(timeoutMs), maxTimerMs);
 }
@@ -230,7 +235,7 @@ export function createCuzkClient(clientOptions: CuzkClientOptions): CuzkClient {
   /** Refuses an id this client already sent, unless the caller says it may be reused. */
   function checkFreshId(rpc: string, requestId: string, allowReusedId: boolean | undefined) {
     if (allowReusedId !== true && sentIds.has(requestId)) {
-      throw new RequestIdReusedError(requestId, { rpc, address });
+      throw new RequestIdReusedError(requestIdReusedMessage(requestId), { requestId, rpc, address });
     }
   }
 
@@ -264,11 +269,11 @@ export function createCuzkClient(clientOptions: CuzkClientOptions): CuzkClient {
   const circuit = (name: string, value: string | { circuitId?: string }) => {
     const circuitId = typeof value === "string" ? value : (value.circuitId ?? "");
     if (!isCircuitId(circuitId)) {
-      throw new InvalidRequestError(
-        `unknown circuit id ${JSON.stringify(circuitId)}`,
-        "use one of porep-32g, porep-64g, wpost-32g, winning-32g, snap-32g, snap-64g",
-        { rpc: name, address },
-      );
+      throw new InvalidRequestError(`unknown circuit id ${JSON.stringify(circuitId)}`, {
+        hint: "use one of porep-32g, porep-64g, wpost-32g, winning-32g, snap-32g, snap-64g",
+        rpc: name,
+        address,
+      });
     }
     return circuitId;
   };
@@ -298,14 +303,11 @@ export function createCuzkClient(clientOptions: CuzkClientOptions): CuzkClient {
       const jobId = typeof request === "string" ? request : (request.jobId ?? "");
       if (jobId === "") {
         return Promise.reject(
-          new InvalidRequestError(
-            "awaitProof needs a job id",
-            "pass the request id the job was submitted with",
-            {
-              rpc: "AwaitProof",
-              address,
-            },
-          ),
+          new InvalidRequestError("awaitProof needs a job id", {
+            hint: "pass the request id the job was submitted with",
+            rpc: "AwaitProof",
+            address,
+          }),
         );
       }
       return awaitJob(jobId, { signal: callOptions?.signal, timeoutMs: proofDeadline(callOptions) });

@@ -1,4 +1,4 @@
-import { CuzkitError } from "@cuzkit/core";
+import { CuzkitError, type CuzkitErrorOptions } from "@cuzkit/core";
 
 // The client's error model: one class per failure an operator must tell apart. Every error
 // carries a stable `code`, `retryable`, a `hint` saying what to do, and the original `cause`.
@@ -11,10 +11,6 @@ export interface ClientErrorContext {
   jobId?: string | undefined;
   /** The daemon address as the client was given it. */
   address?: string | undefined;
-  /** The underlying error. */
-  cause?: unknown;
-  /** Overrides the class's default `retryable` (false once the request may have reached the daemon). */
-  retryable?: boolean | undefined;
 }
 
 /** What to check when a daemon may have been OOM-killed, and what to lower if it was. */
@@ -39,8 +35,12 @@ export function awaitJobHint(jobId: string): string {
   );
 }
 
+/** What every client error takes: `new XError(message, { hint?, retryable?, cause?, rpc?, jobId?, address? })`. */
+export type ClientErrorOptions<Code extends ClientErrorCode = ClientErrorCode> = CuzkitErrorOptions<Code> &
+  ClientErrorContext;
+
 /** Base of the client's errors: a CuzkitError with the RPC, job id and address attached. */
-export class CuzkClientError extends CuzkitError {
+export class CuzkClientError<Code extends ClientErrorCode = ClientErrorCode> extends CuzkitError<Code> {
   /** The RPC that failed, when known. */
   readonly rpc: string | undefined;
   /** The job id (request id of the attempt), when known. */
@@ -48,156 +48,183 @@ export class CuzkClientError extends CuzkitError {
   /** The daemon address, when known. */
   readonly address: string | undefined;
 
-  constructor(code: string, message: string, retryable: boolean, hint: string, context: ClientErrorContext) {
-    super(code, message, { hint, retryable: context.retryable ?? retryable, cause: context.cause });
-    this.rpc = context.rpc;
-    this.jobId = context.jobId;
-    this.address = context.address;
+  constructor(message: string, options: ClientErrorOptions<Code> = {}) {
+    super(message, options);
+    this.rpc = options.rpc;
+    this.jobId = options.jobId;
+    this.address = options.address;
   }
 }
 
+/** A subclass's options: its code, and its default hint and retryable unless the caller gave them. */
+function classDefaults<Code extends ClientErrorCode>(
+  options: Omit<ClientErrorOptions, "code">,
+  code: Code,
+  retryable: boolean,
+  hint: string,
+): ClientErrorOptions<Code> {
+  return { ...options, code, retryable: options.retryable ?? retryable, hint: options.hint ?? hint };
+}
+
+/** Options of a subclass (its code is its own). */
+export type ClientSubclassOptions = Omit<ClientErrorOptions, "code">;
+
 /** The daemon cannot be reached: connection refused, socket missing, or it never answered. */
-export class DaemonUnavailableError extends CuzkClientError {
-  constructor(message: string, context: ClientErrorContext = {}, hint?: string) {
+export class DaemonUnavailableError extends CuzkClientError<"DAEMON_UNAVAILABLE"> {
+  constructor(message: string, options: ClientSubclassOptions = {}) {
     super(
-      "DAEMON_UNAVAILABLE",
       message,
-      true,
-      hint ??
+      classDefaults(
+        options,
+        "DAEMON_UNAVAILABLE",
+        true,
         "check that the cuzk daemon is running and listening on this address (`ss -ltnpx | grep cuzk`); " +
           "after a start it can take minutes to load parameters before it listens (use waitForReady)",
-      context,
+      ),
     );
   }
 }
 
 /** An open call lost its connection: the daemon died, froze (no PING answer) or the network broke. */
-export class ConnectionLostError extends CuzkClientError {
-  constructor(message: string, context: ClientErrorContext = {}, hint?: string) {
+export class ConnectionLostError extends CuzkClientError<"CONNECTION_LOST"> {
+  constructor(message: string, options: ClientSubclassOptions = {}) {
     super(
-      "CONNECTION_LOST",
       message,
-      true,
-      hint ??
+      classDefaults(
+        options,
+        "CONNECTION_LOST",
+        true,
         "the connection to the daemon broke during the call (the daemon exited, or a proxy, tunnel or network " +
           `in between closed it); if the daemon restarted, ${oomHint}`,
-      context,
+      ),
     );
   }
 }
 
 /** The daemon restarted while a job was in flight; the job and its result are gone. */
-export class DaemonRestartedError extends CuzkClientError {
-  constructor(message: string, context: ClientErrorContext = {}, hint?: string) {
+export class DaemonRestartedError extends CuzkClientError<"DAEMON_RESTARTED"> {
+  constructor(message: string, options: ClientSubclassOptions = {}) {
     super(
-      "DAEMON_RESTARTED",
       message,
-      true,
-      hint ?? `${oomHint}; resubmit the proof (prove with resubmit)`,
-      context,
+      classDefaults(
+        options,
+        "DAEMON_RESTARTED",
+        true,
+        `${oomHint}; resubmit the proof (prove with resubmit)`,
+      ),
     );
   }
 }
 
 /** The daemon stopped answering (no HTTP/2 PING answer, probes unanswered) while its process may be alive. */
-export class DaemonFrozenError extends CuzkClientError {
-  constructor(message: string, context: ClientErrorContext = {}, hint?: string) {
+export class DaemonFrozenError extends CuzkClientError<"DAEMON_FROZEN"> {
+  constructor(message: string, options: ClientSubclassOptions = {}) {
     super(
-      "DAEMON_FROZEN",
       message,
-      false,
-      hint ??
+      classDefaults(
+        options,
+        "DAEMON_FROZEN",
+        false,
         "the daemon stopped answering while its port still accepts connections: stopped (SIGSTOP), swapping, " +
           "a hung GPU driver, or a network that drops packets; check `top`/`vmstat`/`nvidia-smi` on the host and " +
           "the daemon's log, then restart the daemon if it stays stuck",
-      context,
+      ),
     );
   }
 }
 
 /** A fault of this client's own HTTP/2 connection (ENHANCE_YOUR_CALM, a session this side destroyed): no evidence about the daemon. */
-export class LocalTransportError extends CuzkClientError {
-  constructor(message: string, context: ClientErrorContext = {}, hint?: string) {
+export class LocalTransportError extends CuzkClientError<"LOCAL_TRANSPORT"> {
+  constructor(message: string, options: ClientSubclassOptions = {}) {
     super(
-      "LOCAL_TRANSPORT",
       message,
-      true,
-      hint ??
+      classDefaults(
+        options,
+        "LOCAL_TRANSPORT",
+        true,
         "this client's own HTTP/2 connection failed (not the daemon); the client opened a fresh one, call again",
-      context,
+      ),
     );
   }
 }
 
-/** submitProof/proveOnce were given a request id this client already sent. */
-export class RequestIdReusedError extends CuzkClientError {
+/** submitProof/proveOnce were given a request id this client already sent (message: `requestIdReusedMessage`). */
+export class RequestIdReusedError extends CuzkClientError<"REQUEST_ID_REUSED"> {
   /** The id that was refused. */
   readonly requestId: string;
 
-  constructor(requestId: string, context: ClientErrorContext = {}) {
+  constructor(message: string, options: ClientSubclassOptions & { requestId: string }) {
     super(
-      "REQUEST_ID_REUSED",
-      `request id ${JSON.stringify(requestId)} was already sent by this client; the daemon does not deduplicate ` +
-        "request ids, so a second submission runs the work twice and can mix the partitions of two proofs",
-      false,
-      `wait for the first submission with awaitProof("${requestId}"), or use a new request id; pass ` +
-        "allowReusedId: true only if you know the first one never ran",
-      { ...context, jobId: context.jobId ?? requestId },
+      message,
+      classDefaults(
+        { ...options, jobId: options.jobId ?? options.requestId },
+        "REQUEST_ID_REUSED",
+        false,
+        `wait for the first submission with awaitProof("${options.requestId}"), or use a new request id; pass ` +
+          "allowReusedId: true only if you know the first one never ran",
+      ),
     );
-    this.requestId = requestId;
+    this.requestId = options.requestId;
   }
+}
+
+/** The message of a RequestIdReusedError. */
+export function requestIdReusedMessage(requestId: string): string {
+  return (
+    `request id ${JSON.stringify(requestId)} was already sent by this client; the daemon does not deduplicate ` +
+    "request ids, so a second submission runs the work twice and can mix the partitions of two proofs"
+  );
 }
 
 /** The call's deadline passed. For a proof, the job may still be running on the daemon. */
-export class DeadlineExceededError extends CuzkClientError {
+export class DeadlineExceededError extends CuzkClientError<"DEADLINE_EXCEEDED"> {
   /** The deadline that passed, in milliseconds, when known. */
   readonly timeoutMs: number | undefined;
 
-  constructor(
-    message: string,
-    context: ClientErrorContext & { timeoutMs?: number | undefined } = {},
-    hint?: string,
-  ) {
+  constructor(message: string, options: ClientSubclassOptions & { timeoutMs?: number | undefined } = {}) {
     super(
-      "DEADLINE_EXCEEDED",
       message,
-      true,
-      hint ??
+      classDefaults(
+        options,
+        "DEADLINE_EXCEEDED",
+        true,
         "the daemon did not answer in time; a proof job keeps running after a deadline, so await it again " +
           "with awaitProof(jobId), or raise the deadline (timeoutMs)",
-      context,
+      ),
     );
-    this.timeoutMs = context.timeoutMs;
+    this.timeoutMs = options.timeoutMs;
   }
 }
 
-/** The daemon ran the proof and reported FAILED; `message` carries the daemon's own text. */
-export class ProofFailedError extends CuzkClientError {
+/** The daemon ran the proof and reported FAILED; `daemonMessage` carries the daemon's own text. */
+export class ProofFailedError extends CuzkClientError<"PROOF_FAILED"> {
   /** The daemon's error_message, verbatim. */
   readonly daemonMessage: string;
 
-  constructor(daemonMessage: string, context: ClientErrorContext = {}) {
+  constructor(message: string, options: ClientSubclassOptions & { daemonMessage: string }) {
     super(
-      "PROOF_FAILED",
-      `the daemon failed the proof${context.jobId ? ` ${context.jobId}` : ""}: ${daemonMessage || "(no message)"}`,
-      false,
-      "the daemon rejected or could not prove this input; check its log for the job id. A bad input " +
-        "(C1 file, vanilla proofs, registered proof) fails the same way every time",
-      context,
+      message,
+      classDefaults(
+        options,
+        "PROOF_FAILED",
+        false,
+        "the daemon rejected or could not prove this input; check its log for the job id. A bad input " +
+          "(C1 file, vanilla proofs, registered proof) fails the same way every time",
+      ),
     );
-    this.daemonMessage = daemonMessage;
+    this.daemonMessage = options.daemonMessage;
   }
 }
 
 /** The request is invalid: found by the client before sending, or rejected by the daemon. */
-export class InvalidRequestError extends CuzkClientError {
-  constructor(message: string, hint: string, context: ClientErrorContext = {}) {
-    super("INVALID_REQUEST", message, false, hint, context);
+export class InvalidRequestError extends CuzkClientError<"INVALID_REQUEST"> {
+  constructor(message: string, options: ClientSubclassOptions = {}) {
+    super(message, classDefaults(options, "INVALID_REQUEST", false, ""));
   }
 }
 
 /** The encoded request exceeds the daemon's message cap (128 MiB). */
-export class PayloadTooLargeError extends CuzkClientError {
+export class PayloadTooLargeError extends CuzkClientError<"PAYLOAD_TOO_LARGE"> {
   /** Encoded size of the request in bytes, when known. */
   readonly sizeBytes: number | undefined;
   /** The cap in bytes. */
@@ -205,75 +232,82 @@ export class PayloadTooLargeError extends CuzkClientError {
 
   constructor(
     message: string,
-    sizeBytes: number | undefined,
-    limitBytes: number,
-    context: ClientErrorContext = {},
+    options: ClientSubclassOptions & { sizeBytes?: number | undefined; limitBytes: number },
   ) {
     super(
-      "PAYLOAD_TOO_LARGE",
       message,
-      false,
-      "the daemon accepts at most 128 MiB per message; check the input file (a 32 GiB PoRep C1 is about 51 MB) " +
-        "or split WindowPoSt sectors over more partitions",
-      context,
+      classDefaults(
+        options,
+        "PAYLOAD_TOO_LARGE",
+        false,
+        "the daemon accepts at most 128 MiB per message; check the input file (a 32 GiB PoRep C1 is about 51 MB) " +
+          "or split WindowPoSt sectors over more partitions",
+      ),
     );
-    this.sizeBytes = sizeBytes;
-    this.limitBytes = limitBytes;
+    this.sizeBytes = options.sizeBytes;
+    this.limitBytes = options.limitBytes;
   }
 }
 
 /** The daemon does not know this job id: never submitted, or lost in a daemon restart. */
-export class JobNotFoundError extends CuzkClientError {
-  constructor(message: string, context: ClientErrorContext = {}) {
+export class JobNotFoundError extends CuzkClientError<"JOB_NOT_FOUND"> {
+  constructor(message: string, options: ClientSubclassOptions = {}) {
     super(
-      "JOB_NOT_FOUND",
       message,
-      false,
-      "the daemon keeps jobs only in memory: after a restart every job is gone and must be resubmitted " +
-        "with a new request id",
-      context,
+      classDefaults(
+        options,
+        "JOB_NOT_FOUND",
+        false,
+        "the daemon keeps jobs only in memory: after a restart every job is gone and must be resubmitted " +
+          "with a new request id",
+      ),
     );
   }
 }
 
 /** The caller aborted (its AbortSignal fired) or closed the client. */
-export class AbortedError extends CuzkClientError {
-  constructor(message: string, context: ClientErrorContext = {}, hint?: string) {
+export class AbortedError extends CuzkClientError<"ABORTED"> {
+  constructor(message: string, options: ClientSubclassOptions = {}) {
     super(
-      "ABORTED",
       message,
-      false,
-      hint ??
+      classDefaults(
+        options,
+        "ABORTED",
+        false,
         "the caller cancelled the call; note that the daemon cannot cancel a proof (CancelProof is a no-op), " +
           "so a submitted job keeps running",
-      context,
+      ),
     );
   }
 }
 
 /** A daemon address the client cannot use. */
-export class InvalidAddressError extends CuzkClientError {
-  constructor(message: string, context: ClientErrorContext = {}) {
+export class InvalidAddressError extends CuzkClientError<"INVALID_ADDRESS"> {
+  constructor(message: string, options: ClientSubclassOptions = {}) {
     super(
-      "INVALID_ADDRESS",
       message,
-      false,
-      "write the address as `unix:///run/curio/cuzk.sock`, `127.0.0.1:9820`, `[::1]:9820`, `localhost:9820` " +
-        "or `http://127.0.0.1:9820`",
-      context,
+      classDefaults(
+        options,
+        "INVALID_ADDRESS",
+        false,
+        "write the address as `unix:///run/curio/cuzk.sock`, `127.0.0.1:9820`, `[::1]:9820`, `localhost:9820` " +
+          "or `http://127.0.0.1:9820`",
+      ),
     );
   }
 }
 
 /** The daemon answered with an internal error, or with something the client cannot read. */
-export class DaemonInternalError extends CuzkClientError {
-  constructor(message: string, context: ClientErrorContext = {}, hint?: string, retryable = false) {
+export class DaemonInternalError extends CuzkClientError<"DAEMON_INTERNAL"> {
+  constructor(message: string, options: ClientSubclassOptions = {}) {
     super(
-      "DAEMON_INTERNAL",
       message,
-      retryable,
-      hint ?? "the daemon reported an internal error; check its log (and its version against this client's)",
-      context,
+      classDefaults(
+        options,
+        "DAEMON_INTERNAL",
+        false,
+        "the daemon reported an internal error; check its log (and its version against this client's)",
+      ),
     );
   }
 }

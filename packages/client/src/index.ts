@@ -1,6 +1,5 @@
 // @cuzkit/client: a cuzk daemon client that survives long proofs and names every failure.
 export { type DaemonAddress, formatDaemonAddress, parseDaemonAddress } from "./address.js";
-export type { Admission } from "./admission.js";
 export {
   type CallOptions,
   type CuzkClient,
@@ -11,12 +10,9 @@ export {
   type SubmitProofInput,
   type WaitForReadyOptions,
 } from "./client.js";
-export { type EncodedChunks, encodeSubmitFrame, proveRequestBytes, submitRequestBytes } from "./encode.js";
 export {
   AbortedError,
-  awaitJobHint,
   type ClientErrorCode,
-  type ClientErrorContext,
   ConnectionLostError,
   CuzkClientError,
   clientErrorCodes,
@@ -33,11 +29,9 @@ export {
   PayloadTooLargeError,
   ProofFailedError,
   RequestIdReusedError,
-  unreachableHint,
 } from "./errors.js";
 export type { ProveEvent, ProveEventType } from "./events.js";
-export { isLocalTransportFault, type MapErrorContext, toCuzkError } from "./map-error.js";
-export { type DaemonMetrics, type KindMetrics, type MetricFamily, parseDaemonMetrics } from "./metrics.js";
+export type { DaemonMetrics, KindMetrics, MetricFamily } from "./metrics.js";
 export {
   type CuzkClientOptions,
   type DeadlineOptions,
@@ -48,26 +42,13 @@ export {
   defaultResubmit,
   type KeepaliveOptions,
   type ReconnectOptions,
-  type ResolvedClientOptions,
-  resolveClientOptions,
 } from "./options.js";
-export { defaultRequestIdBase, type ProofResult, type ProofTimings, type ProveOptions } from "./prove.js";
-export {
-  type BreakKind,
-  decideRecovery,
-  type ProbeResult,
-  type RecoveryDecision,
-  type RecoveryEvidence,
-  type StatusSample,
-  uptimeSlackSeconds,
-} from "./recovery.js";
+export type { ProofResult, ProofTimings, ProveOptions } from "./prove.js";
 export {
   type Bytes32,
   type BytesOrFile,
   type CommonRequestInput,
   type PorepRequestInput,
-  parseBytes32,
-  parseVanillaProofsFile,
   porepRequest,
   type SnapRequestInput,
   snapRequest,
@@ -77,22 +58,19 @@ export {
   windowPostRequest,
   winningPostRequest,
 } from "./requests.js";
-export {
-  type DaemonStatus,
-  type GpuStatus,
-  type LoadedSrs,
-  normalizeStatus,
-  type QueueStatus,
+export type {
+  DaemonStatus,
+  GpuStatus,
+  LoadedSrs,
+  QueueStatus,
 } from "./status.js";
 export {
   type DaemonStatusJson,
   type FetchStatusJsonOptions,
   fetchStatusJson,
   type PartitionState,
-  parseStatusJson,
   type StatusAllocation,
   type StatusGpuWorker,
   type StatusPartition,
   type StatusPipeline,
 } from "./status-json.js";
-export { validateSubmitRequest } from "./validate.js";

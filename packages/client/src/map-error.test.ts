@@ -160,7 +160,9 @@ describe("toCuzkError", () => {
     expect(toCuzkError(own)).toBe(own);
     const odd = toCuzkError("a string");
     expect(CuzkitError.is(odd)).toBe(true);
-    expect(odd.code).toBe("INTERNAL");
+    // A typed client error, never a bare CuzkitError("INTERNAL").
+    expect(odd).toBeInstanceOf(DaemonInternalError);
+    expect(odd.code).toBe("DAEMON_INTERNAL");
     const timeout = toCuzkError(new DOMException("timed out", "TimeoutError"), { timeoutMs: 5 });
     expect(timeout).toBeInstanceOf(DeadlineExceededError);
     expect((timeout as DeadlineExceededError).timeoutMs).toBe(5);

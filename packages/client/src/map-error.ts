@@ -3,6 +3,7 @@ import { CuzkitError, daemonMaxMessageBytes } from "@cuzkit/core";
 import {
   AbortedError,
   type ClientErrorContext,
+  type ClientSubclassOptions,
   ConnectionLostError,
   DaemonFrozenError,
   DaemonInternalError,
@@ -37,8 +38,8 @@ const unreachableCodes = new Set([
 ]);
 
 interface NodeErrorProps {
-  code?: string;
-  syscall?: string;
+  code?: string | undefined;
+  syscall?: string | undefined;
 }
 
 function errorChain(value: unknown): NodeErrorProps[] {
@@ -116,7 +117,7 @@ export function isLocalTransportFault(error: unknown): boolean {
  * mid-call as Canceled too, so the caller's own signal is what tells the two apart.
  */
 export function toCuzkError(error: unknown, context: MapErrorContext = {}): CuzkitError {
-  const ctx: ClientErrorContext = {
+  const ctx: ClientSubclassOptions = {
     rpc: context.rpc,
     jobId: context.jobId,
     address: context.address,
@@ -137,11 +138,11 @@ export function toCuzkError(error: unknown, context: MapErrorContext = {}): Cuzk
     }
     return new AbortedError(`aborted by the caller${on}`, { ...ctx, cause: reason ?? error });
   }
-  if (context.clientClosed) return new AbortedError(`the client was closed${on}`, ctx);
+  if (context.clientClosed) return new AbortedError(`the client was closed${on}`, { ...ctx });
   if (isLocalTransportFault(error)) {
     return new LocalTransportError(
       `this client's HTTP/2 connection failed on its own side${on}: ${error instanceof Error ? error.message : String(error)}`,
-      ctx,
+      { ...ctx },
     );
   }
 
@@ -151,18 +152,18 @@ export function toCuzkError(error: unknown, context: MapErrorContext = {}): Cuzk
       unreachable === "EACCES"
         ? "run as a user that may open the daemon's socket, or fix its permissions"
         : undefined;
-    return new DaemonUnavailableError(`${unreachableMessage(unreachable, context)}${on}`, ctx, hint);
+    return new DaemonUnavailableError(`${unreachableMessage(unreachable, context)}${on}`, { ...ctx, hint });
   }
 
   if (!(error instanceof ConnectError)) {
     if (error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError")) {
       return error.name === "TimeoutError"
         ? new DeadlineExceededError(`deadline exceeded${on}`, { ...ctx, timeoutMs: context.timeoutMs })
-        : new AbortedError(`aborted${on}`, ctx);
+        : new AbortedError(`aborted${on}`, { ...ctx });
     }
     const message = error instanceof Error ? error.message : String(error);
-    return new CuzkitError("INTERNAL", `unexpected error${on}: ${message}`, {
-      cause: error,
+    return new DaemonInternalError(`unexpected error${on}: ${message}`, {
+      ...ctx,
       hint: "this is probably a bug in cuzkit; please report it with the stack trace",
     });
   }
@@ -174,73 +175,71 @@ export function toCuzkError(error: unknown, context: MapErrorContext = {}): Cuzk
       // killed daemon looks like, and also a proxy or tunnel that went away: claim no more.
       return new ConnectionLostError(
         `the connection closed mid-call${on} (the daemon exited, or a proxy or tunnel in between closed it): ${raw}`,
-        ctx,
+        { ...ctx },
       );
     case Code.Aborted:
-      return new ConnectionLostError(`the connection was reset${on}: ${raw}`, ctx);
+      return new ConnectionLostError(`the connection was reset${on}: ${raw}`, { ...ctx });
     case Code.Unavailable:
       if (/ping timed out/i.test(raw)) {
         return new DaemonFrozenError(
           `the daemon stopped answering HTTP/2 PINGs${on}: it is frozen, stopped, or the network in between drops packets`,
-          ctx,
+          { ...ctx },
         );
       }
-      return new ConnectionLostError(`the connection to the daemon broke${on}: ${raw}`, ctx);
+      return new ConnectionLostError(`the connection to the daemon broke${on}: ${raw}`, { ...ctx });
     case Code.DeadlineExceeded:
       return new DeadlineExceededError(
         `deadline exceeded${context.timeoutMs !== undefined ? ` after ${context.timeoutMs} ms` : ""}${on}`,
         { ...ctx, timeoutMs: context.timeoutMs },
       );
     case Code.InvalidArgument:
-      return new InvalidRequestError(
-        `the daemon rejected the request${on}: ${raw}`,
-        "fix the request (proof kind, request fields); the daemon validates little, so check the input as well",
-        ctx,
-      );
+      return new InvalidRequestError(`the daemon rejected the request${on}: ${raw}`, {
+        hint: "fix the request (proof kind, request fields); the daemon validates little, so check the input as well",
+        ...ctx,
+      });
     case Code.NotFound:
-      return new JobNotFoundError(`the daemon does not know this job${on}: ${raw}`, ctx);
+      return new JobNotFoundError(`the daemon does not know this job${on}: ${raw}`, { ...ctx });
     case Code.OutOfRange:
-      return new PayloadTooLargeError(
-        `the daemon refused the request size${on}: ${raw}`,
-        undefined,
-        daemonMaxMessageBytes,
-        ctx,
-      );
+      return new PayloadTooLargeError(`the daemon refused the request size${on}: ${raw}`, {
+        limitBytes: daemonMaxMessageBytes,
+        ...ctx,
+      });
     case Code.ResourceExhausted:
       if (/ENHANCE_YOUR_CALM/.test(raw)) {
-        return new LocalTransportError(`the HTTP/2 connection was refused new streams${on}: ${raw}`, ctx);
+        return new LocalTransportError(`the HTTP/2 connection was refused new streams${on}: ${raw}`, {
+          ...ctx,
+        });
       }
       if (/larger than max|too large/i.test(raw)) {
-        return new PayloadTooLargeError(
-          `the request is too large${on}: ${raw}`,
-          undefined,
-          daemonMaxMessageBytes,
-          ctx,
-        );
+        return new PayloadTooLargeError(`the request is too large${on}: ${raw}`, {
+          limitBytes: daemonMaxMessageBytes,
+          ...ctx,
+        });
       }
-      return new DaemonInternalError(`the daemon is out of a resource${on}: ${raw}`, ctx, undefined, true);
+      return new DaemonInternalError(`the daemon is out of a resource${on}: ${raw}`, {
+        ...ctx,
+        retryable: true,
+      });
     case Code.Unimplemented:
-      return new DaemonInternalError(
-        `the daemon does not implement this${on}: ${raw}`,
-        ctx,
-        "the daemon is older than this client or the address points at another gRPC server; check `cuzk --version`",
-      );
+      return new DaemonInternalError(`the daemon does not implement this${on}: ${raw}`, {
+        ...ctx,
+        hint: "the daemon is older than this client or the address points at another gRPC server; check `cuzk --version`",
+      });
     case Code.Internal:
     case Code.Unknown:
       if (isLocalTransportFault(error)) {
         return new LocalTransportError(
           `this client's HTTP/2 connection failed on its own side${on}: ${raw}`,
-          ctx,
+          { ...ctx },
         );
       }
       if (/http\/2 (stream|session)|stream closed|goaway|socket hang up/i.test(raw)) {
-        return new ConnectionLostError(`the connection broke${on}: ${raw}`, ctx);
+        return new ConnectionLostError(`the connection broke${on}: ${raw}`, { ...ctx });
       }
-      return new DaemonInternalError(`the daemon reported an error${on}: ${raw}`, ctx);
+      return new DaemonInternalError(`the daemon reported an error${on}: ${raw}`, { ...ctx });
     default:
-      return new DaemonInternalError(
-        `the daemon answered ${Code[error.code] ?? error.code}${on}: ${raw}`,
-        ctx,
-      );
+      return new DaemonInternalError(`the daemon answered ${Code[error.code] ?? error.code}${on}: ${raw}`, {
+        ...ctx,
+      });
   }
 }

@@ -79,11 +79,11 @@ export function parseDaemonMetrics(text: string): DaemonMetrics {
   try {
     families = parsePrometheusTextFormat(text);
   } catch (cause) {
-    throw new DaemonInternalError(
-      `cannot parse the daemon's metrics: ${(cause as Error).message}`,
-      { rpc: "GetMetrics", cause },
-      "the daemon returned malformed Prometheus text; check its version",
-    );
+    throw new DaemonInternalError(`cannot parse the daemon's metrics: ${(cause as Error).message}`, {
+      rpc: "GetMetrics",
+      cause,
+      hint: "the daemon returned malformed Prometheus text; check its version",
+    });
   }
   const scalar = (name: string): number | undefined => {
     const family = families.find((f) => f.name === name);

@@ -4,6 +4,7 @@ import {
   InvalidInputError,
   type Logger,
   type ProofKind,
+  type Resolved,
   realSleep,
   type Sleep,
   silentLogger,
@@ -14,49 +15,49 @@ import { type DaemonAddress, parseDaemonAddress } from "./address.js";
 /** HTTP/2 keepalive while a call is open. */
 export interface KeepaliveOptions {
   /** Send a PING after this long without a frame from the daemon, in ms. Default 15000. */
-  pingIntervalMs?: number;
+  pingIntervalMs?: number | undefined;
   /** Fail the connection when a PING is not answered within this, in ms. Default 10000. */
-  pingTimeoutMs?: number;
+  pingTimeoutMs?: number | undefined;
   /** Close an HTTP/2 connection idle for this long, in ms. Default 900000 (15 min). */
-  idleConnectionTimeoutMs?: number;
+  idleConnectionTimeoutMs?: number | undefined;
 }
 
 /** Deadlines per RPC kind, in milliseconds. Every call can override its own with `timeoutMs`. */
 export interface DeadlineOptions {
   /** GetStatus. Default 10000 (the daemon forks nvidia-smi on each call). */
-  statusMs?: number;
+  statusMs?: number | undefined;
   /** GetMetrics. Default 10000. */
-  metricsMs?: number;
+  metricsMs?: number | undefined;
   /** CancelProof (a no-op upstream). Default 10000. */
-  cancelMs?: number;
+  cancelMs?: number | undefined;
   /** EvictSRS (a no-op upstream). Default 10000. */
-  evictMs?: number;
+  evictMs?: number | undefined;
   /** PreloadSRS: loading 44-57 GiB of parameters, and it may wait for memory. Default 600000 (10 min). */
-  preloadMs?: number;
+  preloadMs?: number | undefined;
   /** SubmitProof base deadline, before the payload allowance. Default 10000. */
-  submitBaseMs?: number;
+  submitBaseMs?: number | undefined;
   /** SubmitProof allowance per MiB of encoded request. Default 125 (1 s per 8 MiB). */
-  submitPerMiBMs?: number;
+  submitPerMiBMs?: number | undefined;
   /** A whole proof (submit, await, reconnects and resubmits). Default 1800000 (30 min, like Curio). */
-  proofMs?: number;
+  proofMs?: number | undefined;
   /** A whole warmup proof: the first proof, without SRS in memory or PCE cache. Default 3600000 (60 min). */
-  warmupProofMs?: number;
+  warmupProofMs?: number | undefined;
 }
 
 /** How `prove` reconnects after a broken connection. */
 export interface ReconnectOptions {
   /** First delay between probes of the daemon, in ms. Default 250. */
-  initialDelayMs?: number;
+  initialDelayMs?: number | undefined;
   /** Growth factor of the delay. Default 2. */
-  factor?: number;
+  factor?: number | undefined;
   /** Largest delay between probes, in ms. Default 5000. */
-  maxDelayMs?: number;
+  maxDelayMs?: number | undefined;
   /** Give up (DaemonUnavailableError) when the daemon refused or reset connections for this long after a break, in ms. Default 120000. */
-  giveUpAfterMs?: number;
+  giveUpAfterMs?: number | undefined;
   /** Report DaemonFrozenError when the daemon accepts connections but answers nothing for this long after a reset, in ms (after a PING timeout one silent probe suffices). Default 15000. */
-  frozenAfterMs?: number;
+  frozenAfterMs?: number | undefined;
   /** Deadline of each probe (GetStatus), in ms. Default 5000. */
-  probeTimeoutMs?: number;
+  probeTimeoutMs?: number | undefined;
 }
 
 /** Options of `createCuzkClient`. Only `address` is required. */
@@ -64,39 +65,39 @@ export interface CuzkClientOptions {
   /** Daemon address: `unix:///run/curio/cuzk.sock`, `127.0.0.1:9820`, `[::1]:9820`, `http://host:9820`. */
   address: string;
   /** HTTP/2 keepalive. Defaults: 15 s interval, 10 s timeout (a frozen daemon fails a call within 25 s, prove within 30 s). */
-  keepalive?: KeepaliveOptions;
+  keepalive?: KeepaliveOptions | undefined;
   /** Deadlines per RPC kind; see DeadlineOptions for each default. */
-  deadlines?: DeadlineOptions;
+  deadlines?: DeadlineOptions | undefined;
   /** Reconnect backoff for `prove`; see ReconnectOptions for each default. */
-  reconnect?: ReconnectOptions;
+  reconnect?: ReconnectOptions | undefined;
   /**
    * How many times `prove` may resubmit a job the daemon lost (restart, OOM kill), per kind.
    * Default: porep 0, snap 0 (large inputs, long proofs, an OOM tends to repeat), wpost 2, winning 2
    * (small inputs, deadline-critical). A per-call `resubmit` overrides it.
    */
-  resubmit?: Partial<Record<ProofKind, number>>;
+  resubmit?: Partial<Record<ProofKind, number>> | undefined;
   /** Proofs in flight at once through this client (prove and `admit`); the excess waits in FIFO order. Default 10 (Curio's MaxPending). */
-  maxInFlight?: number;
+  maxInFlight?: number | undefined;
   /** Largest encoded request the client sends, in bytes. Default 134217728 (the daemon's 128 MiB cap). */
-  maxRequestBytes?: number;
+  maxRequestBytes?: number | undefined;
   /** Reuse a GetStatus seen this recently as the uptime baseline of a new proof, in ms. Default 30000. */
-  statusBaselineMaxAgeMs?: number;
+  statusBaselineMaxAgeMs?: number | undefined;
   /** Where the client logs its steps. Default: silent. */
-  logger?: Logger;
+  logger?: Logger | undefined;
   /** Clock for elapsed times and the reconnect budget. Default: the system clock. */
-  clock?: Clock;
+  clock?: Clock | undefined;
   /** Sleep used between reconnect probes and readiness polls. Default: a real timer. */
-  sleep?: Sleep;
+  sleep?: Sleep | undefined;
   /** Random source for request ids (0 <= x < 1). Default Math.random. */
-  random?: () => number;
+  random?: (() => number) | undefined;
 }
 
 /** Every client option with its default filled in. */
 export interface ResolvedClientOptions {
   address: DaemonAddress;
-  keepalive: Required<KeepaliveOptions>;
-  deadlines: Required<DeadlineOptions>;
-  reconnect: Required<ReconnectOptions>;
+  keepalive: Resolved<KeepaliveOptions>;
+  deadlines: Resolved<DeadlineOptions>;
+  reconnect: Resolved<ReconnectOptions>;
   resubmit: Record<ProofKind, number>;
   maxInFlight: number;
   maxRequestBytes: number;
@@ -108,14 +109,14 @@ export interface ResolvedClientOptions {
 }
 
 /** Default keepalive: 15 s + 10 s. */
-export const defaultKeepalive: Required<KeepaliveOptions> = {
+export const defaultKeepalive: Resolved<KeepaliveOptions> = {
   pingIntervalMs: 15_000,
   pingTimeoutMs: 10_000,
   idleConnectionTimeoutMs: 15 * 60_000,
 };
 
 /** Default deadlines per RPC kind. */
-export const defaultDeadlines: Required<DeadlineOptions> = {
+export const defaultDeadlines: Resolved<DeadlineOptions> = {
   statusMs: 10_000,
   metricsMs: 10_000,
   cancelMs: 10_000,
@@ -128,7 +129,7 @@ export const defaultDeadlines: Required<DeadlineOptions> = {
 };
 
 /** Default reconnect backoff: 250 ms doubling to 5 s; unreachable after 2 min, frozen after 15 s of silence. */
-export const defaultReconnect: Required<ReconnectOptions> = {
+export const defaultReconnect: Resolved<ReconnectOptions> = {
   initialDelayMs: 250,
   factor: 2,
   maxDelayMs: 5_000,
@@ -146,10 +147,9 @@ export const defaultMaxInFlight = 10;
 function positive(name: string, value: number | undefined, fallback: number, allowZero = false): number {
   if (value === undefined) return fallback;
   if (typeof value !== "number" || Number.isNaN(value) || value < 0 || (!allowZero && value === 0)) {
-    throw new InvalidInputError(
-      `invalid client option ${name}: ${String(value)}`,
-      `give ${name} as a ${allowZero ? "non-negative" : "positive"} number`,
-    );
+    throw new InvalidInputError(`invalid client option ${name}: ${String(value)}`, {
+      hint: `give ${name} as a ${allowZero ? "non-negative" : "positive"} number`,
+    });
   }
   return value;
 }
@@ -160,10 +160,9 @@ function positive(name: string, value: number | undefined, fallback: number, all
  */
 export function resolveClientOptions(options: CuzkClientOptions): ResolvedClientOptions {
   if (options === null || typeof options !== "object") {
-    throw new InvalidInputError(
-      "createCuzkClient needs an options object",
-      "pass { address: '127.0.0.1:9820' }",
-    );
+    throw new InvalidInputError("createCuzkClient needs an options object", {
+      hint: "pass { address: '127.0.0.1:9820' }",
+    });
   }
   const address = parseDaemonAddress(options.address);
   const k = options.keepalive ?? {};

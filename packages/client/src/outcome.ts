@@ -3,6 +3,7 @@ import {
   AbortedError,
   awaitJobHint,
   type ClientErrorContext,
+  type ClientSubclassOptions,
   ConnectionLostError,
   DaemonFrozenError,
   DaemonUnavailableError,
@@ -37,18 +38,19 @@ function rebuild(
   context: ClientErrorContext,
   hint: string,
 ): CuzkitError {
-  if (error instanceof DaemonFrozenError) return new DaemonFrozenError(message, context, hint);
-  if (error instanceof LocalTransportError) return new LocalTransportError(message, context, hint);
-  if (error instanceof ConnectionLostError) return new ConnectionLostError(message, context, hint);
-  if (error instanceof DaemonUnavailableError) return new DaemonUnavailableError(message, context, hint);
+  if (error instanceof DaemonFrozenError) return new DaemonFrozenError(message, { ...context, hint });
+  if (error instanceof LocalTransportError) return new LocalTransportError(message, { ...context, hint });
+  if (error instanceof ConnectionLostError) return new ConnectionLostError(message, { ...context, hint });
+  if (error instanceof DaemonUnavailableError)
+    return new DaemonUnavailableError(message, { ...context, hint });
   if (error instanceof DeadlineExceededError) {
-    return new DeadlineExceededError(message, { ...context, timeoutMs: error.timeoutMs }, hint);
+    return new DeadlineExceededError(message, { ...context, timeoutMs: error.timeoutMs, hint });
   }
-  if (error instanceof AbortedError) return new AbortedError(message, context, hint);
+  if (error instanceof AbortedError) return new AbortedError(message, { ...context, hint });
   return error;
 }
 
-function contextOf(error: CuzkitError, jobId: string, retryable: boolean): ClientErrorContext {
+function contextOf(error: CuzkitError, jobId: string, retryable: boolean): ClientSubclassOptions {
   return {
     rpc: (error as { rpc?: string }).rpc,
     address: (error as { address?: string }).address,

@@ -1,5 +1,6 @@
 import { create } from "@bufbuild/protobuf";
-import { CuzkitError, createManualClock } from "@cuzkit/core";
+import { CuzkitError } from "@cuzkit/core";
+import { createManualClock } from "@cuzkit/core/testing";
 import {
   AwaitProofResponseSchema,
   GetStatusResponseSchema,

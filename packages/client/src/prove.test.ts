@@ -1,6 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { createConsoleLogger, createManualClock } from "@cuzkit/core";
+import { createConsoleLogger } from "@cuzkit/core";
+import { createManualClock } from "@cuzkit/core/testing";
 import {
   type AwaitProofResponse,
   AwaitProofResponseSchema,

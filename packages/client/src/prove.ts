@@ -49,15 +49,15 @@ import { validateSubmitRequest } from "./validate.js";
 /** Per-call options of `prove`. */
 export interface ProveOptions {
   /** Resubmit a job the daemon lost: false, true (the client's budget for the kind, at least 1) or a count. Default: the client's `resubmit` for the kind. */
-  resubmit?: boolean | number;
+  resubmit?: boolean | number | undefined;
   /** A first proof (no parameters in memory, no PCE cache): uses the warmup deadline. Default false. */
-  warmup?: boolean;
+  warmup?: boolean | undefined;
   /** Aborts the call (AbortedError). The daemon cannot cancel a submitted job; it keeps running. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Deadline of the whole call in ms, reconnects and resubmits included. Default: deadlines.proofMs or warmupProofMs. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Receives each step: attempt, submitted, connection-lost, reconnecting, resumed, daemon-restarted, resubmitted, completed, failed. */
-  onEvent?: (event: ProveEvent) => void;
+  onEvent?: ((event: ProveEvent) => void) | undefined;
 }
 
 /** Timings the daemon reports for a completed proof (srs_load_ms is always 0 upstream, so left out). */
@@ -227,13 +227,13 @@ export async function proveWithResume(
         cause,
         timeoutMs: budgetMs,
         retryable: !mayBeRunning(),
-      },
-      mayBeRunning()
-        ? `${awaitJobHint(requestId)}; or raise the deadline` +
+        hint: mayBeRunning()
+          ? `${awaitJobHint(requestId)}; or raise the deadline` +
             (callOptions.warmup
               ? ""
               : " (pass warmup: true for a first proof, which needs far longer without caches)")
-        : "raise the deadline (timeoutMs); nothing is running on the daemon",
+          : "raise the deadline (timeoutMs); nothing is running on the daemon",
+      },
     );
 
   /** One GetStatus, as evidence. */
@@ -269,13 +269,14 @@ export async function proveWithResume(
         address: deps.address,
         cause: lastError ?? breakError,
         retryable: !mayBeRunning(),
+        hint:
+          "the daemon's port accepts connections but nothing answers: it is stopped (SIGSTOP), swapping, stuck in a " +
+          "GPU driver call, or the network drops packets; check `top`/`vmstat`/`nvidia-smi` on the host and the " +
+          `daemon's log` +
+          (mayBeRunning()
+            ? `; if it recovers, ${awaitJobHint(requestId)}`
+            : "; nothing was accepted, so resubmitting is safe"),
       },
-      "the daemon's port accepts connections but nothing answers: it is stopped (SIGSTOP), swapping, stuck in a " +
-        "GPU driver call, or the network drops packets; check `top`/`vmstat`/`nvidia-smi` on the host and the " +
-        `daemon's log` +
-        (mayBeRunning()
-          ? `; if it recovers, ${awaitJobHint(requestId)}`
-          : "; nothing was accepted, so resubmitting is safe"),
     );
 
   /** Refused or reset for the whole window: DaemonUnavailableError, claiming no more than that. */
@@ -290,11 +291,12 @@ export async function proveWithResume(
         address: deps.address,
         cause: lastError,
         retryable: !mayBeRunning(),
+        hint:
+          `${unreachableHint}` +
+          (mayBeRunning()
+            ? `; if it answers again, awaitProof("${requestId}") tells whether the job survived (NOT_FOUND: it did not)`
+            : ""),
       },
-      `${unreachableHint}` +
-        (mayBeRunning()
-          ? `; if it answers again, awaitProof("${requestId}") tells whether the job survived (NOT_FOUND: it did not)`
-          : ""),
     );
 
   /** Probes the daemon after a break until decideRecovery settles, with the configured backoff. */
@@ -374,8 +376,13 @@ export async function proveWithResume(
       throw new DaemonRestartedError(
         `the daemon restarted during ${label} proof ${requestId} (${why}); ${lostWhat}` +
           (maxResubmits === 0 ? " and resubmitting is off for this call" : ` after ${resubmits} resubmit(s)`),
-        { rpc: "AwaitProof", jobId: requestId, address: deps.address, cause },
-        `${oomHint}; resubmit the proof${maxResubmits === 0 ? " (prove with resubmit: true)" : ""}`,
+        {
+          rpc: "AwaitProof",
+          jobId: requestId,
+          address: deps.address,
+          cause,
+          hint: `${oomHint}; resubmit the proof${maxResubmits === 0 ? " (prove with resubmit: true)" : ""}`,
+        },
       );
     }
     resubmits += 1;
@@ -511,7 +518,12 @@ export async function proveWithResume(
           : `the daemon returned status ${AwaitProofResponse_Status[response.status] ?? response.status}${
               response.errorMessage ? `: ${response.errorMessage}` : ""
             }`;
-      throw new ProofFailedError(message, { rpc: "AwaitProof", jobId: requestId, address: deps.address });
+      throw new ProofFailedError(`the daemon failed the proof ${requestId}: ${message || "(no message)"}`, {
+        daemonMessage: message,
+        rpc: "AwaitProof",
+        jobId: requestId,
+        address: deps.address,
+      });
     }
     const result: ProofResult = {
       kind,

@@ -1,4 +1,4 @@
-import { createManualClock } from "@cuzkit/core";
+import { createManualClock } from "@cuzkit/core/testing";
 import { describe, expect, it } from "vitest";
 import { AbortedError, DaemonUnavailableError } from "./errors.js";
 import { resolveClientOptions } from "./options.js";

@@ -1,5 +1,4 @@
-import type { CuzkitError } from "@cuzkit/core";
-import pRetry, { AbortError as RetryStop } from "p-retry";
+import { type CuzkitError, retry } from "@cuzkit/core";
 import { AbortedError, DaemonUnavailableError } from "./errors.js";
 import { toCuzkError, unreachableCode } from "./map-error.js";
 import type { ResolvedClientOptions } from "./options.js";
@@ -23,63 +22,62 @@ export async function waitUntilReady(
   wait: { timeoutMs: number; signal?: AbortSignal | undefined },
 ): Promise<DaemonStatus> {
   const { clock, sleep, reconnect } = deps.options;
-  const startMs = clock.now();
-  const giveUpAt = startMs + wait.timeoutMs;
-  let lastError: CuzkitError | undefined;
+  const giveUpAt = clock.now() + wait.timeoutMs;
+  // Errors that end the wait at once: the caller's abort, a host name that does not resolve.
+  const final = new WeakSet<object>();
+  const probe = async (): Promise<DaemonStatus> => {
+    try {
+      return await deps.status({
+        signal: wait.signal,
+        timeoutMs: Math.max(1, Math.min(reconnect.probeTimeoutMs, giveUpAt - clock.now())),
+      });
+    } catch (error) {
+      const err = toCuzkError(error, { rpc: "GetStatus", address: deps.address, callerSignal: wait.signal });
+      if (err instanceof AbortedError) final.add(err);
+      // A name that does not resolve is a typo, not a daemon still loading parameters:
+      // waiting minutes for it would only hide the mistake.
+      if (unreachableCode(error) === "ENOTFOUND") {
+        const typo = new DaemonUnavailableError(`cannot resolve the daemon's host in ${deps.address}`, {
+          rpc: "GetStatus",
+          address: deps.address,
+          cause: error,
+          hint: "check the host name in the address; cuzk itself listens on an IP address and port (127.0.0.1:9820) or unix:///path",
+        });
+        final.add(typo);
+        throw typo;
+      }
+      throw err;
+    }
+  };
   try {
-    return await pRetry(
-      async () => {
-        try {
-          return await deps.status({
-            signal: wait.signal,
-            timeoutMs: Math.max(1, Math.min(reconnect.probeTimeoutMs, giveUpAt - clock.now())),
-          });
-        } catch (error) {
-          const err = toCuzkError(error, {
-            rpc: "GetStatus",
-            address: deps.address,
-            callerSignal: wait.signal,
-          });
-          lastError = err;
-          if (err instanceof AbortedError) throw new RetryStop(err);
-          // A name that does not resolve is a typo, not a daemon still loading parameters:
-          // waiting minutes for it would only hide the mistake.
-          if (unreachableCode(error) === "ENOTFOUND") {
-            throw new RetryStop(
-              new DaemonUnavailableError(
-                `cannot resolve the daemon's host in ${deps.address}`,
-                { rpc: "GetStatus", address: deps.address, cause: error },
-                "check the host name in the address; cuzk itself listens on an IP address and port (127.0.0.1:9820) or unix:///path",
-              ),
-            );
-          }
-          throw err;
-        }
-      },
-      {
-        retries: Number.POSITIVE_INFINITY,
-        minTimeout: 0,
-        maxTimeout: 0,
-        onFailedAttempt: async ({ attemptNumber }) => {
-          const delayMs = Math.min(
-            reconnect.maxDelayMs,
-            reconnect.initialDelayMs * reconnect.factor ** (attemptNumber - 1),
-          );
-          const now = clock.now();
-          if (now >= giveUpAt) {
-            throw new DaemonUnavailableError(
-              `the daemon at ${deps.address} did not become ready within ${wait.timeoutMs} ms` +
-                (lastError ? ` (last: ${lastError.message})` : ""),
-              { rpc: "GetStatus", address: deps.address, cause: lastError },
-              "check that the daemon is running and its log (it loads parameters before it listens; a missing " +
-                "param_cache or a crash at start shows there); raise the wait for slow disks",
-            );
-          }
-          await sleep(Math.min(delayMs, giveUpAt - now), wait.signal);
-        },
-      },
-    );
+    return await retry(probe, {
+      maxAttempts: Number.POSITIVE_INFINITY,
+      minDelayMs: reconnect.initialDelayMs,
+      maxDelayMs: reconnect.maxDelayMs,
+      factor: reconnect.factor,
+      jitter: 0,
+      shouldRetry: (error) => !final.has(error as object) && clock.now() < giveUpAt,
+      // The last probe goes out at the deadline, not after it.
+      delayFor: (_error, backoffMs) => Math.min(backoffMs, giveUpAt - clock.now()),
+      signal: wait.signal,
+      clock,
+      sleep,
+    });
   } catch (error) {
+    if (!final.has(error as object) && !wait.signal?.aborted && clock.now() >= giveUpAt) {
+      const last = error as CuzkitError;
+      throw new DaemonUnavailableError(
+        `the daemon at ${deps.address} did not become ready within ${wait.timeoutMs} ms (last: ${last.message})`,
+        {
+          rpc: "GetStatus",
+          address: deps.address,
+          cause: last,
+          hint:
+            "check that the daemon is running and its log (it loads parameters before it listens; a missing " +
+            "param_cache or a crash at start shows there); raise the wait for slow disks",
+        },
+      );
+    }
     throw toCuzkError(error, { rpc: "GetStatus", address: deps.address, callerSignal: wait.signal });
   }
 }

@@ -24,15 +24,15 @@ export type VanillaProofsInput = Uint8Array[] | { path: string };
 /** Fields every builder accepts. */
 export interface CommonRequestInput {
   /** Request id; leave empty to let `prove` create one per attempt. Default "". */
-  requestId?: string;
+  requestId?: string | undefined;
   /** Miner (actor) id, without the f0 prefix. */
   minerId: number | bigint;
   /** Priority (cuzk.v1.Priority). Default: Curio's for the kind (PoRep/Snap NORMAL, WindowPoSt HIGH, WinningPoSt CRITICAL). */
-  priority?: Priority;
+  priority?: Priority | undefined;
   /** Registered proof number. Default: Curio's 32 GiB value for the kind. */
-  registeredProof?: number | bigint;
+  registeredProof?: number | bigint | undefined;
   /** Sector size in bytes. Default 34359738368 (32 GiB; the daemon's pipeline proves 32 GiB only). */
-  sectorSizeBytes?: number | bigint;
+  sectorSizeBytes?: number | bigint | undefined;
 }
 
 /** Input of porepRequest. */
@@ -64,7 +64,7 @@ export interface WindowPostRequestInput extends CommonRequestInput {
   /** Challenge randomness, 32 bytes. */
   randomness: Bytes32;
   /** Partition index. Default 0. */
-  partitionIndex?: number;
+  partitionIndex?: number | undefined;
 }
 
 /** Input of winningPostRequest. */
@@ -79,10 +79,9 @@ export interface WinningPostRequestInput extends CommonRequestInput {
 export function parseBytes32(name: string, value: Bytes32): Uint8Array {
   if (value instanceof Uint8Array) {
     if (value.byteLength !== 32) {
-      throw new InvalidRequestError(
-        `${name} must be 32 bytes, got ${value.byteLength}`,
-        `give ${name} as a raw 32-byte digest`,
-      );
+      throw new InvalidRequestError(`${name} must be 32 bytes, got ${value.byteLength}`, {
+        hint: `give ${name} as a raw 32-byte digest`,
+      });
     }
     return value;
   }
@@ -90,7 +89,9 @@ export function parseBytes32(name: string, value: Bytes32): Uint8Array {
   if (!/^[0-9a-f]{64}$/i.test(hex)) {
     throw new InvalidRequestError(
       `${name} is not 32 bytes of hex: ${JSON.stringify(String(value)).slice(0, 80)}`,
-      `give ${name} as 64 hex characters (optionally 0x-prefixed) or 32 raw bytes; a CID must be decoded to its raw digest first`,
+      {
+        hint: `give ${name} as 64 hex characters (optionally 0x-prefixed) or 32 raw bytes; a CID must be decoded to its raw digest first`,
+      },
     );
   }
   return Uint8Array.from(Buffer.from(hex, "hex"));
@@ -99,18 +100,16 @@ export function parseBytes32(name: string, value: Bytes32): Uint8Array {
 function toUint64(name: string, value: number | bigint): bigint {
   if (typeof value === "bigint") {
     if (value < 0n || value > 0xffff_ffff_ffff_ffffn) {
-      throw new InvalidRequestError(
-        `${name} is out of range: ${value}`,
-        `give ${name} as a non-negative 64-bit integer`,
-      );
+      throw new InvalidRequestError(`${name} is out of range: ${value}`, {
+        hint: `give ${name} as a non-negative 64-bit integer`,
+      });
     }
     return value;
   }
   if (!Number.isSafeInteger(value) || value < 0) {
-    throw new InvalidRequestError(
-      `${name} is not a non-negative integer: ${value}`,
-      `give ${name} as a whole number`,
-    );
+    throw new InvalidRequestError(`${name} is not a non-negative integer: ${value}`, {
+      hint: `give ${name} as a whole number`,
+    });
   }
   return BigInt(value);
 }
@@ -120,13 +119,10 @@ async function readInput(name: string, path: string): Promise<Uint8Array> {
     const buffer = await readFile(path);
     return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
   } catch (cause) {
-    throw new InvalidRequestError(
-      `cannot read ${name} from ${path}: ${(cause as Error).message}`,
-      `check the path of the ${name} file`,
-      {
-        cause,
-      },
-    );
+    throw new InvalidRequestError(`cannot read ${name} from ${path}: ${(cause as Error).message}`, {
+      hint: `check the path of the ${name} file`,
+      cause,
+    });
   }
 }
 
@@ -171,10 +167,9 @@ function common(kind: ProofKind, input: CommonRequestInput) {
 export async function porepRequest(input: PorepRequestInput): Promise<SubmitProofRequest> {
   const c1 = input.c1 instanceof Uint8Array ? input.c1 : await readInput("C1 output", input.c1.path);
   if (c1.byteLength === 0) {
-    throw new InvalidRequestError(
-      "the C1 output is empty",
-      "pass the C1 wrapper JSON produced by sealing (about 51 MB)",
-    );
+    throw new InvalidRequestError("the C1 output is empty", {
+      hint: "pass the C1 wrapper JSON produced by sealing (about 51 MB)",
+    });
   }
   return create(SubmitProofRequestSchema, {
     ...common("porep", input),
@@ -199,10 +194,9 @@ export async function snapRequest(input: SnapRequestInput): Promise<SubmitProofR
 export async function windowPostRequest(input: WindowPostRequestInput): Promise<SubmitProofRequest> {
   const partitionIndex = input.partitionIndex ?? 0;
   if (!Number.isInteger(partitionIndex) || partitionIndex < 0 || partitionIndex > 0xffff_ffff) {
-    throw new InvalidRequestError(
-      `partitionIndex is invalid: ${partitionIndex}`,
-      "give a non-negative integer",
-    );
+    throw new InvalidRequestError(`partitionIndex is invalid: ${partitionIndex}`, {
+      hint: "give a non-negative integer",
+    });
   }
   return create(SubmitProofRequestSchema, {
     ...common("wpost", input),

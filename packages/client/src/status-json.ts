@@ -100,9 +100,9 @@ export interface DaemonStatusJson extends UnknownFields {
 /** Options of fetchStatusJson. */
 export interface FetchStatusJsonOptions {
   /** Aborts the request. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Deadline in ms. Default 5000 (the endpoint is built for 500 ms polling). */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
 }
 
 type Json = unknown;
@@ -327,11 +327,10 @@ export function statusJsonUrl(statusUrl: string): URL {
   try {
     url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `http://${text}`);
   } catch (cause) {
-    throw new DaemonUnavailableError(
-      `invalid status URL ${JSON.stringify(statusUrl)}`,
-      { cause },
-      "give the daemon's status_listen address, e.g. http://127.0.0.1:9821",
-    );
+    throw new DaemonUnavailableError(`invalid status URL ${JSON.stringify(statusUrl)}`, {
+      cause,
+      hint: "give the daemon's status_listen address, e.g. http://127.0.0.1:9821",
+    });
   }
   if (url.pathname === "" || url.pathname === "/") url.pathname = "/status";
   return url;
@@ -370,14 +369,19 @@ export async function fetchStatusJson(
     const code = unreachableCode(cause);
     throw new DaemonUnavailableError(
       `cannot reach the daemon's status endpoint ${url.href}${code ? ` (${code})` : ""}`,
-      { ...context, cause },
-      "check daemon.status_listen in cuzk.toml (it is off by default) and that the daemon is running",
+      {
+        ...context,
+        cause,
+        hint: "check daemon.status_listen in cuzk.toml (it is off by default) and that the daemon is running",
+      },
     );
   } finally {
     linked.dispose();
   }
   if (status !== 200) {
-    throw new DaemonInternalError(`GET ${url.href} answered HTTP ${status}: ${text.slice(0, 200)}`, context);
+    throw new DaemonInternalError(`GET ${url.href} answered HTTP ${status}: ${text.slice(0, 200)}`, {
+      ...context,
+    });
   }
   let json: unknown;
   try {
@@ -392,10 +396,10 @@ export async function fetchStatusJson(
     return parseStatusJson(json);
   } catch (cause) {
     if (!(cause instanceof ShapeError)) throw cause;
-    throw new DaemonInternalError(
-      `the daemon's /status JSON has an unexpected shape: ${cause.message}`,
-      { ...context, cause },
-      "the daemon version may differ from the one this client knows; compare with cuzk-daemon status.rs",
-    );
+    throw new DaemonInternalError(`the daemon's /status JSON has an unexpected shape: ${cause.message}`, {
+      ...context,
+      cause,
+      hint: "the daemon version may differ from the one this client knows; compare with cuzk-daemon status.rs",
+    });
   }
 }

@@ -10,13 +10,13 @@ import { InvalidRequestError, PayloadTooLargeError } from "./errors.js";
 /** Options of validateSubmitRequest. */
 export interface ValidateOptions {
   /** Require a non-empty request id (SubmitProof, and Prove: the daemon returns job_id "" otherwise). Default true. */
-  requireRequestId?: boolean;
+  requireRequestId?: boolean | undefined;
   /** Largest encoded request accepted, in bytes. */
   maxRequestBytes: number;
   /** Check the size as a ProveRequest (one more length prefix) instead of a SubmitProofRequest. Default false. */
-  asProve?: boolean;
+  asProve?: boolean | undefined;
   /** The RPC the request is for, for error messages. */
-  rpc?: string;
+  rpc?: string | undefined;
 }
 
 const digestBytes = 32;
@@ -24,11 +24,10 @@ const digestBytes = 32;
 function checkDigest(name: string, value: Uint8Array, required: boolean, rpc: string | undefined): void {
   if (value.byteLength === 0 && !required) return;
   if (value.byteLength !== digestBytes) {
-    throw new InvalidRequestError(
-      `${name} must be ${digestBytes} bytes, got ${value.byteLength}`,
-      `give ${name} as 32 raw bytes or 64 hex characters (a raw digest, not a CID)`,
-      { rpc },
-    );
+    throw new InvalidRequestError(`${name} must be ${digestBytes} bytes, got ${value.byteLength}`, {
+      hint: `give ${name} as 32 raw bytes or 64 hex characters (a raw digest, not a CID)`,
+      rpc,
+    });
   }
 }
 
@@ -44,28 +43,26 @@ export function validateSubmitRequest(
   const rpc = options.rpc;
   const kind = proofKindFromWire(request.proofKind);
   if (kind === undefined) {
-    throw new InvalidRequestError(
-      `unknown proof kind ${String(request.proofKind)}`,
-      "set proofKind to POREP_SEAL_COMMIT (1), SNAP_DEALS_UPDATE (2), WINDOW_POST_PARTITION (3) or WINNING_POST (4), " +
+    throw new InvalidRequestError(`unknown proof kind ${String(request.proofKind)}`, {
+      hint:
+        "set proofKind to POREP_SEAL_COMMIT (1), SNAP_DEALS_UPDATE (2), WINDOW_POST_PARTITION (3) or WINNING_POST (4), " +
         "or use porepRequest/snapRequest/windowPostRequest/winningPostRequest",
-      { rpc },
-    );
+      rpc,
+    });
   }
   if ((options.requireRequestId ?? true) && request.requestId.trim() === "") {
-    throw new InvalidRequestError(
-      "the request id is empty",
-      "give every submission a unique request id: the daemon uses it as the job id and never deduplicates it",
-      { rpc },
-    );
+    throw new InvalidRequestError("the request id is empty", {
+      hint: "give every submission a unique request id: the daemon uses it as the job id and never deduplicates it",
+      rpc,
+    });
   }
   const label = proofKindLabel[kind];
   if (kind === "porep") {
     if (request.vanillaProof.byteLength === 0) {
-      throw new InvalidRequestError(
-        `${label} needs the C1 output in vanillaProof, and it is empty`,
-        "pass the C1 wrapper JSON (about 51 MB for a 32 GiB sector), e.g. porepRequest({ c1: { path } })",
-        { rpc },
-      );
+      throw new InvalidRequestError(`${label} needs the C1 output in vanillaProof, and it is empty`, {
+        hint: "pass the C1 wrapper JSON (about 51 MB for a 32 GiB sector), e.g. porepRequest({ c1: { path } })",
+        rpc,
+      });
     }
   } else {
     if (request.vanillaProofs.length === 0 || request.vanillaProofs.some((p) => p.byteLength === 0)) {
@@ -73,8 +70,10 @@ export function validateSubmitRequest(
         `${label} needs vanillaProofs (${kind === "snap" ? "one per partition" : "one per sector"}), and ${
           request.vanillaProofs.length === 0 ? "there are none" : "one is empty"
         }`,
-        "pass the vanilla proofs as produced by the sealing/PoSt pipeline (cuzk-bench reads a JSON array of base64)",
-        { rpc },
+        {
+          hint: "pass the vanilla proofs as produced by the sealing/PoSt pipeline (cuzk-bench reads a JSON array of base64)",
+          rpc,
+        },
       );
     }
   }
@@ -91,9 +90,7 @@ export function validateSubmitRequest(
       `the ${label} request is ${formatBytes(sizeBytes)} (${sizeBytes} bytes), over the daemon's limit of ${formatBytes(
         options.maxRequestBytes,
       )}`,
-      sizeBytes,
-      options.maxRequestBytes,
-      { rpc },
+      { sizeBytes, limitBytes: options.maxRequestBytes, rpc },
     );
   }
   return { kind, sizeBytes };

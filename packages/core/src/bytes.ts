@@ -51,22 +51,20 @@ export function parseByteSize(text: string | number, options: ParseByteSizeOptio
   const what = options.what ?? "the size";
   if (typeof text === "number") {
     if (Number.isFinite(text) && text >= 0) return Math.round(text);
-    throw new InvalidInputError(`invalid size ${text}`, "give a non-negative number of bytes");
+    throw new InvalidInputError(`invalid size ${text}`, { hint: "give a non-negative number of bytes" });
   }
   const match = /^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$/.exec(text);
   const unit = match?.[2]?.toLowerCase() ?? "";
   const factor = unit === "" ? 1 : unitBytes[unit];
   if (!match || factor === undefined) {
-    throw new InvalidInputError(
-      `cannot read ${what} "${text}"`,
-      'write a number with a unit, such as "256GiB", "251GB", "64MiB" or "125829120 KiB"',
-    );
+    throw new InvalidInputError(`cannot read ${what} "${text}"`, {
+      hint: 'write a number with a unit, such as "256GiB", "251GB", "64MiB" or "125829120 KiB"',
+    });
   }
   if (unit === "" && options.requireUnit === true) {
-    throw new InvalidInputError(
-      `${what} "${text}" has no unit`,
-      `write the unit, such as "${match[1]}GiB" (binary) or "${match[1]}GB" (decimal); a bare number would be bytes`,
-    );
+    throw new InvalidInputError(`${what} "${text}" has no unit`, {
+      hint: `write the unit, such as "${match[1]}GiB" (binary) or "${match[1]}GB" (decimal); a bare number would be bytes`,
+    });
   }
   return Math.round(Number(match[1]) * factor);
 }
@@ -177,13 +175,12 @@ export function parseSizeWithUnit(text: string, what = "size"): number {
   const value = match?.[1];
   const unit = match?.[2] ?? "";
   if (value !== undefined && unit === "") {
-    throw new InvalidInputError(`the ${what} "${text.trim()}" has no unit`, unitSuggestion(value));
+    throw new InvalidInputError(`the ${what} "${text.trim()}" has no unit`, { hint: unitSuggestion(value) });
   }
   if (value !== undefined && /^[kmgt]$/i.test(unit)) {
-    throw new InvalidInputError(
-      `the ${what} "${text.trim()}" has an ambiguous unit "${unit}"`,
-      `write ${value}${unit.toUpperCase()}iB (binary, as free and nvidia-smi print) or ${value}${unit.toUpperCase()}B (decimal, as Vast.ai offers print)`,
-    );
+    throw new InvalidInputError(`the ${what} "${text.trim()}" has an ambiguous unit "${unit}"`, {
+      hint: `write ${value}${unit.toUpperCase()}iB (binary, as free and nvidia-smi print) or ${value}${unit.toUpperCase()}B (decimal, as Vast.ai offers print)`,
+    });
   }
   return parseByteSize(text);
 }
@@ -195,10 +192,9 @@ export function parseSizeWithUnit(text: string, what = "size"): number {
  */
 export function toCuzkSize(bytes: number): string {
   if (!Number.isFinite(bytes) || bytes < 0) {
-    throw new InvalidInputError(
-      `cannot express ${bytes} bytes as a cuzk size`,
-      "give a non-negative byte count",
-    );
+    throw new InvalidInputError(`cannot express ${bytes} bytes as a cuzk size`, {
+      hint: "give a non-negative byte count",
+    });
   }
   const whole = Math.floor(bytes);
   if (whole >= GiB) return `${Math.floor(whole / GiB)}GiB`;

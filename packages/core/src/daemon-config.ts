@@ -76,7 +76,7 @@ interface KeyInfo {
   /** Which dialects read the key. */
   readBy: readonly DaemonDialect[];
   /** Set when the daemon warns about or ignores the key. */
-  note?: string;
+  note?: string | undefined;
 }
 const both = daemonDialects;
 const budgetOnly: readonly DaemonDialect[] = ["budget"];
@@ -184,11 +184,10 @@ export function readCuzkConfig(text: string, dialect?: DaemonDialect): ReadCuzkC
     raw = parseToml(text) as Record<string, unknown>;
   } catch (error) {
     const detail = error instanceof Error ? error.message.split("\n")[0] : String(error);
-    throw new InvalidInputError(
-      `the config is not valid TOML: ${detail}`,
-      "fix the TOML syntax (cuzk would refuse to start)",
-      error,
-    );
+    throw new InvalidInputError(`the config is not valid TOML: ${detail}`, {
+      hint: "fix the TOML syntax (cuzk would refuse to start)",
+      cause: error,
+    });
   }
   const flat = flatten(raw);
   const looksWrittenFor: DaemonDialect =

@@ -64,5 +64,7 @@ export function assertDaemonListen(listen: string, flag = "daemon.listen"): void
     host === "localhost"
       ? `write ${listen.replace(/^localhost/, "127.0.0.1")}`
       : "write a literal IP and port such as 127.0.0.1:9820 or [::1]:9820, or a socket such as unix:///run/curio/cuzk.sock";
-  throw new InvalidInputError(`cuzk would refuse to start with ${flag} "${listen}": ${problem}`, suggestion);
+  throw new InvalidInputError(`cuzk would refuse to start with ${flag} "${listen}": ${problem}`, {
+    hint: suggestion,
+  });
 }

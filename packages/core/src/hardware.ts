@@ -23,7 +23,7 @@ export interface HardwareSpec {
   /** CPU threads this process may use (after the cgroup quota and affinity). */
   cpuThreads: number;
   /** CPU threads of the host as `nproc --all` sees them; equals cpuThreads when unknown. */
-  hostCpuThreads?: number;
+  hostCpuThreads?: number | undefined;
   /** GPUs, one entry per device. */
   gpus: GpuSpec[];
 }
@@ -32,20 +32,19 @@ export interface HardwareSpec {
 export function hardwareFrom(input: {
   ram: string | number;
   cores: number;
-  gpus?: string | GpuSpec[];
-  memoryLimit?: string | number;
+  gpus?: string | GpuSpec[] | undefined;
+  memoryLimit?: string | number | undefined;
 }): HardwareSpec {
   const ramBytes = parseByteSize(input.ram);
   const usableRamBytes =
     input.memoryLimit === undefined ? ramBytes : Math.min(ramBytes, parseByteSize(input.memoryLimit));
   if (!Number.isInteger(input.cores) || input.cores < 1) {
-    throw new InvalidInputError(
-      `invalid CPU thread count ${input.cores}`,
-      "give a whole number of CPU threads, such as 32",
-    );
+    throw new InvalidInputError(`invalid CPU thread count ${input.cores}`, {
+      hint: "give a whole number of CPU threads, such as 32",
+    });
   }
   if (ramBytes <= 0)
-    throw new InvalidInputError("RAM must be more than 0 bytes", 'give the RAM, such as "256GiB"');
+    throw new InvalidInputError("RAM must be more than 0 bytes", { hint: 'give the RAM, such as "256GiB"' });
   const gpus = typeof input.gpus === "string" ? parseGpuList(input.gpus) : (input.gpus ?? []);
   return { ramBytes, usableRamBytes, cpuThreads: input.cores, hostCpuThreads: input.cores, gpus };
 }
@@ -64,19 +63,17 @@ export function parseGpuList(text: string): GpuSpec[] {
     const name = match?.[2] ?? "";
     const known = findGpuModel(name);
     if (!match || count < 1 || count > 64 || name === "") {
-      throw new InvalidInputError(
-        `cannot read the GPU list "${text}"`,
-        'write COUNTxMODEL[:VRAM], such as "2xRTX3090" or "2xA40:48GiB"',
-      );
+      throw new InvalidInputError(`cannot read the GPU list "${text}"`, {
+        hint: 'write COUNTxMODEL[:VRAM], such as "2xRTX3090" or "2xA40:48GiB"',
+      });
     }
     let vramBytes: number;
     if (match[3] !== undefined) vramBytes = parseByteSize(match[3]);
     else if (known) vramBytes = known.vramBytes;
     else {
-      throw new InvalidInputError(
-        `unknown GPU model "${name}" and no VRAM given`,
-        `add the VRAM, such as "${count}x${name.replace(/\s+/g, "")}:24GiB"`,
-      );
+      throw new InvalidInputError(`unknown GPU model "${name}" and no VRAM given`, {
+        hint: `add the VRAM, such as "${count}x${name.replace(/\s+/g, "")}:24GiB"`,
+      });
     }
     const model = known?.name ?? name.replace(/_/g, " ");
     for (let i = 0; i < count; i++) gpus.push({ model, vramBytes });

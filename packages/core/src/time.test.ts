@@ -1,6 +1,8 @@
-import { describe, expect, it } from "vitest";
+import { getEventListeners } from "node:events";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createConsoleLogger } from "./logger.js";
-import { createManualClock, linkSignals, realSleep } from "./time.js";
+import { createManualClock } from "./testing/manual-clock.js";
+import { linkSignals, realSleep } from "./time.js";
 
 describe("time helpers", () => {
   it("manual clock advances on sleep without waiting", async () => {
@@ -11,12 +13,42 @@ describe("time helpers", () => {
     expect(clock.sleeps).toEqual([250, 750]);
   });
 
-  it("realSleep rejects with the abort reason and clears its timer", async () => {
-    const controller = new AbortController();
-    const pending = realSleep(60_000, controller.signal);
-    controller.abort(new Error("stop"));
-    await expect(pending).rejects.toThrow("stop");
-    await expect(realSleep(1, AbortSignal.abort(new Error("already")))).rejects.toThrow("already");
+  describe("realSleep (fake timers; timer and listener counts)", () => {
+    beforeEach(() => {
+      vi.useFakeTimers();
+    });
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it("resolves after exactly ms and removes its abort listener", async () => {
+      const controller = new AbortController();
+      let done = false;
+      const pending = realSleep(1_000, controller.signal).then(() => {
+        done = true;
+      });
+      expect(vi.getTimerCount()).toBe(1);
+      expect(getEventListeners(controller.signal, "abort")).toHaveLength(1);
+      await vi.advanceTimersByTimeAsync(999);
+      expect(done).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      await pending;
+      expect(done).toBe(true);
+      // A long-lived signal (a client's) must not collect one listener per sleep.
+      expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+    });
+
+    it("rejects with the abort reason and clears its timer", async () => {
+      const controller = new AbortController();
+      const pending = realSleep(60_000, controller.signal);
+      expect(vi.getTimerCount()).toBe(1);
+      controller.abort(new Error("stop"));
+      await expect(pending).rejects.toThrow("stop");
+      // The 60 s timer is gone: nothing keeps the process alive after an abort.
+      expect(vi.getTimerCount()).toBe(0);
+      await expect(realSleep(1, AbortSignal.abort(new Error("already")))).rejects.toThrow("already");
+      expect(vi.getTimerCount()).toBe(0);
+    });
   });
 
   it("linkSignals aborts when any input aborts, with its reason", () => {
@@ -29,6 +61,17 @@ describe("time helpers", () => {
     expect(linked.signal.reason).toBe("second");
     linked.dispose();
     expect(linkSignals(AbortSignal.abort("early")).signal.reason).toBe("early");
+  });
+
+  it("linkSignals' dispose removes its listeners from every input", () => {
+    const a = new AbortController();
+    const b = new AbortController();
+    const linked = linkSignals(a.signal, b.signal);
+    expect(getEventListeners(a.signal, "abort")).toHaveLength(1);
+    expect(getEventListeners(b.signal, "abort")).toHaveLength(1);
+    linked.dispose();
+    expect(getEventListeners(a.signal, "abort")).toHaveLength(0);
+    expect(getEventListeners(b.signal, "abort")).toHaveLength(0);
   });
 
   it("console logger filters by level and prints fields", () => {

@@ -28,29 +28,6 @@ export const realSleep: Sleep = (ms, signal) =>
   });
 
 /**
- * A clock and sleep pair for tests: `sleep` advances the clock at once instead of waiting,
- * so backoff and timeout logic runs in microseconds and deterministically.
- */
-export function createManualClock(
-  startMs = 0,
-): Clock & { sleep: Sleep; advance(ms: number): void; sleeps: number[] } {
-  let nowMs = startMs;
-  const sleeps: number[] = [];
-  return {
-    now: () => nowMs,
-    advance(ms: number) {
-      nowMs += ms;
-    },
-    sleeps,
-    async sleep(ms, signal) {
-      if (signal?.aborted) throw signal.reason;
-      sleeps.push(ms);
-      nowMs += ms;
-    },
-  };
-}
-
-/**
  * Combines signals: the result aborts when any input aborts, with that input's reason.
  * Undefined entries are skipped. Returns a disposer that detaches the listeners.
  */

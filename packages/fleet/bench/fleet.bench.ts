@@ -5,8 +5,8 @@
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { percentile } from "@cuzkit/bench";
-import { createVastClient, startFakeVastServer } from "@cuzkit/vast";
+import { createVastClient } from "@cuzkit/vast";
+import { startFakeVastServer } from "@cuzkit/vast/testing";
 import {
   createFleetManager,
   generateAgentToken,
@@ -192,6 +192,11 @@ const appendMs = performance.now() - appendStarted;
 store.db.pragma("wal_checkpoint(TRUNCATE)");
 const sizeAfter = statSync(dbPath).size;
 
+/** Nearest-rank percentile of an ascending list; `q` in [0, 1]. */
+const percentile = (sorted: readonly number[], q: number) =>
+  sorted.length === 0
+    ? 0
+    : (sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] as number);
 const ms = (value: number) => `${value.toFixed(2)} ms`;
 const p = (l: number[], q: number) =>
   percentile(

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type FakeVastServer, startFakeVastServer } from "@cuzkit/vast";
+import { type FakeVastServer, startFakeVastServer } from "@cuzkit/vast/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { cuzkitArgv, repoRoot } from "../../../test/support/cuzkit-process.js";
 import { openFleetStore } from "./store/fleet-store.js";

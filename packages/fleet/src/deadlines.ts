@@ -75,10 +75,9 @@ function transferMs(bytes: number, mbps: number): number {
 
 function checkPositive(name: string, value: number, allowZero = false): void {
   if (!Number.isFinite(value) || value < 0 || (!allowZero && value === 0)) {
-    throw new InvalidInputError(
-      `${name} must be a positive number, got ${String(value)}`,
-      "check the offer and the deadline options",
-    );
+    throw new InvalidInputError(`${name} must be a positive number, got ${String(value)}`, {
+      hint: "check the offer and the deadline options",
+    });
   }
 }
 

@@ -11,11 +11,11 @@ export class FleetTransitionError extends CuzkitError {
   ) {
     const expected = Array.isArray(from) ? from.join("|") : String(from);
     super(
-      "FLEET_TRANSITION_REFUSED",
       actual === undefined
         ? `instance ${instanceId} does not exist`
         : `instance ${instanceId} is ${actual}, not ${expected}: cannot move it to ${to}`,
       {
+        code: "FLEET_TRANSITION_REFUSED",
         hint: "nothing was changed; run cuzkit fleet status to see where the instance is",
         retryable: false,
       },
@@ -26,7 +26,8 @@ export class FleetTransitionError extends CuzkitError {
 /** No instance with that id in the fleet's store. */
 export class FleetInstanceNotFoundError extends CuzkitError {
   constructor(readonly instanceId: string) {
-    super("FLEET_INSTANCE_NOT_FOUND", `no instance ${instanceId} in the fleet's store`, {
+    super(`no instance ${instanceId} in the fleet's store`, {
+      code: "FLEET_INSTANCE_NOT_FOUND",
       hint: "run cuzkit fleet status to list the instances (ids look like i-...)",
     });
   }
@@ -35,28 +36,28 @@ export class FleetInstanceNotFoundError extends CuzkitError {
 /** A rental refused before it was sent because it would break a budget cap. */
 export class FleetBudgetError extends CuzkitError {
   constructor(message: string, hint: string) {
-    super("FLEET_BUDGET_EXCEEDED", message, { hint, retryable: false });
+    super(message, { code: "FLEET_BUDGET_EXCEEDED", hint, retryable: false });
   }
 }
 
 /** The store cannot be opened or migrated. */
 export class FleetStoreError extends CuzkitError {
   constructor(message: string, hint: string, cause?: unknown) {
-    super("FLEET_STORE", message, { hint, cause });
+    super(message, { code: "FLEET_STORE", hint, cause });
   }
 }
 
 /** An offer the fleet will not rent (its machine is excluded, or the tuner finds no safe config). */
 export class FleetOfferRefusedError extends CuzkitError {
   constructor(message: string, hint: string) {
-    super("FLEET_OFFER_REFUSED", message, { hint, retryable: false });
+    super(message, { code: "FLEET_OFFER_REFUSED", hint, retryable: false });
   }
 }
 
 /** Deploy needs something the config lacks (image, manager URL). */
 export class FleetConfigError extends CuzkitError {
   constructor(message: string, hint: string) {
-    super("FLEET_CONFIG", message, { hint, retryable: false });
+    super(message, { code: "FLEET_CONFIG", hint, retryable: false });
   }
 }
 
@@ -66,7 +67,8 @@ export class FleetInstanceNotLiveError extends CuzkitError {
     readonly instanceId: string,
     readonly state: InstanceState | undefined,
   ) {
-    super("FLEET_INSTANCE_NOT_LIVE", `instance ${instanceId} is ${state ?? "unknown"}, not live`, {
+    super(`instance ${instanceId} is ${state ?? "unknown"}, not live`, {
+      code: "FLEET_INSTANCE_NOT_LIVE",
       hint: "the manager has given this machine up; the agent stops",
     });
   }

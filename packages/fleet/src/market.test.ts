@@ -1,4 +1,5 @@
-import { createVastClient, type FakeVastServer, startFakeVastServer } from "@cuzkit/vast";
+import { createVastClient } from "@cuzkit/vast";
+import { type FakeVastServer, startFakeVastServer } from "@cuzkit/vast/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import type { InstanceState } from "./lifecycle.js";
 import type { FleetConfig } from "./manager/config.js";

@@ -66,7 +66,7 @@ function parseJson(text: Buffer, what: string): unknown {
   } catch (error) {
     throw new C1ParseError(
       `${what} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
-      error,
+      { cause: error },
     );
   }
 }
@@ -179,22 +179,19 @@ export function createSyntheticC1(options: SyntheticC1Options = {}): Uint8Array 
   const sizeBytes = options.sizeBytes ?? defaultSyntheticC1Bytes;
   const sectorBytes = options.sectorSizeBytes ?? sectorSizeBytes["32GiB"];
   if (!Number.isInteger(sectorNumber) || sectorNumber < 0) {
-    throw new InvalidInputError(
-      `sectorNumber must be a whole number >= 0, got ${sectorNumber}`,
-      "use 1, 2, ...",
-    );
+    throw new InvalidInputError(`sectorNumber must be a whole number >= 0, got ${sectorNumber}`, {
+      hint: "use 1, 2, ...",
+    });
   }
   if (!Number.isInteger(sizeBytes) || sizeBytes < 0) {
-    throw new InvalidInputError(
-      `sizeBytes must be a whole number of bytes, got ${sizeBytes}`,
-      "use 1024 or 51000000",
-    );
+    throw new InvalidInputError(`sizeBytes must be a whole number of bytes, got ${sizeBytes}`, {
+      hint: "use 1024 or 51000000",
+    });
   }
   if (!Number.isInteger(sectorBytes) || sectorBytes <= 0) {
-    throw new InvalidInputError(
-      `sectorSizeBytes must be a whole number of bytes, got ${sectorBytes}`,
-      "use 34359738368",
-    );
+    throw new InvalidInputError(`sectorSizeBytes must be a whole number of bytes, got ${sectorBytes}`, {
+      hint: "use 34359738368",
+    });
   }
   const head = `{"SectorNum":${sectorNumber},"Phase1Out":"`;
   const tail = `","SectorSize":${sectorBytes}}`;

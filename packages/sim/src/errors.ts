@@ -1,19 +1,20 @@
-import { CuzkitError } from "@cuzkit/core";
+import { CuzkitError, type CuzkitErrorOptions } from "@cuzkit/core";
 
 /** A PoRep C1 input the simulated daemon (like the real one) cannot parse. */
-export class C1ParseError extends CuzkitError {
-  constructor(message: string, cause?: unknown) {
-    super("C1_PARSE_FAILED", message, {
+export class C1ParseError extends CuzkitError<"C1_PARSE_FAILED"> {
+  constructor(message: string, options: { cause?: unknown | undefined } = {}) {
+    super(message, {
+      code: "C1_PARSE_FAILED",
       hint: 'send the C1 wrapper Curio writes: {"SectorNum": n, "Phase1Out": "<base64 of the C1 JSON>", "SectorSize": bytes}, or build one with createSyntheticC1()',
       retryable: false,
-      cause,
+      cause: options.cause,
     });
   }
 }
 
 /** The simulated daemon could not bind its listen address or status address. */
-export class SimListenError extends CuzkitError {
-  constructor(message: string, hint: string, cause?: unknown) {
-    super("SIM_LISTEN_FAILED", message, { hint, retryable: true, cause });
+export class SimListenError extends CuzkitError<"SIM_LISTEN_FAILED"> {
+  constructor(message: string, options: Omit<CuzkitErrorOptions<"SIM_LISTEN_FAILED">, "code"> = {}) {
+    super(message, { retryable: true, ...options, code: "SIM_LISTEN_FAILED" });
   }
 }

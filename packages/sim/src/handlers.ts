@@ -34,14 +34,15 @@ import type { SimEngine } from "./engine.js";
 // section 1): codes, messages and no-op methods included.
 
 /** A gRPC status an RPC answers with instead of a response. */
-export class RpcStatusError extends CuzkitError {
-  constructor(
-    readonly grpcCode: status,
-    message: string,
-  ) {
-    super(`RPC_${status[grpcCode]}`, message, {
+export class RpcStatusError extends CuzkitError<`RPC_${string}`> {
+  /** The gRPC status the RPC answers with. */
+  readonly grpcCode: status;
+  constructor(message: string, options: { grpcCode: status }) {
+    super(message, {
+      code: `RPC_${status[options.grpcCode]}`,
       hint: "the simulated daemon answered with this gRPC status",
     });
+    this.grpcCode = options.grpcCode;
   }
 }
 
@@ -105,7 +106,7 @@ function unary<Desc extends DescMessage>(
 
 function checkKind(value: number): void {
   if (proofKindFromWire(value) === undefined) {
-    throw new RpcStatusError(status.INVALID_ARGUMENT, `invalid proof_kind: ${value}`);
+    throw new RpcStatusError(`invalid proof_kind: ${value}`, { grpcCode: status.INVALID_ARGUMENT });
   }
 }
 
@@ -128,12 +129,13 @@ export function createProvingEngineHandlers(
     AwaitProof: unary("AwaitProof", AwaitProofRequestSchema, logger, hooks, async (request) => {
       // timeout_ms is ignored, as upstream: the call blocks until the job ends or the client gives up.
       const result = engine.awaitJob(request.jobId);
-      if (!result) throw new RpcStatusError(status.NOT_FOUND, `job not found: ${request.jobId}`);
+      if (!result)
+        throw new RpcStatusError(`job not found: ${request.jobId}`, { grpcCode: status.NOT_FOUND });
       return await result;
     }),
     Prove: unary("Prove", ProveRequestSchema, logger, hooks, async (request) => {
       const submit = request.submit;
-      if (!submit) throw new RpcStatusError(status.INVALID_ARGUMENT, "missing submit field");
+      if (!submit) throw new RpcStatusError("missing submit field", { grpcCode: status.INVALID_ARGUMENT });
       checkKind(submit.proofKind);
       const submission = engine.submit(submit, true);
       const result = await submission.result!;
@@ -152,7 +154,7 @@ export function createProvingEngineHandlers(
     ),
     PreloadSRS: unary("PreloadSRS", PreloadSrsRequestSchema, logger, hooks, async (request) => {
       if (!isCircuitId(request.circuitId)) {
-        throw new RpcStatusError(status.INTERNAL, `unknown circuit ID: ${request.circuitId}`);
+        throw new RpcStatusError(`unknown circuit ID: ${request.circuitId}`, { grpcCode: status.INTERNAL });
       }
       const loaded = await engine.preloadSrs(request.circuitId);
       return create(PreloadSrsResponseSchema, {

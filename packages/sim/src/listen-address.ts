@@ -20,7 +20,9 @@ export function parseListenAddress(text: string): ListenAddress {
   if (trimmed.startsWith("unix://")) {
     const path = trimmed.slice("unix://".length);
     if (!isAbsolute(path)) {
-      throw new InvalidInputError(`invalid listen address "${text}": the socket path must be absolute`, hint);
+      throw new InvalidInputError(`invalid listen address "${text}": the socket path must be absolute`, {
+        hint,
+      });
     }
     return { kind: "unix", path };
   }
@@ -28,11 +30,11 @@ export function parseListenAddress(text: string): ListenAddress {
   const host = match?.[1] ?? match?.[2];
   const port = Number(match?.[3]);
   if (!match || host === undefined || port > 65_535) {
-    throw new InvalidInputError(`invalid listen address "${text}"`, hint);
+    throw new InvalidInputError(`invalid listen address "${text}"`, { hint });
   }
   const family = isIP(host);
   if (family === 0 || (family === 6 && match[1] === undefined)) {
-    throw new InvalidInputError(`invalid listen address "${text}": "${host}" is not a literal IP`, hint);
+    throw new InvalidInputError(`invalid listen address "${text}": "${host}" is not a literal IP`, { hint });
   }
   return { kind: "tcp", host, port, family: family as 4 | 6 };
 }

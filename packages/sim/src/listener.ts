@@ -20,7 +20,7 @@ export async function removeStaleSocket(path: string): Promise<void> {
   if (!stat.isSocket()) {
     throw new InvalidInputError(
       `cannot listen on unix://${path}: a file that is not a socket is in the way`,
-      "choose another socket path or remove that file",
+      { hint: "choose another socket path or remove that file" },
     );
   }
   await rm(path, { force: true });
@@ -41,13 +41,13 @@ export async function bindListener(
     const onError = (error: NodeJS.ErrnoException) => {
       const where = address.kind === "unix" ? `unix://${address.path}` : `${address.host}:${port}`;
       reject(
-        new SimListenError(
-          `cannot listen on ${where}: ${error.code ?? error.message}`,
-          error.code === "EADDRINUSE"
-            ? "another process holds that address; stop it or choose another port (0 picks a free one)"
-            : "check the address and permissions",
-          error,
-        ),
+        new SimListenError(`cannot listen on ${where}: ${error.code ?? error.message}`, {
+          hint:
+            error.code === "EADDRINUSE"
+              ? "another process holds that address; stop it or choose another port (0 picks a free one)"
+              : "check the address and permissions",
+          cause: error,
+        }),
       );
     };
     server.once("error", onError);
@@ -72,6 +72,6 @@ export async function bindListener(
 export async function reservePort(address: Extract<ListenAddress, { kind: "tcp" }>): Promise<number> {
   const listener = await bindListener(address, (socket) => socket.destroy(), 0);
   await listener.close();
-  if (listener.port === undefined) throw new SimListenError("no port was bound", "try again");
+  if (listener.port === undefined) throw new SimListenError("no port was bound", { hint: "try again" });
   return listener.port;
 }

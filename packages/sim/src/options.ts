@@ -105,10 +105,9 @@ export function defaultSimConfig(): DaemonConfig {
 function count(name: string, value: number | undefined, min = 0): number | undefined {
   if (value === undefined) return undefined;
   if (!Number.isInteger(value) || value < min) {
-    throw new InvalidInputError(
-      `${name} must be a whole number >= ${min}, got ${value}`,
-      `set ${name} to ${min} or more`,
-    );
+    throw new InvalidInputError(`${name} must be a whole number >= ${min}, got ${value}`, {
+      hint: `set ${name} to ${min} or more`,
+    });
   }
   return value;
 }
@@ -116,10 +115,9 @@ function count(name: string, value: number | undefined, min = 0): number | undef
 function milliseconds(name: string, value: number | undefined): number | undefined {
   if (value === undefined) return undefined;
   if (!Number.isFinite(value) || value < 0) {
-    throw new InvalidInputError(
-      `${name} must be a number of milliseconds >= 0, got ${value}`,
-      `set ${name} to 0 or more`,
-    );
+    throw new InvalidInputError(`${name} must be a number of milliseconds >= 0, got ${value}`, {
+      hint: `set ${name} to 0 or more`,
+    });
   }
   return value;
 }
@@ -127,10 +125,9 @@ function milliseconds(name: string, value: number | undefined): number | undefin
 function jitterShare(value: number | undefined): number {
   if (value === undefined) return 0;
   if (!(value >= 0 && value < 1)) {
-    throw new InvalidInputError(
-      `proofTimeJitter must be a share in [0, 1), got ${value}`,
-      "use 0.2 for proofs within +-20% of proofTimeMs",
-    );
+    throw new InvalidInputError(`proofTimeJitter must be a share in [0, 1), got ${value}`, {
+      hint: "use 0.2 for proofs within +-20% of proofTimeMs",
+    });
   }
   return value;
 }
@@ -157,28 +154,25 @@ export function resolveSimOptions(options: SimDaemonOptions = {}): ResolvedSimOp
   if (statusListen?.kind === "unix") {
     throw new InvalidInputError(
       `statusListen "${options.statusListen}" is a unix socket; the daemon's status endpoint listens on TCP only`,
-      'give an "IP:port" such as "127.0.0.1:9821"',
+      { hint: 'give an "IP:port" such as "127.0.0.1:9821"' },
     );
   }
   const hardware = options.hardware ?? defaultSimHardware();
   if (hardware.gpus.length === 0) {
-    throw new InvalidInputError(
-      "the simulated machine has no GPU; the daemon needs at least one",
-      'give hardware with GPUs, such as hardwareFrom({ ram: "251GiB", cores: 32, gpus: "2xRTX3090" })',
-    );
+    throw new InvalidInputError("the simulated machine has no GPU; the daemon needs at least one", {
+      hint: 'give hardware with GPUs, such as hardwareFrom({ ram: "251GiB", cores: 32, gpus: "2xRTX3090" })',
+    });
   }
   if (!(hardware.usableRamBytes > 0) || !(hardware.cpuThreads >= 1)) {
-    throw new InvalidInputError(
-      "the simulated machine needs RAM and at least one CPU thread",
-      "check hardware",
-    );
+    throw new InvalidInputError("the simulated machine needs RAM and at least one CPU thread", {
+      hint: "check hardware",
+    });
   }
   const timeScale = options.timeScale ?? defaultTimeScale;
   if (!Number.isFinite(timeScale) || timeScale <= 0) {
-    throw new InvalidInputError(
-      `timeScale must be a number > 0, got ${timeScale}`,
-      "use 0.001 for fast tests (150 s -> 150 ms) or 1 for real time",
-    );
+    throw new InvalidInputError(`timeScale must be a number > 0, got ${timeScale}`, {
+      hint: "use 0.001 for fast tests (150 s -> 150 ms) or 1 for real time",
+    });
   }
   return {
     listen,

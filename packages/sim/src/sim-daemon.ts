@@ -346,7 +346,8 @@ export async function startSimDaemon(options: SimDaemonOptions = {}): Promise<Si
       run.ready = new Promise<void>((resolve, reject) => {
         run.abortStart = () =>
           reject(
-            new CuzkitError("SIM_START_ABORTED", "the simulated daemon ended before it listened", {
+            new CuzkitError("the simulated daemon ended before it listened", {
+              code: "SIM_START_ABORTED",
               hint: "it was stopped, crashed or restarted during its start delay",
             }),
           );
@@ -404,7 +405,8 @@ export async function startSimDaemon(options: SimDaemonOptions = {}): Promise<Si
     },
     async restart(restartOptions = {}) {
       if (stopping) {
-        throw new CuzkitError("SIM_STOPPED", "the simulated daemon was stopped and cannot restart", {
+        throw new CuzkitError("the simulated daemon was stopped and cannot restart", {
+          code: "SIM_STOPPED",
           hint: "start a new one with startSimDaemon()",
         });
       }

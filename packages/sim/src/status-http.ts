@@ -56,8 +56,7 @@ export async function startStatusHttp(
       reject(
         new SimListenError(
           `cannot listen for /status on ${address.host}:${port}: ${error.code ?? error.message}`,
-          "choose another status port (0 picks a free one)",
-          error,
+          { hint: "choose another status port (0 picks a free one)", cause: error },
         ),
       ),
     );

@@ -48,7 +48,7 @@ export interface CheckResult {
   /** The daemon the file was checked for: the dialect option, else the current (budget) daemon. */
   dialect: DaemonDialect;
   /** What the daemon will actually run: partitions synthesizing at once, what capped them, and its budget. */
-  runs: { synthesizingPartitions: number; limitedBy: string; budgetBytes?: number };
+  runs: { synthesizingPartitions: number; limitedBy: string; budgetBytes?: number | undefined };
   /** Proofs in flight the check assumed. */
   concurrency: number;
   /** Where that concurrency came from. */
@@ -62,7 +62,7 @@ export interface CheckResult {
   /** True when a fatal phase exceeds the usable RAM. */
   oom: boolean;
   /** The fatal phase with the highest peak over the usable RAM, when oom. */
-  oomPhase?: DaemonPhase;
+  oomPhase?: DaemonPhase | undefined;
   /** Highest fatal-phase peak, in bytes. */
   peakBytes: number;
   /** Usable RAM in bytes. */
@@ -74,7 +74,7 @@ export interface CheckResult {
   /** Advice that does not change the exit code. */
   notes: string[];
   /** The model's throughput for the config as it is; absent when the model expects an OOM kill or a stall. */
-  predicted?: { proofsPerHour: number; secPerProof: number; bottleneck: string };
+  predicted?: { proofsPerHour: number; secPerProof: number; bottleneck: string } | undefined;
   /** What the tuner recommends for this machine, dialect and workload. */
   recommendation: Recommendation;
   /** Keys to change to get there (empty when nothing fits). */
@@ -217,7 +217,7 @@ export function checkConfig(
   const runs: CheckResult["runs"] = {
     synthesizingPartitions: governing.partitions,
     limitedBy: governing.limitedBy,
-    ...(governing.budgetBytes === undefined ? {} : { budgetBytes: governing.budgetBytes }),
+    budgetBytes: governing.budgetBytes,
   };
   const stalled = model.memory["cold-start"].slots.stalled || model.memory.steady.slots.stalled;
   const result: CheckResult = {

@@ -23,7 +23,7 @@ export interface UnsafeConfigDetails {
  * Refused to emit a config the model expects to exceed the usable RAM (with its safety margin).
  * `force: true` (`--force`) emits one that fits with the margin waived, when there is one.
  */
-export class UnsafeConfigError extends CuzkitError {
+export class UnsafeConfigError extends CuzkitError<"UNSAFE_CONFIG"> {
   /** Modelled peak memory in bytes. */
   readonly peakBytes: number;
   /** The phase whose peak decides. */
@@ -33,23 +33,29 @@ export class UnsafeConfigError extends CuzkitError {
   /** Safety margin in bytes. */
   readonly marginBytes: number;
 
-  constructor(details: UnsafeConfigDetails) {
-    super(
-      "UNSAFE_CONFIG",
-      `no safe config: the smallest one peaks at ${formatBytes(details.peakBytes)} (${details.phase}) ` +
-        `while ${formatBytes(details.usableRamBytes)} is usable and ${formatBytes(details.marginBytes)} ` +
-        `must stay free; ${details.reason}`,
-      {
-        hint: details.forceRefused
-          ? "nothing fits this machine even with the safety margin waived, so --force writes nothing: rent a machine with more RAM " +
-            "(or a larger container share), or try the other daemon dialect (--dialect) or a lighter workload"
+  constructor(message: string, details: UnsafeConfigDetails & { hint?: string | undefined }) {
+    super(message, {
+      code: "UNSAFE_CONFIG",
+      hint:
+        details.hint ??
+        (details.forceRefused
+          ? "nothing fits this machine even with the safety margin waived, so force: true writes nothing: rent a machine with more RAM " +
+            "(or a larger container share), or try the other daemon dialect (the dialect option) or a lighter workload"
           : "rent a machine with more RAM (or a larger container share), try the other daemon dialect or a lighter workload, " +
-            "or pass --force to write a config that fits the usable RAM with the safety margin waived",
-      },
-    );
+            "or pass force: true to write a config that fits the usable RAM with the safety margin waived"),
+    });
     this.peakBytes = details.peakBytes;
     this.phase = details.phase;
     this.usableRamBytes = details.usableRamBytes;
     this.marginBytes = details.marginBytes;
   }
+}
+
+/** The message of an UnsafeConfigError: the peak, the usable RAM, the margin and why. */
+export function unsafeConfigMessage(details: UnsafeConfigDetails): string {
+  return (
+    `no safe config: the smallest one peaks at ${formatBytes(details.peakBytes)} (${details.phase}) ` +
+    `while ${formatBytes(details.usableRamBytes)} is usable and ${formatBytes(details.marginBytes)} ` +
+    `must stay free; ${details.reason}`
+  );
 }

@@ -4,34 +4,26 @@
 // [Cuzk] section; checkConfig() reviews an existing cuzk.toml.
 
 export { type CheckResult, type ConfigChange, checkConfig, type PhaseCheck } from "./check.js";
-export { parseCpuMax, parseLimit, parseProcSelfCgroup } from "./detect/cgroup.js";
-export { countCpuList, parseCpusAllowed } from "./detect/cpu-list.js";
 export { detectHardware } from "./detect/detect-hardware.js";
 export { parseMemTotal } from "./detect/meminfo.js";
-export { nvidiaSmiArgs, parseNvidiaSmiCsv } from "./detect/nvidia-smi.js";
+export { parseNvidiaSmiCsv } from "./detect/nvidia-smi.js";
 export type { CommandResult, DetectOptions } from "./detect/system.js";
-export {
-  type DetectedHardware,
-  type HardwareReadings,
-  isDetectedHardware,
-  type Reading,
+export type {
+  DetectedHardware,
+  HardwareReadings,
+  Reading,
 } from "./detect/types.js";
 export { formatCheckText } from "./emit/check-text.js";
 export { type CurioEmitOptions, curioSection, defaultCurioCuzkAddress, emitCurio } from "./emit/curio.js";
-export { type CuzkTomlSections, toCuzkSections } from "./emit/cuzk-sections.js";
 export { emitEnv, envVariables } from "./emit/env.js";
-export { assertEmittable, type EmitOptions } from "./emit/guard.js";
+export type { EmitOptions } from "./emit/guard.js";
 export { emitJson, type JsonEmitOptions, type TuneReport, toTuneReport } from "./emit/json.js";
-export { formatGoDuration, shellQuote } from "./emit/shell.js";
 export { emitText } from "./emit/text.js";
 export { emitCuzkToml, type TomlEmitOptions } from "./emit/toml.js";
 export { type UnsafeConfigDetails, UnsafeConfigError } from "./errors.js";
 export type { Reason } from "./explain.js";
 export { minSafeVramBytes, type TunerWarning } from "./hardware-warnings.js";
-export { buildDaemonConfig, type Knobs } from "./knobs.js";
 export {
-  type ResolvedTuneOptions,
-  resolveTuneOptions,
   safetyMarginBytes,
   type TuneOptions,
   tuneDefaults,

@@ -171,7 +171,7 @@ describe("incidents", () => {
         const unsafe = error as UnsafeConfigError;
         expect(unsafe.code).toBe("UNSAFE_CONFIG");
         expect(unsafe.peakBytes).toBeGreaterThan(unsafe.usableRamBytes);
-        expect(unsafe.hint).toMatch(/--force writes nothing/);
+        expect(unsafe.hint).toMatch(/force: true writes nothing/);
       }
       // Nothing fits even with the margin waived: force refuses too.
       expect(rec.forceable).toBe(false);

@@ -61,7 +61,7 @@ export interface Prediction {
   /** Where the prediction goes beyond what was measured (also in the reasons); empty on the measured box. */
   extrapolations: string[];
   /** The calibration applied, when given. */
-  calibration?: ThroughputCalibration;
+  calibration?: ThroughputCalibration | undefined;
 }
 
 /** The `[Cuzk]` settings of Curio's own config for this daemon. */
@@ -95,7 +95,7 @@ export interface Recommendation {
    */
   forceable: boolean;
   /** Why nothing fits, when feasible is false. */
-  infeasibleReason?: string;
+  infeasibleReason?: string | undefined;
   /** The daemon that reads the config. */
   dialect: DaemonDialect;
   /** The workload: preset name, modelled kind and resident kinds. */
@@ -103,7 +103,7 @@ export interface Recommendation {
   /** The machine as modelled. */
   hardware: HardwareSpec;
   /** Each hardware value with its source, when it was detected. */
-  hardwareReadings?: HardwareReadings;
+  hardwareReadings?: HardwareReadings | undefined;
   /** The config as the model sees it. */
   daemonConfig: DaemonConfig;
   /** cuzk.toml sections, keys named as the daemon reads them (only keys this dialect reads). */
@@ -127,7 +127,7 @@ export interface Recommendation {
 /** Options of recommend() beyond the tuning options. */
 export interface RecommendOptions extends TuneOptions {
   /** daemon.listen to write into cuzk.toml; checked as the daemon parses it (a literal IP:port or unix:// path). Default: not written (the daemon listens on unix:///run/curio/cuzk.sock). */
-  listen?: string;
+  listen?: string | undefined;
   /** A measured correction of the predicted proofs/hour for this hardware class. Default none. */
   calibration?: ThroughputCalibration | undefined;
 }
@@ -150,31 +150,27 @@ function validateCalibration(calibration: ThroughputCalibration | undefined): vo
   if (calibration === undefined) return;
   const { proofsPerHourFactor: factor, samples } = calibration;
   if (!Number.isFinite(factor) || factor <= 0) {
-    throw new InvalidInputError(
-      `the calibration factor must be a positive number, got ${factor}`,
-      "give measured proofs/hour over modelled proofs/hour, such as 0.85",
-    );
+    throw new InvalidInputError(`the calibration factor must be a positive number, got ${factor}`, {
+      hint: "give measured proofs/hour over modelled proofs/hour, such as 0.85",
+    });
   }
   if (!Number.isInteger(samples) || samples < 1) {
-    throw new InvalidInputError(
-      `the calibration needs at least 1 sample, got ${samples}`,
-      "give the number of benchmark runs the factor comes from",
-    );
+    throw new InvalidInputError(`the calibration needs at least 1 sample, got ${samples}`, {
+      hint: "give the number of benchmark runs the factor comes from",
+    });
   }
 }
 
 function validateHardware(hw: HardwareSpec): void {
   if (!(hw.usableRamBytes > 0) || !(hw.ramBytes > 0)) {
-    throw new InvalidInputError(
-      "the machine's RAM must be more than 0 bytes",
-      'give the RAM, such as "256GiB"',
-    );
+    throw new InvalidInputError("the machine's RAM must be more than 0 bytes", {
+      hint: 'give the RAM, such as "256GiB"',
+    });
   }
   if (!Number.isInteger(hw.cpuThreads) || hw.cpuThreads < 1) {
-    throw new InvalidInputError(
-      `invalid CPU thread count ${hw.cpuThreads}`,
-      "give a whole number of CPU threads, such as 32",
-    );
+    throw new InvalidInputError(`invalid CPU thread count ${hw.cpuThreads}`, {
+      hint: "give a whole number of CPU threads, such as 32",
+    });
   }
 }
 
@@ -258,7 +254,7 @@ export function recommend(
   validateCalibration(options.calibration);
   if (options.listen !== undefined) assertDaemonListen(options.listen);
   const resolved = resolveTuneOptions(options);
-  const extras: SectionExtras = options.listen === undefined ? {} : { listen: options.listen };
+  const extras: SectionExtras = { listen: options.listen };
   const outcome = searchDaemonConfig(hw, resolved);
   // When nothing fits with the margin, --force may only write a config that still fits the
   // usable RAM with the margin waived (explicit budget and cap); else it refuses too.

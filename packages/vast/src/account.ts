@@ -33,16 +33,14 @@ const publicKeyPattern =
 export function checkPublicKey(text: string): string {
   const key = text.trim();
   if (/PRIVATE KEY/.test(key)) {
-    throw new InvalidInputError(
-      "that is a PRIVATE key; never send it",
-      "give the .pub file's content, such as ~/.ssh/id_ed25519.pub",
-    );
+    throw new InvalidInputError("that is a PRIVATE key; never send it", {
+      hint: "give the .pub file's content, such as ~/.ssh/id_ed25519.pub",
+    });
   }
   if (!publicKeyPattern.test(key) || key.includes("\n")) {
-    throw new InvalidInputError(
-      "not an OpenSSH public key",
-      'give one line such as "ssh-ed25519 AAAA... me@host"',
-    );
+    throw new InvalidInputError("not an OpenSSH public key", {
+      hint: 'give one line such as "ssh-ed25519 AAAA... me@host"',
+    });
   }
   return key;
 }

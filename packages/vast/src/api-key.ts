@@ -18,7 +18,7 @@ export interface ApiKeySearch {
   /** The home directory, for ~/.config and ~/.vast_api_key. */
   homeDir: string;
   /** Reads a file as UTF-8; default node:fs/promises readFile. */
-  readTextFile?: (path: string) => Promise<string>;
+  readTextFile?: ((path: string) => Promise<string>) | undefined;
 }
 
 /** The key files the official CLI uses, in the order we read them. */

@@ -3,9 +3,9 @@ import { VastMalformedResponseError } from "./errors.js";
 /** Options every call takes. */
 export interface CallOptions {
   /** Cancels the call, its retries and its waits. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Timeout of each HTTP attempt of this call, in ms. Default: the client's `timeoutMs` (60000). */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
 }
 
 /** The error for a body that is not of the documented shape. */

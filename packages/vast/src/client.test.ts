@@ -523,7 +523,7 @@ describe("retries", () => {
     const { client, server } = await start({}, { retry: false });
     server.failNext({ path: "/api/v0/users/current/", mode: "hang" });
     await expect(client.getCurrentUser({ timeoutMs: 50 })).rejects.toMatchObject({
-      code: "VAST_TIMEOUT",
+      code: "DEADLINE_EXCEEDED",
       message: expect.stringContaining("within 50 ms"),
     });
   });

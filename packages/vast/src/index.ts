@@ -5,12 +5,9 @@ export {
   type ApiKeyResolution,
   type ApiKeySearch,
   type ApiKeySource,
-  apiKeyFiles,
   resolveApiKey,
 } from "./api-key.js";
-export { backoffDelayMs } from "./backoff.js";
 export type { CallOptions } from "./call.js";
-export { classifyResponse } from "./classify.js";
 export { createVastClient, type VastClient } from "./client.js";
 export { defaultEndpointLimits, type EndpointLimit, type VastEndpointName } from "./endpoints.js";
 export * from "./errors.js";
@@ -49,8 +46,6 @@ export {
   defaultRetry,
   defaultTimeoutMs,
   defaultVastBaseUrl,
-  type ResolvedVastOptions,
-  resolveVastOptions,
   type VastClientOptions,
   type VastCreateRecoveryOptions,
   type VastRateLimitOptions,
@@ -58,14 +53,6 @@ export {
 } from "./options.js";
 export { type ParsedOfferQuery, parseOfferQuery } from "./query-language.js";
 export { redactedMarker } from "./redact.js";
-export {
-  type FakeRateLimitedEndpoint,
-  type FakeVastServer,
-  type FakeVastServerOptions,
-  fakeRateLimitSeconds,
-  type ScriptedFailure,
-  startFakeVastServer,
-} from "./testing/fake-vast-server.js";
 export {
   bytesToVastDisk,
   bytesToVastMemory,

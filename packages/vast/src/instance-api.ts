@@ -39,7 +39,7 @@ export interface CreatedInstance {
    * The per-instance key (`instance_api_key`) that can start/stop/destroy only this instance.
    * Non-enumerable, so JSON.stringify and console.log do not print it. Undefined when recovered.
    */
-  readonly instanceApiKey?: string;
+  readonly instanceApiKey?: string | undefined;
   /** The API response, without `instance_api_key`. */
   raw: JsonObject;
 }
@@ -47,11 +47,11 @@ export interface CreatedInstance {
 /** Options of `listInstances`. */
 export interface ListInstancesOptions extends CallOptions {
   /** Only instances with exactly this label. */
-  label?: string;
+  label?: string | undefined;
   /** Instances per page, 1..25 (the API's maximum). Default 25. */
-  pageSize?: number;
+  pageSize?: number | undefined;
   /** Extra raw `select_filters` conditions on contract columns, such as `{ actual_status: { eq: "running" } }`. */
-  filters?: Record<string, Record<string, unknown>>;
+  filters?: Record<string, Record<string, unknown>> | undefined;
 }
 
 /** Instance operations over a transport; `search` re-checks an offer right before a create. */
@@ -97,10 +97,9 @@ export function instanceApi(
   ): AsyncGenerator<VastInstance, void, undefined> {
     const pageSize = list.pageSize ?? 25;
     if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 25) {
-      throw new InvalidInputError(
-        `pageSize must be 1..25, got ${pageSize}`,
-        "the v1 list returns at most 25 per page",
-      );
+      throw new InvalidInputError(`pageSize must be 1..25, got ${pageSize}`, {
+        hint: "the v1 list returns at most 25 per page",
+      });
     }
     const selectFilters: Record<string, unknown> = { ...list.filters };
     if (list.label !== undefined) selectFilters.label = { in: [list.label] };
@@ -179,9 +178,7 @@ export function instanceApi(
         instanceId === undefined
           ? `offer ${offerId} is already being rented by this client; refusing a second create`
           : `this client already rented offer ${offerId} as instance ${instanceId}; refusing a second create`,
-        offerId,
-        instanceId,
-        { endpoint },
+        { offerId, instanceId, endpoint },
       );
     }
     renting.set(offerId, undefined); // before any await, so a concurrent create sees it
@@ -206,10 +203,9 @@ export function instanceApi(
       // Recovery finds the instance by label, so a label already in use could "find" an older one.
       const existing = await findByLabel(request.label, callOptionsOf(create));
       if (existing !== undefined) {
-        throw new InvalidInputError(
-          `label "${request.label}" is already used by instance ${existing.id}`,
-          "give each rental a unique label (or none, for a generated cuzkit-<random> one): it is how a create whose answer was lost is found",
-        );
+        throw new InvalidInputError(`label "${request.label}" is already used by instance ${existing.id}`, {
+          hint: "give each rental a unique label (or none, for a generated cuzkit-<random> one): it is how a create whose answer was lost is found",
+        });
       }
     }
     const interruptible = request.body.price !== undefined;
@@ -261,8 +257,7 @@ export function instanceApi(
       if (error instanceof VastAbortedError || create.signal?.aborted) {
         throw new VastCreateUncertainError(
           `the create of offer ${offerId} was cancelled after it was sent; it may or may not have happened (label ${request.label})`,
-          request.label,
-          { endpoint, cause: error },
+          { label: request.label, endpoint, cause: error },
         );
       }
       logger.warn("vast create failed ambiguously; looking the instance up by label", {
@@ -285,8 +280,8 @@ export function instanceApi(
       const reason = error instanceof VastApiError ? error.message : String(error);
       throw new VastCreateUncertainError(
         `the create of offer ${offerId} failed ambiguously (${reason}) and no instance labelled ${request.label} was found; it may or may not have happened`,
-        request.label,
         {
+          label: request.label,
           endpoint,
           cause: error,
           ...(error instanceof VastApiError && error.status !== undefined ? { status: error.status } : {}),
@@ -322,8 +317,7 @@ export function instanceApi(
         if (attempt === attempts) {
           throw new VastCreateUncertainError(
             `the create failed ambiguously and looking up label ${label} failed too; it may or may not have happened`,
-            label,
-            { endpoint, cause: original },
+            { label, endpoint, cause: original },
           );
         }
       }
@@ -359,7 +353,9 @@ export function instanceApi(
     /** Sets an instance's label (max 1024 chars). Retried, as it is idempotent. */
     labelInstance: (id: number, label: string, call: CallOptions = {}) => {
       if (typeof label !== "string" || label.length > 1024) {
-        throw new InvalidInputError("a label is a string of at most 1024 characters", "shorten the label");
+        throw new InvalidInputError("a label is a string of at most 1024 characters", {
+          hint: "shorten the label",
+        });
       }
       return manage(id, { label }, call);
     },

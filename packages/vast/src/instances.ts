@@ -21,7 +21,7 @@ export const terminalFailureStatuses: readonly string[] = ["exited", "unknown", 
 
 /** A Docker port binding as the API reports it; HostPort is a string. */
 export interface PortBinding {
-  HostIp?: string;
+  HostIp?: string | undefined;
   HostPort: string;
 }
 
@@ -186,36 +186,36 @@ export interface CreateInstanceOptions {
    * Environment, sent as the API's object form. Keys `-p HOST:CONTAINER[/tcp|/udp]` (value "1")
    * request ports and are validated; `-h` sets the hostname. Default {}.
    */
-  env?: Record<string, string>;
+  env?: Record<string, string> | undefined;
   /** Ports to open, as a shorthand for `-p N:N` env keys: 8080 or "9820/udp". Default none. */
-  ports?: readonly (number | string)[];
+  ports?: readonly (number | string)[] | undefined;
   /** Script run at start (ssh/jupyter) or the entrypoint override (args mode). At most 4048 characters (the API's limit). */
-  onstart?: string;
+  onstart?: string | undefined;
   /**
    * How the container starts. Default "args" when `args` is given, else "ssh" (as the CLI).
    * Use "args" for an image whose own ENTRYPOINT must run, such as the prover image.
    */
-  runtype?: VastRuntype;
+  runtype?: VastRuntype | undefined;
   /** Arguments replacing the image CMD; implies runtype "args". */
-  args?: readonly string[];
+  args?: readonly string[] | undefined;
   /** Disk size in GB, fixed for the instance's life. Default 10. */
-  diskGb?: number;
+  diskGb?: number | undefined;
   /** Unique label used to find the instance after an ambiguous failure. Default `cuzkit-<random>`. */
-  label?: string;
+  label?: string | undefined;
   /**
    * A bid in $/hour for the machine: makes the rental interruptible (spot). Without it the
    * rental is ON-DEMAND at the offer's dph_total, even for an offer found with type "bid".
    */
-  bidPricePerHour?: number;
+  bidPricePerHour?: number | undefined;
   /** Registry login, such as "-u user -p TOKEN ghcr.io". A secret: never printed by dry runs. */
-  imageLogin?: string;
+  imageLogin?: string | undefined;
   /**
    * Search for the offer right before renting and refuse (VastOfferGoneError, nothing rented)
    * when it is no longer rentable. Default true.
    */
   recheckOffer?: boolean | undefined;
   /** Ask Vast.ai to refuse (410, "offer gone") rather than queue when the offer cannot start now. Default: not sent. */
-  cancelUnavailable?: boolean;
+  cancelUnavailable?: boolean | undefined;
 }
 
 /** The request a create sends; what `rent --dry-run` prints. */
@@ -249,54 +249,50 @@ export function buildCreateInstanceRequest(
   random: () => number = Math.random,
 ): CreateInstanceRequest {
   if (!Number.isSafeInteger(offerId) || offerId <= 0) {
-    throw new InvalidInputError(
-      `invalid offer id ${offerId}`,
-      "give the numeric id of an offer from a search",
-    );
+    throw new InvalidInputError(`invalid offer id ${offerId}`, {
+      hint: "give the numeric id of an offer from a search",
+    });
   }
   if (typeof options.image !== "string" || options.image.trim() === "") {
-    throw new InvalidInputError(
-      "an image is required to rent an instance",
-      'give the Docker image, such as "ghcr.io/org/prover:1.2"',
-    );
+    throw new InvalidInputError("an image is required to rent an instance", {
+      hint: 'give the Docker image, such as "ghcr.io/org/prover:1.2"',
+    });
   }
   const env = buildEnv(options.env ?? {}, options.ports ?? []);
   const label = options.label ?? generateLabel(random);
   if (label.trim() === "" || label.length > maxLabelChars) {
-    throw new InvalidInputError(
-      `invalid label "${label.slice(0, 40)}"`,
-      `use 1 to ${maxLabelChars} characters, unique per rental`,
-    );
+    throw new InvalidInputError(`invalid label "${label.slice(0, 40)}"`, {
+      hint: `use 1 to ${maxLabelChars} characters, unique per rental`,
+    });
   }
   const diskGb = options.diskGb ?? defaultDiskGb;
   if (!(Number.isFinite(diskGb) && diskGb > 0)) {
-    throw new InvalidInputError(
-      `diskGb must be positive, got ${diskGb}`,
-      "give the disk size in GB, such as 200",
-    );
+    throw new InvalidInputError(`diskGb must be positive, got ${diskGb}`, {
+      hint: "give the disk size in GB, such as 200",
+    });
   }
   let runtype = options.runtype;
   if (runtype !== undefined && !runtypes.includes(runtype)) {
-    throw new InvalidInputError(`unknown runtype "${runtype}"`, `use one of: ${runtypes.join(", ")}`);
+    throw new InvalidInputError(`unknown runtype "${runtype}"`, {
+      hint: `use one of: ${runtypes.join(", ")}`,
+    });
   }
   if (options.args !== undefined) {
     if (runtype !== undefined && runtype !== "args") {
-      throw new InvalidInputError(
-        `args need runtype "args", not "${runtype}"`,
-        "drop the runtype or the args",
-      );
+      throw new InvalidInputError(`args need runtype "args", not "${runtype}"`, {
+        hint: "drop the runtype or the args",
+      });
     }
     if (!options.args.every((a) => typeof a === "string")) {
-      throw new InvalidInputError("args must be strings", 'such as ["--config", "/etc/cuzk.toml"]');
+      throw new InvalidInputError("args must be strings", { hint: 'such as ["--config", "/etc/cuzk.toml"]' });
     }
     runtype = "args";
   }
   runtype ??= "ssh";
   if (options.onstart !== undefined && options.onstart.length > maxOnstartChars) {
-    throw new InvalidInputError(
-      `onstart is ${options.onstart.length} characters, over ${maxOnstartChars}`,
-      "gzip and base64 the script, or fetch it from a URL in a short onstart",
-    );
+    throw new InvalidInputError(`onstart is ${options.onstart.length} characters, over ${maxOnstartChars}`, {
+      hint: "gzip and base64 the script, or fetch it from a URL in a short onstart",
+    });
   }
   const body: JsonObject = {
     client_id: "me",
@@ -311,10 +307,9 @@ export function buildCreateInstanceRequest(
   if (options.bidPricePerHour !== undefined) {
     const price = options.bidPricePerHour;
     if (!(Number.isFinite(price) && price >= 0.001 && price <= 128)) {
-      throw new InvalidInputError(
-        `bid price ${price} $/h is out of range`,
-        "bid between 0.001 and 128 $/hour, at or above the offer's min_bid",
-      );
+      throw new InvalidInputError(`bid price ${price} $/h is out of range`, {
+        hint: "bid between 0.001 and 128 $/hour, at or above the offer's min_bid",
+      });
     }
     body.price = price;
   }
@@ -341,16 +336,15 @@ function buildEnv(env: Record<string, string>, ports: readonly (number | string)
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(env)) {
     if (typeof value !== "string") {
-      throw new InvalidInputError(`env ${key} must be a string`, "quote the value");
+      throw new InvalidInputError(`env ${key} must be a string`, { hint: "quote the value" });
     }
     if (key.startsWith("-")) {
       const match = portKey.exec(key);
       if (match) {
         if (!validPortPair(Number(match[1]), Number(match[2]))) {
-          throw new InvalidInputError(
-            `invalid port mapping "${key}"`,
-            "ports are 1..65535 (or N:N with N >= 70000 for a random identity mapping)",
-          );
+          throw new InvalidInputError(`invalid port mapping "${key}"`, {
+            hint: "ports are 1..65535 (or N:N with N >= 70000 for a random identity mapping)",
+          });
         }
         out[key] = "1";
         continue;
@@ -359,16 +353,14 @@ function buildEnv(env: Record<string, string>, ports: readonly (number | string)
         out[key] = value;
         continue;
       }
-      throw new InvalidInputError(
-        `invalid docker option "${key}" in env`,
-        'write ports as "-p 8080:8080" or "-p 9000:9000/udp", the hostname as "-h"',
-      );
+      throw new InvalidInputError(`invalid docker option "${key}" in env`, {
+        hint: 'write ports as "-p 8080:8080" or "-p 9000:9000/udp", the hostname as "-h"',
+      });
     }
     if (!envName.test(key)) {
-      throw new InvalidInputError(
-        `invalid environment variable name "${key}"`,
-        "use letters, digits and _, not starting with a digit",
-      );
+      throw new InvalidInputError(`invalid environment variable name "${key}"`, {
+        hint: "use letters, digits and _, not starting with a digit",
+      });
     }
     out[key] = value;
   }
@@ -376,7 +368,9 @@ function buildEnv(env: Record<string, string>, ports: readonly (number | string)
     const match = /^(\d+)(?:\/(tcp|udp))?$/.exec(String(port).trim());
     const number = Number(match?.[1]);
     if (!match || !validPortPair(number, number)) {
-      throw new InvalidInputError(`invalid port "${port}"`, 'give a port such as 8080 or "9000/udp"');
+      throw new InvalidInputError(`invalid port "${port}"`, {
+        hint: 'give a port such as 8080 or "9000/udp"',
+      });
     }
     out[`-p ${number}:${number}${match[2] ? `/${match[2]}` : ""}`] = "1";
   }

@@ -8,15 +8,15 @@ import type { Transport } from "./transport.js";
 /** Options of `getLogs`. */
 export interface GetLogsOptions extends CallOptions {
   /** Last lines to fetch. Default 1000 (the CLI's default). */
-  tail?: number;
+  tail?: number | undefined;
   /** A grep pattern the server applies. Default none. */
-  filter?: string;
+  filter?: string | undefined;
   /** Vast's daemon logs instead of the container's. Default false. */
-  daemonLogs?: boolean;
+  daemonLogs?: boolean | undefined;
   /** How long to wait for the log file to appear, in ms. Default 60000 (the official client gives up after ~9 s, too short for big logs). */
-  pollTimeoutMs?: number;
+  pollTimeoutMs?: number | undefined;
   /** Wait between polls of the log file, in ms. Default 1000. */
-  pollIntervalMs?: number;
+  pollIntervalMs?: number | undefined;
 }
 
 /** Defaults of `getLogs`. */
@@ -38,12 +38,11 @@ export async function getLogs(
   const pollTimeoutMs = options.pollTimeoutMs ?? defaultLogOptions.pollTimeoutMs;
   const pollIntervalMs = options.pollIntervalMs ?? defaultLogOptions.pollIntervalMs;
   if (!Number.isInteger(tail) || tail < 1)
-    throw new InvalidInputError(`tail must be a whole number >= 1, got ${tail}`, "such as 200");
+    throw new InvalidInputError(`tail must be a whole number >= 1, got ${tail}`, { hint: "such as 200" });
   if (!(pollTimeoutMs >= 0) || !(pollIntervalMs > 0)) {
-    throw new InvalidInputError(
-      "pollTimeoutMs must be >= 0 and pollIntervalMs > 0",
-      "such as 60000 and 1000",
-    );
+    throw new InvalidInputError("pollTimeoutMs must be >= 0 and pollIntervalMs > 0", {
+      hint: "such as 60000 and 1000",
+    });
   }
   const path = `/api/v0/instances/request_logs/${checkInstanceId(id)}/`;
   const body: Record<string, string> = { tail: String(tail) }; // the API wants a string

@@ -1,4 +1,4 @@
-import { InvalidInputError, parseByteSize, type UnitRounding } from "@cuzkit/core";
+import { InvalidInputError, parseByteSize, type UnitRounding, withDefaults } from "@cuzkit/core";
 import { bytesToVastDisk, bytesToVastMemory, gpuMemoryClassTolerance } from "./units.js";
 
 /**
@@ -72,7 +72,16 @@ export type QueryOperator = "eq" | "neq" | "gt" | "gte" | "lt" | "lte" | "in" | 
 /** A condition: a bare value (meaning eq), or operators, several allowed on one field. */
 export type Condition<T> =
   | T
-  | { eq?: T; neq?: T; gt?: T; gte?: T; lt?: T; lte?: T; in?: readonly T[]; notin?: readonly T[] };
+  | {
+      eq?: T | undefined;
+      neq?: T | undefined;
+      gt?: T | undefined;
+      gte?: T | undefined;
+      lt?: T | undefined;
+      lte?: T | undefined;
+      in?: readonly T[] | undefined;
+      notin?: readonly T[] | undefined;
+    };
 
 /** Filters by our field names, each typed by its unit. */
 export type OfferFilters = {
@@ -85,27 +94,27 @@ export type OfferType = "on-demand" | "bid" | "reserved";
 /** Our default filters; `"any"` drops one. A filter on the same field in `filters` wins. */
 export interface OfferDefaults {
   /** Default true: only verified machines. */
-  verified?: boolean | "any";
+  verified?: boolean | "any" | undefined;
   /** Default true: only offers that can be rented now. */
-  rentable?: boolean | "any";
+  rentable?: boolean | "any" | undefined;
   /** Default false: skip offers already rented. */
-  rented?: boolean | "any";
+  rented?: boolean | "any" | undefined;
 }
 
 /** A search for offers, in our names and units. */
 export interface OfferQuery {
   /** Field conditions. */
-  filters?: OfferFilters;
+  filters?: OfferFilters | undefined;
   /** Sort keys, first is primary. Default `[["score", "desc"]]`. */
-  order?: readonly (readonly [OfferField, "asc" | "desc"])[];
+  order?: readonly (readonly [OfferField, "asc" | "desc"])[] | undefined;
   /** Most offers to return. Default: none sent (the server's default). */
-  limit?: number;
+  limit?: number | undefined;
   /** on-demand (default), bid (interruptible prices) or reserved. */
-  type?: OfferType;
+  type?: OfferType | undefined;
   /** Disk in GB the prices are computed for; pass the disk you will rent. Default 10 (our create default). */
-  allocatedStorageGb?: number;
+  allocatedStorageGb?: number | undefined;
   /** Our default filters (verified=true, rentable=true, rented=false). */
-  defaults?: OfferDefaults;
+  defaults?: OfferDefaults | undefined;
   /**
    * How far bounds on GPU memory (`gpuRamBytes`, `gpuTotalRamBytes`) are widened so a card of
    * the class asked for passes: `gte 24GiB` admits an RTX 4090 reporting 24564 MiB. Lower bounds
@@ -114,7 +123,7 @@ export interface OfferQuery {
    */
   gpuMemoryTolerance?: number | undefined;
   /** Extra raw API conditions for columns not typed here, such as `{ has_avx: { eq: true } }`. Sent as given. */
-  raw?: Record<string, Record<string, unknown>>;
+  raw?: Record<string, Record<string, unknown>> | undefined;
 }
 
 /** The JSON body of `POST /api/v0/bundles/`. */
@@ -144,31 +153,27 @@ const roundingFor: Record<QueryOperator, UnitRounding> = {
  */
 export function buildOfferQuery(query: OfferQuery = {}): OfferQueryBody {
   const body: OfferQueryBody = {};
-  const defaults: Required<OfferDefaults> = {
-    verified: true,
-    rentable: true,
-    rented: false,
-    ...query.defaults,
-  };
+  const defaults = withDefaults<OfferDefaults>(
+    { verified: true, rentable: true, rented: false },
+    query.defaults,
+  );
   for (const name of ["verified", "rentable", "rented"] as const) {
     const value = defaults[name];
     if (value !== "any") body[offerFields[name].api] = { eq: value };
   }
   const tolerance = query.gpuMemoryTolerance ?? gpuMemoryClassTolerance;
   if (!(tolerance >= 0 && tolerance < 0.5)) {
-    throw new InvalidInputError(
-      `gpuMemoryTolerance must be within 0..0.5, got ${tolerance}`,
-      "such as 0.07 (the default), or 0 for exact bounds",
-    );
+    throw new InvalidInputError(`gpuMemoryTolerance must be within 0..0.5, got ${tolerance}`, {
+      hint: "such as 0.07 (the default), or 0 for exact bounds",
+    });
   }
   for (const [name, condition] of Object.entries(query.filters ?? {})) {
     if (condition === undefined) continue;
     const field = (offerFields as Record<string, { api: string; kind: FieldKind }>)[name];
     if (field === undefined) {
-      throw new InvalidInputError(
-        `unknown offer field "${name}"`,
-        `use one of: ${Object.keys(offerFields).join(", ")}`,
-      );
+      throw new InvalidInputError(`unknown offer field "${name}"`, {
+        hint: `use one of: ${Object.keys(offerFields).join(", ")}`,
+      });
     }
     body[field.api] = encodeCondition(name, field.kind, condition, tolerance);
   }
@@ -177,28 +182,30 @@ export function buildOfferQuery(query: OfferQuery = {}): OfferQueryBody {
   body.order = order.map(([name, direction]) => {
     const field = (offerFields as Record<string, { api: string }>)[name];
     if (field === undefined || (direction !== "asc" && direction !== "desc")) {
-      throw new InvalidInputError(
-        `cannot order by "${name}" ${direction}`,
-        'order by a known field, "asc" or "desc"',
-      );
+      throw new InvalidInputError(`cannot order by "${name}" ${direction}`, {
+        hint: 'order by a known field, "asc" or "desc"',
+      });
     }
     return [field.api, direction];
   });
   body.type = query.type ?? "on-demand";
   if (!["on-demand", "bid", "reserved"].includes(body.type as string)) {
-    throw new InvalidInputError(`unknown offer type "${query.type}"`, 'use "on-demand", "bid" or "reserved"');
+    throw new InvalidInputError(`unknown offer type "${query.type}"`, {
+      hint: 'use "on-demand", "bid" or "reserved"',
+    });
   }
   const storage = query.allocatedStorageGb ?? defaultDiskGb;
   if (!(Number.isFinite(storage) && storage > 0)) {
-    throw new InvalidInputError(
-      `allocatedStorageGb must be positive, got ${storage}`,
-      "give the disk you will rent, in GB",
-    );
+    throw new InvalidInputError(`allocatedStorageGb must be positive, got ${storage}`, {
+      hint: "give the disk you will rent, in GB",
+    });
   }
   body.allocated_storage = storage;
   if (query.limit !== undefined) {
     if (!Number.isInteger(query.limit) || query.limit < 1) {
-      throw new InvalidInputError(`limit must be a whole number >= 1, got ${query.limit}`, "such as 20");
+      throw new InvalidInputError(`limit must be a whole number >= 1, got ${query.limit}`, {
+        hint: "such as 20",
+      });
     }
     body.limit = query.limit;
   }
@@ -218,15 +225,16 @@ function encodeCondition(
   for (const [op, value] of entries) {
     if (value === undefined) continue;
     if (!operators.includes(op as QueryOperator)) {
-      throw new InvalidInputError(
-        `unknown operator "${op}" on ${name}`,
-        `use one of: ${operators.join(", ")}`,
-      );
+      throw new InvalidInputError(`unknown operator "${op}" on ${name}`, {
+        hint: `use one of: ${operators.join(", ")}`,
+      });
     }
     const rounding = roundingFor[op as QueryOperator];
     if (op === "in" || op === "notin") {
       if (!Array.isArray(value) || (op === "in" && value.length === 0)) {
-        throw new InvalidInputError(`${name}.${op} needs a non-empty array`, `such as { ${op}: [...] }`);
+        throw new InvalidInputError(`${name}.${op} needs a non-empty array`, {
+          hint: `such as { ${op}: [...] }`,
+        });
       }
       out[op] = value.map((v) => encodeValue(name, kind, v, rounding, 1));
     } else if (widen > 0 && op === "eq") {
@@ -243,7 +251,9 @@ function encodeCondition(
     }
   }
   if (Object.keys(out).length === 0) {
-    throw new InvalidInputError(`empty condition on ${name}`, "give a value or at least one operator");
+    throw new InvalidInputError(`empty condition on ${name}`, {
+      hint: "give a value or at least one operator",
+    });
   }
   return out;
 }
@@ -265,12 +275,11 @@ function encodeValue(
 ): unknown {
   const sized = kind === "memory" || kind === "gpuMemory" || kind === "disk";
   const wrong = () =>
-    new InvalidInputError(
-      `bad value ${JSON.stringify(value)} for ${name}`,
-      sized
+    new InvalidInputError(`bad value ${JSON.stringify(value)} for ${name}`, {
+      hint: sized
         ? 'give bytes or a size such as "256GiB"'
         : `give a ${kind === "string" ? "string" : kind === "boolean" ? "boolean" : "finite number"}`,
-    );
+    });
   switch (kind) {
     case "string":
       if (typeof value !== "string") throw wrong();

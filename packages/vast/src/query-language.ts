@@ -126,7 +126,7 @@ export function parseOfferQuery(text: string): ParsedOfferQuery {
   const result: ParsedOfferQuery = { filters: {}, raw: {}, defaults: {} };
   const source = text.trim();
   let at = 0;
-  const fail = (message: string, hint = queryHint) => new InvalidInputError(`query: ${message}`, hint);
+  const fail = (message: string, hint = queryHint) => new InvalidInputError(`query: ${message}`, { hint });
   while (at < source.length) {
     const rest = source.slice(at);
     const field = /^[A-Za-z0-9_]+/.exec(rest)?.[0];

@@ -1,4 +1,4 @@
-import { createManualClock } from "@cuzkit/core";
+import { createManualClock } from "@cuzkit/core/testing";
 import { describe, expect, it } from "vitest";
 import { defaultEndpointLimits } from "./endpoints.js";
 import { createRateLimiter } from "./rate-limit.js";

@@ -1,5 +1,6 @@
 // Shared set-up for tests that run the client against the fake server. Not exported.
-import { createConsoleLogger, createManualClock } from "@cuzkit/core";
+import { createConsoleLogger } from "@cuzkit/core";
+import { createManualClock } from "@cuzkit/core/testing";
 import { createVastClient, type VastClient } from "./client.js";
 import type { VastClientOptions } from "./options.js";
 import {

@@ -1,7 +1,5 @@
-import { type Logger, linkSignals } from "@cuzkit/core";
-import pRetry from "p-retry";
+import { type Logger, linkSignals, retry } from "@cuzkit/core";
 import { type ApiKeyResolution, type ApiKeySource, resolveApiKey } from "./api-key.js";
-import { backoffDelayMs } from "./backoff.js";
 import { classifyResponse } from "./classify.js";
 import type { VastEndpointName } from "./endpoints.js";
 import {
@@ -28,13 +26,13 @@ export interface ApiRequest {
   /** Path with its trailing slash, such as `/api/v0/instances/1/`. */
   path: string;
   /** Query parameters; non-strings are sent as JSON, as the API expects. */
-  query?: Record<string, unknown>;
+  query?: Record<string, unknown> | undefined;
   /** JSON body. */
-  body?: unknown;
+  body?: unknown | undefined;
   /** Whether the call may be replayed after any retryable failure. Never true for a create (a 429 is still retried: it was not executed). */
   idempotent: boolean;
   /** Classify 404/410 as "offer gone" (instance create only). */
-  isCreate?: boolean;
+  isCreate?: boolean | undefined;
   /** Cancels the call (and its retries). */
   signal?: AbortSignal | undefined;
   /** Per-attempt timeout in ms; default the client's timeoutMs. */
@@ -97,7 +95,10 @@ export function createTransport(options: ResolvedVastOptions): Transport {
     const found = await keyLookup;
     if (found.key === undefined) {
       keyLookup = undefined; // a key file written later is picked up by the next call
-      throw new VastMissingApiKeyError(endpoint, found.searched);
+      throw new VastMissingApiKeyError(`no Vast.ai API key found (looked in: ${found.searched.join(", ")})`, {
+        endpoint,
+        searched: found.searched,
+      });
     }
     key = found.key;
     source = found.source;
@@ -168,7 +169,7 @@ export function createTransport(options: ResolvedVastOptions): Transport {
       const response = await options.fetch(url, {
         method: init.method,
         headers: init.headers,
-        ...(init.body === undefined ? {} : { body: init.body }),
+        body: init.body ?? null,
         signal: linked.signal,
         redirect: "manual", // a redirect must not carry the key to another host
       });
@@ -217,28 +218,29 @@ export function createTransport(options: ResolvedVastOptions): Transport {
     const policy = options.retry;
     try {
       if (policy === false || policy.retries === 0) return await once(1);
-      return await pRetry(once, {
-        retries: policy.retries,
-        minTimeout: 0, // our own backoff runs in shouldRetry with the injected sleep
-        factor: 1,
-        shouldRetry: async ({ error, attemptNumber }) => {
-          if (!mayRepeat(request, error)) return false;
-          const backoffMs = backoffDelayMs(attemptNumber, policy, options.random);
-          // Wait at least the interval a 429 names: retrying sooner only earns another 429.
-          const thresholdMs = error instanceof VastRateLimitedError ? error.thresholdMs : undefined;
-          const delayMs = Math.max(backoffMs, thresholdMs ?? 0);
+      return await retry(once, {
+        ...policy,
+        maxAttempts: policy.retries + 1,
+        shouldRetry: (error) => mayRepeat(request, error),
+        // Wait at least the interval a 429 names: retrying sooner only earns another 429.
+        delayFor: (error, backoffMs) =>
+          Math.max(backoffMs, error instanceof VastRateLimitedError ? (error.thresholdMs ?? 0) : 0),
+        onRetry: ({ error, attempt, maxAttempts, delayMs }) => {
+          const failed = error as VastApiError;
           logger.warn("vast call failed, retrying", {
             endpoint,
-            code: error.code,
-            status: error.status,
-            attempt: attemptNumber,
-            of: policy.retries + 1,
+            code: failed.code,
+            status: failed.status,
+            attempt,
+            of: maxAttempts,
             delayMs,
-            ...(thresholdMs === undefined ? {} : { thresholdMs }),
+            thresholdMs: error instanceof VastRateLimitedError ? error.thresholdMs : undefined,
           });
-          await options.sleep(delayMs, request.signal);
-          return true;
         },
+        signal: request.signal,
+        clock: options.clock,
+        sleep: options.sleep,
+        random: options.random,
       });
     } catch (error) {
       if (error instanceof VastApiError) throw error;

@@ -6,13 +6,13 @@ import { terminalFailureStatuses, type VastInstance, type VastInstanceStatus } f
 /** Options of `waitForStatus`. */
 export interface WaitForStatusOptions {
   /** Cancels the wait and its polls. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Give up after this long, in ms. Default 1800000 (30 min: loading a large image can take long). */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Wait between polls, in ms. Default 10000 (as Vast.ai's docs advise). */
-  pollIntervalMs?: number;
+  pollIntervalMs?: number | undefined;
   /** Called with each polled state, for progress output. */
-  onPoll?: (instance: VastInstance) => void;
+  onPoll?: ((instance: VastInstance) => void) | undefined;
 }
 
 /** Defaults of `waitForStatus`. */
@@ -38,7 +38,9 @@ export async function waitForStatus(
   const timeoutMs = options.timeoutMs ?? defaultWaitOptions.timeoutMs;
   const pollIntervalMs = options.pollIntervalMs ?? defaultWaitOptions.pollIntervalMs;
   if (!(timeoutMs >= 0) || !(pollIntervalMs > 0)) {
-    throw new InvalidInputError("timeoutMs must be >= 0 and pollIntervalMs > 0", "such as 1800000 and 10000");
+    throw new InvalidInputError("timeoutMs must be >= 0 and pollIntervalMs > 0", {
+      hint: "such as 1800000 and 10000",
+    });
   }
   const endpoint = `GET /api/v0/instances/${id}/`;
   const deadline = deps.clock.now() + timeoutMs;
@@ -47,13 +49,10 @@ export async function waitForStatus(
     if (options.signal !== undefined) call.signal = options.signal;
     const instance = await deps.showInstance(id, call);
     if (instance === null) {
-      throw new VastInstanceFailedError(
-        `instance ${id} no longer exists (destroyed or never started)`,
-        null,
-        {
-          endpoint,
-        },
-      );
+      throw new VastInstanceFailedError(`instance ${id} no longer exists (destroyed or never started)`, {
+        actualStatus: null,
+        endpoint,
+      });
     }
     options.onPoll?.(instance);
     const status = instance.actualStatus;
@@ -62,17 +61,13 @@ export async function waitForStatus(
     if (status !== null && terminalFailureStatuses.includes(status)) {
       throw new VastInstanceFailedError(
         `instance ${id} is ${status} and will not become ${target}${detail}`,
-        status,
-        {
-          endpoint,
-          serverMessage: instance.statusMsg ?? "",
-        },
+        { actualStatus: status, endpoint, serverMessage: instance.statusMsg ?? "" },
       );
     }
     if (deps.clock.now() + pollIntervalMs > deadline) {
       throw new VastWaitTimeoutError(
         `instance ${id} is still ${status ?? "provisioning"} after ${timeoutMs} ms, not ${target}${detail}`,
-        { endpoint, ...(instance.statusMsg === undefined ? {} : { serverMessage: instance.statusMsg }) },
+        { endpoint, serverMessage: instance.statusMsg },
       );
     }
     deps.logger?.debug("vast waiting for an instance, polling again", {

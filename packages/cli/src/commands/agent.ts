@@ -84,7 +84,7 @@ Exit codes: 0 kept (served until stopped), 2 not kept, 1 a step failed.`,
       if (url !== undefined && (token === undefined || instanceId === undefined)) {
         throw new InvalidInputError(
           `${agentEnvNames.url} is set but ${agentEnvNames.token} or ${agentEnvNames.instanceId} is not`,
-          "start the machine with cuzkit fleet deploy, which sets all three",
+          { hint: "start the machine with cuzkit fleet deploy, which sets all three" },
         );
       }
       const input = await buildProofInput(flags, io);

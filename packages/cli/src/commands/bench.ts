@@ -89,23 +89,20 @@ function rejectConflictingBenchFlags(flags: BenchFlags): void {
   ] as const;
   for (const [flag, value] of spawnOnly) {
     if (value !== undefined && flags.spawn === undefined)
-      throw new InvalidInputError(
-        `${flag} is only used with --spawn`,
-        "add --spawn to have cuzkit start and supervise the daemon, or configure the running daemon yourself",
-      );
+      throw new InvalidInputError(`${flag} is only used with --spawn`, {
+        hint: "add --spawn to have cuzkit start and supervise the daemon, or configure the running daemon yourself",
+      });
   }
   if (flags.maxRestarts !== undefined && flags.onCrash !== "restart")
-    throw new InvalidInputError(
-      "--max-restarts is only used with --on-crash restart",
-      "add --on-crash restart, or leave --max-restarts out (the default is to stop at the first crash)",
-    );
+    throw new InvalidInputError("--max-restarts is only used with --on-crash restart", {
+      hint: "add --on-crash restart, or leave --max-restarts out (the default is to stop at the first crash)",
+    });
   if (flags.warmupTimeout !== undefined && flags.warmup === "none")
-    throw new InvalidInputError(
-      "--warmup-timeout is not used with --warmup none",
-      "leave --warmup-timeout out, or run a warmup (--warmup auto or a number)",
-    );
+    throw new InvalidInputError("--warmup-timeout is not used with --warmup none", {
+      hint: "leave --warmup-timeout out, or run a warmup (--warmup auto or a number)",
+    });
   if (flags.earlyVerdict && flags.minProofsPerHour === undefined)
-    throw new InvalidInputError("--early-verdict needs a threshold", "add --min-proofs-per-hour N");
+    throw new InvalidInputError("--early-verdict needs a threshold", { hint: "add --min-proofs-per-hour N" });
 }
 
 /** A cuzk.toml with srs.param_cache set (added when absent), so the bench knows where the PCE file goes. */
@@ -273,10 +270,9 @@ Examples:
           example: "2 (or auto with --detect)",
         });
       } else if (!hardware) {
-        throw new InvalidInputError(
-          "--concurrency auto needs the machine",
-          "add --detect or --ram/--cores/--gpus, or give a number",
-        );
+        throw new InvalidInputError("--concurrency auto needs the machine", {
+          hint: "add --detect or --ram/--cores/--gpus, or give a number",
+        });
       }
 
       let supervision: SupervisionOptions | undefined;
@@ -289,11 +285,10 @@ Examples:
         if (flags.config !== undefined) {
           configPath = resolve(io.cwd, flags.config);
           configToml = await readFile(configPath, "utf8").catch((error: unknown) => {
-            throw new InvalidInputError(
-              `cannot read ${flags.config}: ${(error as Error).message}`,
-              "check the path given to --config",
-              error,
-            );
+            throw new InvalidInputError(`cannot read ${flags.config}: ${(error as Error).message}`, {
+              hint: "check the path given to --config",
+              cause: error,
+            });
           });
         } else if (recommendation?.feasible) {
           configToml = emitCuzkToml(recommendation);
@@ -304,7 +299,7 @@ Examples:
             recommendation
               ? `no safe config for this machine: ${recommendation.infeasibleReason ?? ""}`
               : "--spawn needs a config",
-            "give --config FILE, or the machine (--detect or --ram/--cores/--gpus) to tune one",
+            { hint: "give --config FILE, or the machine (--detect or --ram/--cores/--gpus) to tune one" },
           );
         }
         const paramCache = resolve(

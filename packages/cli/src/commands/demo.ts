@@ -112,7 +112,9 @@ export function createDemoCommand(io: CliIO): Command {
       if (flags.profile !== undefined && (flags.detect || describesMachine(flags))) {
         throw new InvalidInputError(
           "--profile cannot be combined with --ram/--cores/--gpus/--memory-limit/--detect",
-          "use --profile NAME for a machine from the incidents, or describe your own with the machine flags",
+          {
+            hint: "use --profile NAME for a machine from the incidents, or describe your own with the machine flags",
+          },
         );
       }
       const described = await resolveHardwareFlags(flags);

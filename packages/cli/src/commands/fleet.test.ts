@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type FakeVastServer, startFakeVastServer } from "@cuzkit/vast";
+import { type FakeVastServer, startFakeVastServer } from "@cuzkit/vast/testing";
 import type { Command } from "commander";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { CliIO } from "../io.js";

@@ -150,10 +150,9 @@ function configFrom(flags: ConfigFlags, saved: Record<string, unknown> | undefin
     },
   };
   if (config.minProofsPerHour === undefined) {
-    throw new InvalidInputError(
-      "the fleet needs a minimum proofs/hour to decide which machines to keep",
-      "pass --min-proofs-per-hour N (to cuzkit fleet serve; deploy and destroy reuse what serve saved)",
-    );
+    throw new InvalidInputError("the fleet needs a minimum proofs/hour to decide which machines to keep", {
+      hint: "pass --min-proofs-per-hour N (to cuzkit fleet serve; deploy and destroy reuse what serve saved)",
+    });
   }
   return config;
 }
@@ -267,10 +266,9 @@ export function createFleetCommand(io: CliIO, deps: FleetCommandDeps = {}): Comm
     .action(
       async (flags: ConfigFlags & { offer?: number; best?: number; replaces?: string; json?: boolean }) => {
         if ((flags.offer === undefined) === (flags.best === undefined)) {
-          throw new InvalidInputError(
-            "deploy needs exactly one of --offer ID or --best N",
-            "pass --offer 1234 or --best 2",
-          );
+          throw new InvalidInputError("deploy needs exactly one of --offer ID or --best N", {
+            hint: "pass --offer 1234 or --best 2",
+          });
         }
         const store = await openStore(flags);
         try {

@@ -76,7 +76,7 @@ export function parseFaults(specs: readonly string[]): SimFaults {
     const name = at < 0 ? spec : spec.slice(0, at);
     const value = at < 0 ? "" : spec.slice(at + 1);
     if (!(faultNames as readonly string[]).includes(name) || value === "") {
-      throw new InvalidInputError(`unknown or incomplete fault "${spec}"`, faultHint);
+      throw new InvalidInputError(`unknown or incomplete fault "${spec}"`, { hint: faultHint });
     }
     switch (name as (typeof faultNames)[number]) {
       case "crash-after":
@@ -105,7 +105,7 @@ export function parseFaults(specs: readonly string[]): SimFaults {
 function parseDialect(text: string | undefined): DaemonDialect | undefined {
   if (text === undefined) return undefined;
   if (!(daemonDialects as readonly string[]).includes(text)) {
-    throw new InvalidInputError(`unknown dialect "${text}"`, `use ${daemonDialects.join(" or ")}`);
+    throw new InvalidInputError(`unknown dialect "${text}"`, { hint: `use ${daemonDialects.join(" or ")}` });
   }
   return text as DaemonDialect;
 }
@@ -120,14 +120,11 @@ async function loadConfig(
   try {
     text = await readFile(full, "utf8");
   } catch (error) {
-    throw new CuzkitError(
-      "CONFIG_UNREADABLE",
-      `cannot read the config ${full}: ${(error as Error).message}`,
-      {
-        hint: "check the path given to --config (a cuzk.toml), or leave --config out to use the safe default config",
-        cause: error,
-      },
-    );
+    throw new CuzkitError(`cannot read the config ${full}: ${(error as Error).message}`, {
+      code: "CONFIG_UNREADABLE",
+      hint: "check the path given to --config (a cuzk.toml), or leave --config out to use the safe default config",
+      cause: error,
+    });
   }
   const read = readCuzkConfig(text, dialect);
   for (const finding of read.findings)
@@ -255,7 +252,9 @@ export function createSimCommand(io: CliIO, deps: SimCommandDeps = {}): Command 
       const proofTimeMs = flags.proofTimeMs;
       const faults = parseFaults(flags.fault);
       if (!(logLevels as readonly string[]).includes(flags.logLevel)) {
-        throw new InvalidInputError(`unknown log level "${flags.logLevel}"`, `use ${logLevels.join(", ")}`);
+        throw new InvalidInputError(`unknown log level "${flags.logLevel}"`, {
+          hint: `use ${logLevels.join(", ")}`,
+        });
       }
       const loaded = flags.config !== undefined ? await loadConfig(flags.config, dialect, io) : undefined;
       const config =

@@ -162,7 +162,7 @@ describe("cuzkit tune: a machine too small", () => {
     const { stdout, error } = await run([...tinyFlags, "--format", "toml", "--force", "--out", "cuzk.toml"]);
     expect(stdout).toBe("");
     expect((error as CuzkitError).code).toBe("UNSAFE_CONFIG");
-    expect((error as CuzkitError).hint).toMatch(/--force writes nothing/);
+    expect((error as CuzkitError).hint).toMatch(/force: true writes nothing/);
     expect(readdirSync(dir)).toEqual([]);
   });
 

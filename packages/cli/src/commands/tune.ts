@@ -72,15 +72,14 @@ export function parseSafetyMargin(
   if (/^\d+(\.\d+)?\s*[a-zA-Z]+$/.test(trimmed)) {
     return { safetyMarginFraction: 0, minSafetyMarginBytes: parseSizeWithUnit(trimmed, "safety margin") };
   }
-  throw new InvalidInputError(
-    `cannot read the safety margin "${text}"`,
-    'give a percentage of the usable RAM ("10%"), a fraction ("0.1") or a size ("16GiB")',
-  );
+  throw new InvalidInputError(`cannot read the safety margin "${text}"`, {
+    hint: 'give a percentage of the usable RAM ("10%"), a fraction ("0.1") or a size ("16GiB")',
+  });
 }
 
 function parseChoice<T extends string>(flag: string, value: string, choices: readonly T[]): T {
   if ((choices as readonly string[]).includes(value)) return value as T;
-  throw new InvalidInputError(`unknown ${flag} "${value}"`, `use one of: ${choices.join(", ")}`);
+  throw new InvalidInputError(`unknown ${flag} "${value}"`, { hint: `use one of: ${choices.join(", ")}` });
 }
 
 async function hardwareFor(
@@ -89,10 +88,9 @@ async function hardwareFor(
 ): Promise<HardwareSpec | DetectedHardware> {
   const hardware = await resolveHardwareFlags(flags, deps.detect);
   if (hardware === undefined) {
-    throw new InvalidInputError(
-      "no hardware given: --ram, --cores, --gpus missing",
-      `pass --detect to read this machine, or describe it: ${exampleMachineFlags} [--memory-limit 240GiB] (--gpus none sizes for memory only)`,
-    );
+    throw new InvalidInputError("no hardware given: --ram, --cores, --gpus missing", {
+      hint: `pass --detect to read this machine, or describe it: ${exampleMachineFlags} [--memory-limit 240GiB] (--gpus none sizes for memory only)`,
+    });
   }
   return hardware;
 }
@@ -186,17 +184,19 @@ export function createTuneCommand(io: CliIO, deps: TuneCommandDeps = {}): Comman
 
       if (flags.check !== undefined) {
         if (format !== "text" && format !== "json") {
-          throw new InvalidInputError(
-            `--check prints text or json, not ${format}`,
-            "use --format text or --format json",
-          );
+          throw new InvalidInputError(`--check prints text or json, not ${format}`, {
+            hint: "use --format text or --format json",
+          });
         }
         const path = resolve(io.cwd, flags.check);
         let text: string;
         try {
           text = await readFile(path, "utf8");
         } catch (error) {
-          throw new InvalidInputError(`cannot read ${path}`, "give the path of an existing cuzk.toml", error);
+          throw new InvalidInputError(`cannot read ${path}`, {
+            hint: "give the path of an existing cuzk.toml",
+            cause: error,
+          });
         }
         const result = checkConfig(hardware, text, options);
         await emit(

@@ -24,7 +24,7 @@ export interface SynthesisSlots {
     | "proofs in flight"
     | "GPU count (monolithic)";
   /** The daemon's effective memory budget in bytes (budget dialect), else undefined. */
-  budgetBytes?: number;
+  budgetBytes?: number | undefined;
   /** True when the budget cannot fit even one partition: the daemon waits forever. */
   stalled: boolean;
 }

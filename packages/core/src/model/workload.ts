@@ -5,7 +5,7 @@ export interface Workload {
   /** The proof kind being proven; throughput is modelled for it. Default "porep". */
   kind: ProofKind;
   /** Other kinds that run on the same daemon now and then: their parameters stay resident. Default none. */
-  alsoResident?: readonly ProofKind[];
+  alsoResident?: readonly ProofKind[] | undefined;
   /** Proofs the client keeps in flight at once (the benchmark's concurrency). */
   concurrency: number;
 }

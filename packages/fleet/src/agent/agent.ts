@@ -94,7 +94,7 @@ class AgentStepError extends CuzkitError {
     code: string,
     message: string,
   ) {
-    super(code, message, { hint: `the ${step} step failed on the machine` });
+    super(message, { code: code, hint: `the ${step} step failed on the machine` });
   }
 }
 

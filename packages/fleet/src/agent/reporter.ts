@@ -28,7 +28,8 @@ export class AgentRequestRefusedError extends CuzkitError {
     readonly serverCode: string,
     message: string,
   ) {
-    super("FLEET_AGENT_REFUSED", `the manager refused the request (${status} ${serverCode}): ${message}`, {
+    super(`the manager refused the request (${status} ${serverCode}): ${message}`, {
+      code: "FLEET_AGENT_REFUSED",
       hint:
         status === 401 || status === 403
           ? "check CUZKIT_FLEET_TOKEN and CUZKIT_INSTANCE_ID: they must be the pair the manager set at deploy"
@@ -40,7 +41,8 @@ export class AgentRequestRefusedError extends CuzkitError {
 /** The manager could not be reached after the retries. */
 export class AgentManagerUnreachableError extends CuzkitError {
   constructor(url: string, cause: unknown) {
-    super("FLEET_MANAGER_UNREACHABLE", `cannot reach the fleet manager at ${url}`, {
+    super(`cannot reach the fleet manager at ${url}`, {
+      code: "FLEET_MANAGER_UNREACHABLE",
       hint: "check CUZKIT_FLEET_URL, and that the manager listens on an address this machine can reach (--listen)",
       retryable: true,
       cause,

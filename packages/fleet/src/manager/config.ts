@@ -58,10 +58,9 @@ const fleetNamePattern = /^[a-z0-9]{1,32}$/;
 
 function positive(name: string, flag: string, value: number | undefined): void {
   if (value !== undefined && (!Number.isFinite(value) || value <= 0)) {
-    throw new InvalidInputError(
-      `${name} must be a positive number, got ${String(value)}`,
-      `pass ${flag} with a number above 0`,
-    );
+    throw new InvalidInputError(`${name} must be a positive number, got ${String(value)}`, {
+      hint: `pass ${flag} with a number above 0`,
+    });
   }
 }
 
@@ -72,17 +71,15 @@ export function resolveFleetConfig(config: FleetConfig): ResolvedFleetConfig {
     !Number.isFinite(config.minProofsPerHour) ||
     config.minProofsPerHour <= 0
   ) {
-    throw new InvalidInputError(
-      "the fleet needs a minimum proofs/hour to decide which machines to keep",
-      "pass --min-proofs-per-hour N (measured timed proofs per hour at or above which a machine is kept)",
-    );
+    throw new InvalidInputError("the fleet needs a minimum proofs/hour to decide which machines to keep", {
+      hint: "pass --min-proofs-per-hour N (measured timed proofs per hour at or above which a machine is kept)",
+    });
   }
   const fleet = config.fleet ?? "default";
   if (!fleetNamePattern.test(fleet)) {
-    throw new InvalidInputError(
-      `fleet name "${fleet}" is not 1-32 lowercase letters and digits`,
-      "pass --fleet with a name such as prod or f1 (it becomes part of every instance label)",
-    );
+    throw new InvalidInputError(`fleet name "${fleet}" is not 1-32 lowercase letters and digits`, {
+      hint: "pass --fleet with a name such as prod or f1 (it becomes part of every instance label)",
+    });
   }
   positive("maxDph", "--max-dph", config.maxDph);
   positive("diskGb", "--disk", config.diskGb);
@@ -90,10 +87,9 @@ export function resolveFleetConfig(config: FleetConfig): ResolvedFleetConfig {
     config.maxInstances !== undefined &&
     (!Number.isInteger(config.maxInstances) || config.maxInstances < 1)
   ) {
-    throw new InvalidInputError(
-      `maxInstances must be a whole number >= 1, got ${config.maxInstances}`,
-      "pass --max-instances N",
-    );
+    throw new InvalidInputError(`maxInstances must be a whole number >= 1, got ${config.maxInstances}`, {
+      hint: "pass --max-instances N",
+    });
   }
   if (
     config.benchmarkProofs !== undefined &&
@@ -101,18 +97,17 @@ export function resolveFleetConfig(config: FleetConfig): ResolvedFleetConfig {
   ) {
     throw new InvalidInputError(
       `benchmarkProofs must be a whole number >= 1, got ${config.benchmarkProofs}`,
-      "pass --bench-proofs N",
+      { hint: "pass --bench-proofs N" },
     );
   }
   if (config.managerUrl !== undefined) {
     try {
       new URL(config.managerUrl);
     } catch (error) {
-      throw new InvalidInputError(
-        `the manager URL "${config.managerUrl}" is not a URL`,
-        "pass --manager-url http://HOST:PORT, the address agents on rented machines can reach",
-        error,
-      );
+      throw new InvalidInputError(`the manager URL "${config.managerUrl}" is not a URL`, {
+        hint: "pass --manager-url http://HOST:PORT, the address agents on rented machines can reach",
+        cause: error,
+      });
     }
   }
   return {

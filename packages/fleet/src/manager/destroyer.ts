@@ -1,5 +1,4 @@
-import { toCuzkitError } from "@cuzkit/core";
-import { backoffDelayMs } from "@cuzkit/vast";
+import { backoffDelayMs, toCuzkitError } from "@cuzkit/core";
 import type { InstanceState } from "../lifecycle.js";
 import type { InstanceRecord } from "../store/records.js";
 import type { ManagerContext } from "./context.js";

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createManualClock } from "@cuzkit/core";
+import { createManualClock } from "@cuzkit/core/testing";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { FleetStoreError, FleetTransitionError } from "../errors.js";

@@ -2,7 +2,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type FakeVastServer, vastMemoryToBytes } from "@cuzkit/vast";
+import { vastMemoryToBytes } from "@cuzkit/vast";
+import type { FakeVastServer } from "@cuzkit/vast/testing";
 import { cuzkitArgv, cuzkitShellCommand } from "../../../../test/support/cuzkit-process.js";
 
 /** How the machine behind one offer behaves once rented. */

@@ -1,10 +1,7 @@
-import { createManualClock, silentLogger } from "@cuzkit/core";
-import {
-  createVastClient,
-  type FakeVastServer,
-  type FakeVastServerOptions,
-  startFakeVastServer,
-} from "@cuzkit/vast";
+import { silentLogger } from "@cuzkit/core";
+import { createManualClock } from "@cuzkit/core/testing";
+import { createVastClient } from "@cuzkit/vast";
+import { type FakeVastServer, type FakeVastServerOptions, startFakeVastServer } from "@cuzkit/vast/testing";
 import type { FastifyInstance } from "fastify";
 import type { FleetConfig } from "../manager/config.js";
 import type { Checkpoint } from "../manager/context.js";

@@ -39,19 +39,24 @@ export interface PlainGrpcClientOptions {
 }
 
 /** A gRPC status returned by the server (or by grpc-js for transport failures). */
-export class PlainGrpcCallError extends CuzkitError {
+export class PlainGrpcCallError extends CuzkitError<`GRPC_${string}`> {
+  /** The gRPC status code (grpc.status). */
+  readonly grpcCode: grpc.status;
+  /** The status details text. */
+  readonly details: string;
   constructor(
-    /** The gRPC status code (grpc.status). */
-    readonly grpcCode: grpc.status,
-    /** The status details text. */
-    readonly details: string,
-    cause: unknown,
+    message: string,
+    options: { grpcCode: grpc.status; details: string; cause?: unknown | undefined },
   ) {
-    super(`GRPC_${grpc.status[grpcCode] ?? grpcCode}`, `${grpc.status[grpcCode] ?? grpcCode}: ${details}`, {
+    const { grpcCode } = options;
+    super(message, {
+      code: `GRPC_${grpc.status[grpcCode] ?? grpcCode}`,
       hint: "see the gRPC status code and details",
       retryable: grpcCode === grpc.status.UNAVAILABLE,
-      cause,
+      cause: options.cause,
     });
+    this.grpcCode = grpcCode;
+    this.details = options.details;
   }
 }
 
@@ -126,7 +131,14 @@ export function createPlainGrpcClient(
       ) => grpc.ClientUnaryCall;
       const pending = fn.call(client, request, metadata, grpcOptions, (error, response) => {
         callOptions.signal?.removeEventListener("abort", onAbort);
-        if (error) reject(new PlainGrpcCallError(error.code, error.details, error));
+        if (error)
+          reject(
+            new PlainGrpcCallError(`${grpc.status[error.code] ?? error.code}: ${error.details}`, {
+              grpcCode: error.code,
+              details: error.details,
+              cause: error,
+            }),
+          );
         else resolve(response as Res);
       });
       const onAbort = () => pending.cancel();

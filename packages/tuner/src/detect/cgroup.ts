@@ -11,7 +11,7 @@ const unlimitedAtLeast = 2 ** 60;
 /** The cgroup paths of this process, from /proc/self/cgroup. */
 export interface CgroupPaths {
   /** The unified (v2) path, from the `0::/path` line. */
-  v2?: string;
+  v2?: string | undefined;
   /** v1 controller lists ("memory", "cpu,cpuacct") to their paths. */
   v1: Map<string, string>;
 }

@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { availableParallelism, cpus, totalmem } from "node:os";
+import type { Resolved } from "@cuzkit/core";
 
 // The outside world detection reads, injectable so tests run on fixture directories.
 
@@ -15,27 +16,27 @@ export interface CommandResult {
 /** Options of detectHardware(). */
 export interface DetectOptions {
   /** Root of the proc filesystem. Default "/proc". */
-  procRoot?: string;
+  procRoot?: string | undefined;
   /** Root of the sys filesystem. Default "/sys". */
-  sysRoot?: string;
+  sysRoot?: string | undefined;
   /** Reads a text file and rejects when it cannot. Default: fs.readFile as UTF-8. */
-  readFile?: (path: string) => Promise<string>;
+  readFile?: ((path: string) => Promise<string>) | undefined;
   /** Runs a program without a shell; rejects (code "ENOENT") when it is missing. Default: child_process.execFile. */
-  runCommand?: (file: string, args: readonly string[]) => Promise<CommandResult>;
+  runCommand?: ((file: string, args: readonly string[]) => Promise<CommandResult>) | undefined;
   /** The operating system; /proc and cgroups are read only on "linux". Default process.platform. */
-  platform?: NodeJS.Platform;
+  platform?: NodeJS.Platform | undefined;
   /** Host RAM in bytes when /proc/meminfo cannot be read. Default os.totalmem(). */
-  totalMemoryBytes?: () => number;
+  totalMemoryBytes?: (() => number) | undefined;
   /** Host CPU threads when /sys and /proc cannot be read. Default os.cpus().length. */
-  hostCpuCount?: () => number;
+  hostCpuCount?: (() => number) | undefined;
   /** CPU threads this process may use when /proc/self/status cannot be read. Default os.availableParallelism(). */
-  availableParallelism?: () => number;
+  availableParallelism?: (() => number) | undefined;
   /** Time nvidia-smi may take, in milliseconds. Default 10000. */
-  commandTimeoutMs?: number;
+  commandTimeoutMs?: number | undefined;
 }
 
 /** DetectOptions with every default filled in. */
-export type ResolvedDetectOptions = Required<DetectOptions>;
+export type ResolvedDetectOptions = Resolved<DetectOptions>;
 
 function runWithExecFile(timeoutMs: number) {
   return (file: string, args: readonly string[]): Promise<CommandResult> =>

@@ -10,7 +10,7 @@ export const defaultCurioCuzkAddress = "unix:///run/curio/cuzk.sock";
 /** Options of emitCurio(). */
 export interface CurioEmitOptions extends EmitOptions {
   /** Curio's [Cuzk] Address. Default "unix:///run/curio/cuzk.sock". */
-  address?: string;
+  address?: string | undefined;
 }
 
 /** The [Cuzk] section as Curio's config names it. */

@@ -6,7 +6,7 @@ export type CuzkTomlSections = Record<string, Record<string, string | number | b
 /** Extra keys outside the model's config that the emitter may write. */
 export interface SectionExtras {
   /** daemon.listen, written only when given. */
-  listen?: string;
+  listen?: string | undefined;
 }
 
 /**

@@ -1,10 +1,10 @@
-import { UnsafeConfigError } from "../errors.js";
+import { UnsafeConfigError, unsafeConfigMessage } from "../errors.js";
 import type { Recommendation } from "../recommend.js";
 
 /** Options every emitter takes. */
 export interface EmitOptions {
   /** Emit even when no config fits (the model then expects an OOM kill). Default false. */
-  force?: boolean;
+  force?: boolean | undefined;
 }
 
 /**
@@ -17,14 +17,15 @@ export function assertEmittable(recommendation: Recommendation, options: EmitOpt
   if (force && recommendation.forceable) return;
   const p = recommendation.predicted;
   const phase = p.phasePeakBytes.warmup > p.peakMemoryBytes ? "warmup" : p.governingPhase;
-  throw new UnsafeConfigError({
+  const details = {
     peakBytes: Math.max(p.peakMemoryBytes, p.phasePeakBytes.warmup),
     phase,
     usableRamBytes: p.usableRamBytes,
     marginBytes: p.safetyMarginBytes,
     reason: recommendation.infeasibleReason ?? "the model expects an OOM kill",
     forceRefused: force || !recommendation.forceable,
-  });
+  };
+  throw new UnsafeConfigError(unsafeConfigMessage(details), details);
 }
 
 /** The header line a forced, unsafe config carries. */

@@ -7,7 +7,7 @@ import type { EmitOptions } from "./guard.js";
 /** The JSON report of a recommendation (the `--format json` output). */
 export interface TuneReport {
   feasible: boolean;
-  infeasibleReason?: string;
+  infeasibleReason?: string | undefined;
   /** True when the config was emitted with force: it fits only with the safety margin waived. */
   forced: boolean;
   dialect: string;
@@ -19,7 +19,7 @@ export interface TuneReport {
     restart: boolean;
     concurrency: number;
     synthesisParallelism: number;
-    partitionWorkers?: number;
+    partitionWorkers?: number | undefined;
     config: CuzkTomlSections | null;
     peakMemoryBytes: number;
     firstProofSec: number;
@@ -36,14 +36,14 @@ export interface TuneReport {
     hostCpuThreads: number;
     gpus: GpuSpec[];
     /** Where each value came from, when detected. */
-    sources?: Record<string, string>;
+    sources?: Record<string, string> | undefined;
   };
 }
 
 /** Options of toTuneReport(). */
 export interface JsonEmitOptions extends EmitOptions {
   /** Curio's [Cuzk] Address. Default "unix:///run/curio/cuzk.sock". */
-  address?: string;
+  address?: string | undefined;
 }
 
 /** Builds the JSON report. Never throws: an infeasible result carries `config: null` unless forced. */

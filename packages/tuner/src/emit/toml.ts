@@ -7,7 +7,7 @@ import { wrapComment } from "./wrap.js";
 /** Options of emitCuzkToml(). */
 export interface TomlEmitOptions extends EmitOptions {
   /** Write each setting's reason as a comment above the keys. Default true. */
-  reasonComments?: boolean;
+  reasonComments?: boolean | undefined;
 }
 
 /**

@@ -13,11 +13,11 @@ import { sampleOffers } from "./sample-offers.js";
 /** A scripted failure for the next matching requests. */
 export interface ScriptedFailure {
   /** HTTP method to match; default any. */
-  method?: string;
+  method?: string | undefined;
   /** Path to match: exact pathname (such as "/api/v0/asks/1001/") or a RegExp on it. */
   path: string | RegExp;
   /** How many matching requests it applies to. Default 1. */
-  times?: number;
+  times?: number | undefined;
   /**
    * - "respond" (default): answer `status` with `body` instead of handling the request.
    * - "drop-before": close the connection without handling the request.
@@ -25,14 +25,14 @@ export interface ScriptedFailure {
    *   instead of answering: a create that succeeded server-side but whose answer was lost.
    * - "hang": never answer (until the server closes).
    */
-  mode?: "respond" | "drop-before" | "drop-after" | "hang";
+  mode?: "respond" | "drop-before" | "drop-after" | "hang" | undefined;
   /** Status for "respond". Default 500. */
-  status?: number;
+  status?: number | undefined;
   /**
    * Body for "respond": an object (sent as JSON) or text (sent as text/plain). The text
    * `{{key}}` is replaced by the bearer token the request carried, to test redaction of echoes.
    */
-  body?: string | Record<string, unknown>;
+  body?: string | Record<string, unknown> | undefined;
 }
 
 /** One request the server received. */
@@ -72,21 +72,21 @@ export interface FakeVastServerOptions {
    * after the previous accepted one answers 429 `API requests too frequent endpoint threshold=X`.
    * `false` turns it off. Default `fakeRateLimitSeconds`.
    */
-  rateLimits?: Partial<Record<FakeRateLimitedEndpoint, number>> | false;
+  rateLimits?: Partial<Record<FakeRateLimitedEndpoint, number>> | false | undefined;
   /** The server's clock in ms, for rate limits; pass a test's manual clock. Default `Date.now`. */
-  now?: () => number;
+  now?: (() => number) | undefined;
   /** The only key it accepts. Default "fake-vast-key-5f1c0d9e8b7a6c5d". */
-  apiKey?: string;
+  apiKey?: string | undefined;
   /** Offer records in API units. Default `sampleOffers()`. */
-  offers?: Record<string, unknown>[];
+  offers?: Record<string, unknown>[] | undefined;
   /** Account balance in USD; a create with balance <= 0 answers 411. Default 100. */
-  balance?: number;
+  balance?: number | undefined;
   /** `actual_status` an instance shows on its 1st, 2nd, ... show; the last repeats. Default [null, "loading", "running"]. */
-  bootSequence?: (string | null)[];
+  bootSequence?: (string | null)[] | undefined;
   /** Polls of a log URL that answer 404 before it answers 200. Default 3. */
-  logNotReadyPolls?: number;
+  logNotReadyPolls?: number | undefined;
   /** The log text. Default a few daemon lines. */
-  logText?: string;
+  logText?: string | undefined;
 }
 
 /** A running fake server. */
@@ -116,8 +116,8 @@ export interface FakeVastServer {
 interface Reply {
   status: number;
   body: unknown;
-  text?: string;
-  contentType?: string;
+  text?: string | undefined;
+  contentType?: string | undefined;
 }
 
 const defaultKey = "fake-vast-key-5f1c0d9e8b7a6c5d";

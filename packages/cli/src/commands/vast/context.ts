@@ -69,11 +69,10 @@ export function createVastContext(io: CliIO, deps: VastCommandDeps): VastContext
       let ok: boolean;
       if (deps.confirm) ok = await deps.confirm(question);
       else if (!(deps.stdinIsTTY ?? process.stdin.isTTY === true)) {
-        throw new CuzkitError(
-          "CONFIRMATION_REQUIRED",
-          `refusing to ${what} without confirmation: stdin is not a terminal`,
-          { hint: "pass --yes to confirm non-interactively" },
-        );
+        throw new CuzkitError(`refusing to ${what} without confirmation: stdin is not a terminal`, {
+          code: "CONFIRMATION_REQUIRED",
+          hint: "pass --yes to confirm non-interactively",
+        });
       } else ok = await promptYesNo(question, io);
       if (!ok) {
         io.stderr.write("cancelled\n");

@@ -133,10 +133,9 @@ function parseOrder(text: string): [OfferField, "asc" | "desc"][] {
     const name = (rawName in offerFields ? rawName : byApiName.get(rawName)) as OfferField | undefined;
     const direction = rawDirection.toLowerCase();
     if (name === undefined || (direction !== "asc" && direction !== "desc")) {
-      throw new InvalidInputError(
-        `cannot sort by "${part}"`,
-        'write FIELD[:asc|desc] with an offer column, such as "dph_total" or "reliability:desc"',
-      );
+      throw new InvalidInputError(`cannot sort by "${part}"`, {
+        hint: 'write FIELD[:asc|desc] with an offer column, such as "dph_total" or "reliability:desc"',
+      });
     }
     return [name, direction];
   });
@@ -156,7 +155,8 @@ export function offerQueryFromFlags(opts: OffersFlags): OfferQuery {
   const filters: OfferFilters = { ...parsed?.filters };
   if (opts.gpu !== undefined) {
     const names = gpuNames(opts.gpu);
-    if (names.length === 0) throw new InvalidInputError("--gpu is empty", 'such as --gpu "RTX 4090"');
+    if (names.length === 0)
+      throw new InvalidInputError("--gpu is empty", { hint: 'such as --gpu "RTX 4090"' });
     filters.gpuName = names.length === 1 ? names[0]! : { in: names };
   }
   if (opts.numGpus !== undefined)
@@ -177,10 +177,9 @@ export function offerQueryFromFlags(opts: OffersFlags): OfferQuery {
   if (opts.minReliability !== undefined) {
     const value = Number(opts.minReliability);
     if (!(value >= 0 && value <= 1)) {
-      throw new InvalidInputError(
-        `--min-reliability must be within 0..1, got "${opts.minReliability}"`,
-        "such as 0.98",
-      );
+      throw new InvalidInputError(`--min-reliability must be within 0..1, got "${opts.minReliability}"`, {
+        hint: "such as 0.98",
+      });
     }
     filters.reliability = { gte: value };
   }

@@ -192,7 +192,7 @@ describe("cuzkit vast rent", () => {
           },
         },
       );
-      expect(error).toMatchObject({ code: "VAST_ABORTED" });
+      expect(error).toMatchObject({ code: "ABORTED" });
       expect(stderr).toMatch(/destroyed instance \d+; nothing is billing/);
       expect(stuck.server.instances.size).toBe(0);
     } finally {

@@ -93,7 +93,9 @@ export function addRentCommand(vast: Command, ctx: VastContext): void {
     .action(async (offerIdText: string, opts: RentFlags, command: Command) => {
       const offerId = parseWholeNumber(offerIdText, { what: "offer id", example: "1001" });
       if (opts.destroyOnFailure && !opts.wait) {
-        throw new InvalidInputError("--destroy-on-failure needs --wait", "add --wait (and --wait-minutes)");
+        throw new InvalidInputError("--destroy-on-failure needs --wait", {
+          hint: "add --wait (and --wait-minutes)",
+        });
       }
       const waitMs =
         parsePositiveNumber(opts.waitMinutes, { what: "--wait-minutes", example: "30" }) * 60_000;
@@ -185,7 +187,9 @@ function createOptionsFromFlags(
   for (const pair of opts.env) {
     const eq = pair.indexOf("=");
     if (eq <= 0)
-      throw new InvalidInputError(`--env "${pair}" is not KEY=VALUE`, "such as --env CUZK_LOG=info");
+      throw new InvalidInputError(`--env "${pair}" is not KEY=VALUE`, {
+        hint: "such as --env CUZK_LOG=info",
+      });
     envVars[pair.slice(0, eq)] = pair.slice(eq + 1);
   }
   const create: CreateInstanceOptions = {
@@ -204,10 +208,9 @@ function createOptionsFromFlags(
   if (opts.imageLoginEnv !== undefined) {
     const login = env[opts.imageLoginEnv];
     if (!login) {
-      throw new InvalidInputError(
-        `environment variable ${opts.imageLoginEnv} is not set`,
-        'export it, such as "-u USER -p TOKEN ghcr.io"',
-      );
+      throw new InvalidInputError(`environment variable ${opts.imageLoginEnv} is not set`, {
+        hint: 'export it, such as "-u USER -p TOKEN ghcr.io"',
+      });
     }
     create.imageLogin = login;
   }

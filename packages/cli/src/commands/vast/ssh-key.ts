@@ -46,8 +46,7 @@ async function readPublicKey(file: string, cwd: string): Promise<string> {
   } catch (error) {
     throw new InvalidInputError(
       `cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`,
-      "give the path of a .pub file, such as ~/.ssh/id_ed25519.pub",
-      error,
+      { hint: "give the path of a .pub file, such as ~/.ssh/id_ed25519.pub", cause: error },
     );
   }
 }

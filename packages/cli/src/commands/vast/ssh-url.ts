@@ -19,9 +19,12 @@ export function addSshUrlCommand(vast: Command, ctx: VastContext): void {
       if (ssh === undefined) {
         throw new InvalidInputError(
           `instance ${id} has no SSH endpoint${instance.actualStatus === "running" ? "" : ` yet (status ${instance.actualStatus ?? "provisioning"})`}`,
-          instance.imageRuntype === "args"
-            ? "it runs in args mode, which has no SSH; rent with an ssh runtype, or use `cuzkit vast logs`"
-            : `wait until it runs (\`cuzkit vast show ${id}\`)`,
+          {
+            hint:
+              instance.imageRuntype === "args"
+                ? "it runs in args mode, which has no SSH; rent with an ssh runtype, or use `cuzkit vast logs`"
+                : `wait until it runs (\`cuzkit vast show ${id}\`)`,
+          },
         );
       }
       if (opts.json) ctx.printJson(ssh);

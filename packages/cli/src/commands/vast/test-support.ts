@@ -3,8 +3,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createManualClock } from "@cuzkit/core";
-import { type FakeVastServer, type FakeVastServerOptions, startFakeVastServer } from "@cuzkit/vast";
+import { createManualClock } from "@cuzkit/core/testing";
+import { type FakeVastServer, type FakeVastServerOptions, startFakeVastServer } from "@cuzkit/vast/testing";
 import type { Command } from "commander";
 import type { CliIO } from "../../io.js";
 import { memorySink, parseCapturingError } from "../../testing/memory-io.js";

@@ -1,7 +1,7 @@
 // A simulated daemon in its own process, for tests that stop it with SIGSTOP (a frozen
 // daemon: alive, port open, answering nothing). argv: <listen> <proofTimeMs>. Talks to its
 // parent over IPC: "ready" with the address, then answers "stats" requests.
-import { startSimDaemon } from "@cuzkit/sim";
+import { startSimDaemon } from "../sim-daemon.js";
 
 const [listen = "127.0.0.1:0", proofTimeMs = "1000"] = process.argv.slice(2);
 const daemon = await startSimDaemon({ listen, proofTimeMs: Number(proofTimeMs) });

@@ -1,10 +1,12 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
-import type { SimStats } from "@cuzkit/sim";
+import type { SimStats } from "../sim-daemon.js";
 
-// Starts sim-child.ts as a separate process (node --import tsx), so a test can freeze it
-// with SIGSTOP and thaw it with SIGCONT, as an operator's frozen daemon would behave.
+// Starts sim-child as a separate process, so a test can freeze it with SIGSTOP and thaw it
+// with SIGCONT, as an operator's frozen daemon would behave. From the sources (this file is
+// .ts) the child runs under tsx; from the published build it is the built sim-child.js.
+const runningFromSource = import.meta.url.endsWith(".ts");
 
 /** A simulated daemon in a child process. */
 export interface SimProcess {
@@ -25,9 +27,12 @@ export interface SimProcess {
 /** Spawns a simulated daemon listening on `listen` (e.g. `unix:///tmp/x/cuzk.sock`) with proofs of `proofTimeMs`. */
 export async function startSimProcess(listen: string, proofTimeMs: number): Promise<SimProcess> {
   const child: ChildProcess = fork(
-    fileURLToPath(new URL("./sim-child.ts", import.meta.url)),
+    fileURLToPath(new URL(runningFromSource ? "./sim-child.ts" : "./sim-child.js", import.meta.url)),
     [listen, String(proofTimeMs)],
-    { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] },
+    {
+      execArgv: runningFromSource ? ["--import", "tsx"] : [],
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    },
   );
   const address = await new Promise<string>((resolve, reject) => {
     child.once("error", reject);

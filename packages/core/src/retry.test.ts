@@ -1,0 +1,113 @@
+import { describe, expect, it } from "vitest";
+import { backoffDelayMs, retry } from "./retry.js";
+import { createManualClock } from "./testing/manual-clock.js";
+
+const policy = { minDelayMs: 1_000, maxDelayMs: 30_000, factor: 2, jitter: 0.2 };
+const noJitter = () => 0.5;
+
+/** An attempt that fails `failures` times with `error`, then resolves "ok"; counts its calls. */
+function flaky(failures: number, error: unknown = new Error("flaky")) {
+  const calls: number[] = [];
+  const attempt = async (n: number) => {
+    calls.push(n);
+    if (calls.length <= failures) throw error;
+    return "ok";
+  };
+  return { attempt, calls };
+}
+
+describe("backoffDelayMs", () => {
+  it("doubles from minDelayMs and caps at maxDelayMs", () => {
+    expect([1, 2, 3, 4, 5, 6, 7].map((n) => backoffDelayMs(n, policy, noJitter))).toEqual([
+      1000, 2000, 4000, 8000, 16000, 30000, 30000,
+    ]);
+  });
+
+  it("applies jitter within ±jitter of the delay", () => {
+    expect(backoffDelayMs(1, policy, () => 0)).toBe(800);
+    expect(backoffDelayMs(1, policy, () => 0.999999)).toBe(1200);
+    expect(backoffDelayMs(6, policy, () => 0.999999)).toBe(30000);
+  });
+});
+
+describe("retry", () => {
+  it("retries until it succeeds, waiting the backoff on the injected sleep", async () => {
+    const clock = createManualClock();
+    const { attempt, calls } = flaky(2);
+    const events: number[] = [];
+    const result = await retry(attempt, {
+      ...policy,
+      maxAttempts: 5,
+      clock,
+      sleep: clock.sleep,
+      random: noJitter,
+      onRetry: ({ attempt: n, delayMs }) => events.push(n, delayMs),
+    });
+    expect(result).toBe("ok");
+    expect(calls).toEqual([1, 2, 3]);
+    expect(clock.sleeps).toEqual([1000, 2000]);
+    expect(events).toEqual([1, 1000, 2, 2000]);
+  });
+
+  it("stops at maxAttempts and rethrows the last error as it was", async () => {
+    const clock = createManualClock();
+    const error = new Error("down");
+    const { attempt, calls } = flaky(10, error);
+    await expect(retry(attempt, { maxAttempts: 3, clock, sleep: clock.sleep })).rejects.toBe(error);
+    expect(calls).toHaveLength(3);
+    expect(clock.sleeps).toHaveLength(2);
+  });
+
+  it("does not retry an error shouldRetry refuses", async () => {
+    const clock = createManualClock();
+    const { attempt, calls } = flaky(10);
+    await expect(
+      retry(attempt, { maxAttempts: 5, shouldRetry: () => false, sleep: clock.sleep }),
+    ).rejects.toThrow("flaky");
+    expect(calls).toHaveLength(1);
+  });
+
+  it("starts no retry past maxElapsedMs", async () => {
+    const clock = createManualClock();
+    const { attempt, calls } = flaky(10);
+    // Waits 1 s, 2 s, 4 s: the third wait would end at 7 s, past the 5 s budget.
+    await expect(
+      retry(attempt, {
+        ...policy,
+        maxAttempts: 10,
+        maxElapsedMs: 5_000,
+        clock,
+        sleep: clock.sleep,
+        random: noJitter,
+      }),
+    ).rejects.toThrow("flaky");
+    expect(calls).toHaveLength(3);
+    expect(clock.sleeps).toEqual([1000, 2000]);
+  });
+
+  it("waits what delayFor says (at least a server's interval)", async () => {
+    const clock = createManualClock();
+    const { attempt } = flaky(1);
+    await retry(attempt, {
+      ...policy,
+      clock,
+      sleep: clock.sleep,
+      random: noJitter,
+      delayFor: (_error, backoffMs) => Math.max(backoffMs, 4_500),
+    });
+    expect(clock.sleeps).toEqual([4500]);
+  });
+
+  it("an abort during a wait rejects with the signal's reason and starts no further attempt", async () => {
+    const controller = new AbortController();
+    const { attempt, calls } = flaky(10);
+    const sleep = async (_ms: number, signal?: AbortSignal) => {
+      controller.abort(new Error("cancelled"));
+      if (signal?.aborted) throw signal.reason;
+    };
+    await expect(retry(attempt, { maxAttempts: 5, sleep, signal: controller.signal })).rejects.toThrow(
+      "cancelled",
+    );
+    expect(calls).toHaveLength(1);
+  });
+});
