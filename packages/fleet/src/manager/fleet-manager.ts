@@ -1,5 +1,6 @@
 import { type Clock, type Logger, silentLogger, systemClock, toCuzkitError } from "@cuzkit/core";
 import type { OfferQuery } from "@cuzkit/vast";
+import { knowledgeFromStore } from "../economics/knowledge.js";
 import { FleetBudgetError, FleetOfferRefusedError } from "../errors.js";
 import { vettingStates } from "../lifecycle.js";
 import type { FleetStore } from "../store/fleet-store.js";
@@ -10,7 +11,7 @@ import type { Checkpoint, FleetVast, ManagerContext } from "./context.js";
 import { type DeployOptions, deployOffer, resumePlanned } from "./deploy.js";
 import { attemptDestroy, beginDestroy, failAndDestroy } from "./destroyer.js";
 import { type MonitorSummary, monitor } from "./monitor.js";
-import { type RankedOffer, rankOffers } from "./rank-offers.js";
+import { type RankedOffer, rankVastOffers } from "./rank-offers.js";
 import { type ReconcileSummary, reconcile } from "./reconcile.js";
 
 /** Options of createFleetManager. */
@@ -81,7 +82,7 @@ export function createFleetManager(options: FleetManagerOptions): FleetManager {
 
   async function rank(query: OfferQuery = {}): Promise<RankedOffer[]> {
     const offers = await vast.searchOffers({ allocatedStorageGb: config.diskGb, ...query });
-    return rankOffers(offers, config, (machineId) => store.isMachineExcluded(machineId));
+    return rankVastOffers(offers, config, knowledgeFromStore(store)).ranked;
   }
 
   const manager: FleetManager = {
