@@ -10,14 +10,14 @@ export interface ClassHardware {
 
 const gib = 2 ** 30;
 
-/** RAM tiers, GiB: a machine falls in the highest tier it reaches. */
+/** RAM tiers, GiB: a machine falls in the highest tier it reaches within 5% (offers say 251 GB for 256). */
 export const ramTiersGib = [0, 64, 128, 256, 512, 1024, 2048] as const;
 
 /** The RAM tier's lower bound in GiB, such as 256 for 384 GiB. */
 export function ramTierGib(cpuRamBytes: number): number {
   const valueGib = cpuRamBytes / gib;
   let tier: number = ramTiersGib[0];
-  for (const t of ramTiersGib) if (valueGib + 0.5 >= t) tier = t;
+  for (const t of ramTiersGib) if (valueGib * 1.05 >= t) tier = t;
   return tier;
 }
 
