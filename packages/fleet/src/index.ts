@@ -153,4 +153,18 @@ export type {
 } from "./store/host-performance.js";
 export { busyTimeoutMs, defaultStorePath } from "./store/open-database.js";
 export type { BenchmarkResultRecord, FleetEvent, InstanceRecord, OfferSnapshot } from "./store/records.js";
+export { type EconomyDemoOptions, type EconomyDemoSummary, runEconomyDemo } from "./testing/economy-demo.js";
+export {
+  type EconomyEvent,
+  type EconomyOptions,
+  type EconomyPolicy,
+  type EconomyResult,
+  simulateEconomy,
+} from "./testing/economy-sim.js";
+export {
+  type HiddenMarket,
+  type HiddenOffer,
+  type HiddenQuirk,
+  hiddenMarket,
+} from "./testing/hidden-truth.js";
 export { agentTokenMatches, generateAgentToken, hashAgentToken } from "./tokens.js";

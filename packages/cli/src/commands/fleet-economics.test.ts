@@ -110,3 +110,15 @@ describe("cuzkit fleet run", () => {
     expect(fake.instances.size).toBe(0);
   });
 });
+
+describe("cuzkit fleet demo", () => {
+  it("prints the ranking before and after, the calibration and the $ per 1000 proofs achieved", async () => {
+    const { stdout, error } = await run(["demo", "--seed", "3"]);
+    expect(error).toBeUndefined();
+    expect(stdout).toMatch(
+      /ranking before any measurement[\s\S]*kept[\s\S]*ranking after measurement[\s\S]*learnt calibration/,
+    );
+    const achieved = /learning fleet \$([\d.]+) {3}spec-only \$([\d.]+) {3}oracle \$([\d.]+)/.exec(stdout);
+    expect(Number(achieved?.[1])).toBeLessThan(Number(achieved?.[2]));
+  });
+});

@@ -410,6 +410,17 @@ export function createFleetCommand(io: CliIO, deps: FleetCommandDeps = {}): Comm
       },
     );
 
+  sub("demo")
+    .description(
+      "the fleet's economics on a seeded simulated market with hidden truth: ranking before and after measurement, what was kept and why, the learnt calibration, $ per 1000 proofs",
+    )
+    .option("--seed <n>", "the hidden market's seed (default 3)", intOption(1))
+    .option("--hours <n>", "simulated hours (default 12)", positiveNumber)
+    .action(async (flags: { seed?: number; hours?: number }) => {
+      const { runEconomyDemo } = await fleetLib();
+      runEconomyDemo({ seed: flags.seed, hours: flags.hours, write: (line) => io.stdout.write(`${line}\n`) });
+    });
+
   addStoreOptions(sub("status"))
     .description("instances by state: phase, elapsed / deadline, measured proofs/hour, $/h")
     .option("--json", "print JSON")
