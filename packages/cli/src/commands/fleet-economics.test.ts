@@ -111,6 +111,30 @@ describe("cuzkit fleet run", () => {
   });
 });
 
+describe("cuzkit fleet run (serving)", () => {
+  it("serves the agents and takes a step until stopped", async () => {
+    const { stdout, error } = await run([
+      "run",
+      "--db",
+      db,
+      "--listen",
+      "127.0.0.1:0",
+      "--min-proofs-per-hour",
+      "40",
+      "--image",
+      "ghcr.io/example/prover:1",
+      "--manager-url",
+      "http://203.0.113.5:7320",
+      "--target-instances",
+      "1",
+    ]);
+    expect(error).toBeUndefined();
+    expect(stdout).not.toContain("not done");
+    expect(stdout).toMatch(/^listening http:\/\/127\.0\.0\.1:\d+\nrent offer 100[23]: under target/);
+    expect(fake.instances.size).toBe(1);
+  });
+});
+
 describe("cuzkit fleet demo", () => {
   it("prints the ranking before and after, the calibration and the $ per 1000 proofs achieved", async () => {
     const { stdout, error } = await run(["demo", "--seed", "3"]);

@@ -366,7 +366,12 @@ export function createFleetCommand(io: CliIO, deps: FleetCommandDeps = {}): Comm
     .option("--target-proofs-per-hour <n>", "the total measured proofs/hour to keep", positiveNumber)
     .option("--target-instances <n>", "the number of kept machines to keep", intOption(1))
     .option("--every <duration>", "time between steps (default 1m)", parseDurationMs)
-    .option("--once", "run one step and exit")
+    .option("--once", "run one step and exit (a `fleet serve` must be running for the agents)")
+    .option(
+      "--listen <host:port>",
+      "where agents reach the manager (0.0.0.0:PORT to expose it)",
+      "127.0.0.1:7320", // defaultFleetListen of @cuzkit/fleet
+    )
     .action(
       async (
         flags: ConfigFlags & {
@@ -374,6 +379,7 @@ export function createFleetCommand(io: CliIO, deps: FleetCommandDeps = {}): Comm
           targetInstances?: number;
           every?: number;
           once?: boolean;
+          listen: string;
         },
       ) => {
         const { runFleetStep, startFleetRun, checkFleetTarget } = await fleetLib();
@@ -393,6 +399,14 @@ export function createFleetCommand(io: CliIO, deps: FleetCommandDeps = {}): Comm
             print(await runFleetStep(manager, { target }));
             return;
           }
+          // Without --once, run is the manager too: the agents it rents report to this process.
+          const { startFleetServer } = await fleetLib();
+          const server = await startFleetServer({ manager, listen: flags.listen });
+          store.saveSettings(manager.config.fleet, {
+            ...manager.config,
+            managerUrl: manager.config.managerUrl ?? server.url,
+          });
+          io.stdout.write(`listening ${server.url}\n`);
           await manager.startup();
           const stopLoops = manager.startLoops();
           const stopRun = startFleetRun(manager, {
@@ -404,6 +418,7 @@ export function createFleetCommand(io: CliIO, deps: FleetCommandDeps = {}): Comm
           await (deps.untilStopped ?? untilSignal)();
           await stopRun();
           await stopLoops();
+          await server.close();
         } finally {
           store.close();
         }
