@@ -33,6 +33,37 @@ export {
   isVastFailureStatus,
 } from "./decision.js";
 export {
+  type ClassCalibration,
+  learnCalibration,
+  type RateSample,
+  toTunerCalibration,
+} from "./economics/calibration.js";
+export { type ClassHardware, cpuCoreTier, hardwareClassKey, ramTierGib } from "./economics/hardware-class.js";
+export {
+  buildKnowledge,
+  type KnowledgeSources,
+  knowledgeFromStore,
+  rateSamples,
+} from "./economics/knowledge.js";
+export {
+  type EstimateSource,
+  type ExcludedCandidate,
+  type MachineMeasurements,
+  noKnowledge,
+  type RankCandidate,
+  type RankedCandidate,
+  type RankingKnowledge,
+  type RankingOptions,
+  rankCandidates,
+} from "./economics/ranking.js";
+export {
+  type FleetDecision,
+  type FleetMember,
+  type FleetPlanInput,
+  type FleetTarget,
+  planFleetStep,
+} from "./economics/run-planner.js";
+export {
   FleetBudgetError,
   FleetConfigError,
   FleetInstanceNotFoundError,
@@ -63,6 +94,7 @@ export type {
   PhaseBody,
   ProofRecord,
   RegisterBody,
+  ThroughputBody,
 } from "./manager/agent-schemas.js";
 export {
   type FleetConfig,
@@ -80,8 +112,22 @@ export {
   type FleetManagerOptions,
   type LoopOptions,
 } from "./manager/fleet-manager.js";
+export {
+  checkFleetTarget,
+  type FleetRunLoopOptions,
+  type FleetRunOptions,
+  type FleetRunStep,
+  fleetMembers,
+  runFleetStep,
+  startFleetRun,
+} from "./manager/fleet-run.js";
 export type { MonitorSummary } from "./manager/monitor.js";
-export type { RankedOffer } from "./manager/rank-offers.js";
+export {
+  type ExcludedOffer,
+  offerCandidate,
+  type RankedOffer,
+  rankVastOffers,
+} from "./manager/rank-offers.js";
 export type { ReconcileSummary } from "./manager/reconcile.js";
 export { type ModelledDurationOptions, modelledDeadlineInputs } from "./modelled-durations.js";
 export {
@@ -100,6 +146,25 @@ export {
   type TransitionChanges,
   type TransitionOptions,
 } from "./store/fleet-store.js";
+export type {
+  HostPerformanceInput,
+  HostPerformanceRecord,
+  HostPerformanceStore,
+} from "./store/host-performance.js";
 export { busyTimeoutMs, defaultStorePath } from "./store/open-database.js";
 export type { BenchmarkResultRecord, FleetEvent, InstanceRecord, OfferSnapshot } from "./store/records.js";
+export { type EconomyDemoOptions, type EconomyDemoSummary, runEconomyDemo } from "./testing/economy-demo.js";
+export {
+  type EconomyEvent,
+  type EconomyOptions,
+  type EconomyPolicy,
+  type EconomyResult,
+  simulateEconomy,
+} from "./testing/economy-sim.js";
+export {
+  type HiddenMarket,
+  type HiddenOffer,
+  type HiddenQuirk,
+  hiddenMarket,
+} from "./testing/hidden-truth.js";
 export { agentTokenMatches, generateAgentToken, hashAgentToken } from "./tokens.js";

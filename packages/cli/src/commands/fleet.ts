@@ -1,6 +1,13 @@
 import { homedir } from "node:os";
 import { createConsoleLogger, InvalidInputError, type Logger } from "@cuzkit/core";
-import type { DeadlinePhase, FleetConfig, FleetManager, FleetStore, InstanceRecord } from "@cuzkit/fleet";
+import type {
+  DeadlinePhase,
+  FleetConfig,
+  FleetManager,
+  FleetStore,
+  InstanceRecord,
+  RankedCandidate,
+} from "@cuzkit/fleet";
 import { createVastClient, type VastClientOptions } from "@cuzkit/vast";
 import { Command, InvalidArgumentError } from "commander";
 import { colourEnabled } from "../colour.js";
@@ -176,7 +183,27 @@ function statusRow(record: InstanceRecord, now: number) {
   };
 }
 
-/** `cuzkit fleet serve|deploy|status|destroy`: the fleet manager. */
+/** One `fleet offers` row, for people and for --json. */
+function offerRow(r: RankedCandidate, gpuName: string, numGpus: number) {
+  return {
+    offerId: r.candidate.offerId,
+    machineId: r.candidate.machineId ?? null,
+    gpus: `${numGpus}x ${gpuName}`,
+    fits: true,
+    predictedProofsPerHour: r.predictedProofsPerHour,
+    correctedProofsPerHour: r.correctedProofsPerHour ?? null,
+    measuredProofsPerHour: r.measured?.proofsPerHour ?? null,
+    measuredRuns: r.measured?.runs ?? 0,
+    source: r.source,
+    dphPerHour: r.candidate.dphTotal,
+    costPer1000: r.costPer1000,
+    optimisticCostPer1000: r.optimisticCostPer1000,
+    reliability: r.reliability,
+    worthTrying: r.worthTrying,
+  };
+}
+
+/** `cuzkit fleet serve|deploy|offers|run|status|destroy`: the fleet manager. */
 export function createFleetCommand(io: CliIO, deps: FleetCommandDeps = {}): Command {
   const fleet = new Command("fleet").description(
     "rent GPU machines, let each benchmark itself, keep those whose measured proofs/hour clears the minimum",
@@ -258,7 +285,7 @@ export function createFleetCommand(io: CliIO, deps: FleetCommandDeps = {}): Comm
     .option("--offer <id>", "the offer to rent", wholeNumberOption("--offer", 1))
     .option(
       "--best <n>",
-      "rent the N offers with the most modelled proofs/hour per dollar",
+      "rent the N best-ranked offers (the ranking of `fleet offers`)",
       wholeNumberOption("--best", 1),
     )
     .option("--replaces <instance>", "the instance this one replaces: refused until it is destroyed")
@@ -296,6 +323,150 @@ export function createFleetCommand(io: CliIO, deps: FleetCommandDeps = {}): Comm
         }
       },
     );
+
+  addConfigOptions(addStoreOptions(sub("offers")))
+    .description(
+      "search Vast and rank the offers by $ per 1000 proofs: modelled, class-corrected and measured proofs/hour",
+    )
+    .option("--limit <n>", "offers to show (default 20)", wholeNumberOption("--limit", 1))
+    .option("--json", "print the ranking and the excluded offers as JSON")
+    .action(async (flags: ConfigFlags & { limit?: number; json?: boolean }) => {
+      const store = await openStore(flags);
+      try {
+        const manager = await managerFor(flags, store);
+        const { ranked, excluded } = await manager.rankAll();
+        const rows = ranked
+          .slice(0, flags.limit ?? 20)
+          .map((r) => offerRow(r.ranking, r.offer.gpuName, r.offer.numGpus));
+        if (flags.json) {
+          io.stdout.write(
+            `${JSON.stringify({ offers: rows, excluded: excluded.map((e) => ({ offerId: e.offer.id, machineId: e.offer.machineId ?? null, reason: e.reason })) }, null, 2)}\n`,
+          );
+          return;
+        }
+        const table = createTable(
+          [
+            "OFFER",
+            "GPUS",
+            "PREDICTED",
+            "CORRECTED",
+            "MEASURED (N)",
+            "USED",
+            "$/H",
+            "$/1K PROOFS",
+            "OPTIMISTIC",
+            "RELIAB.",
+            "",
+          ],
+          { colour: colourEnabled(io.stdout, io.env) },
+        );
+        const f = (x: number | null) => (x === null ? "-" : x.toFixed(1));
+        for (const r of rows) {
+          table.push([
+            r.offerId,
+            r.gpus,
+            f(r.predictedProofsPerHour),
+            f(r.correctedProofsPerHour),
+            r.measuredProofsPerHour === null ? "-" : `${f(r.measuredProofsPerHour)} (${r.measuredRuns})`,
+            r.source,
+            r.dphPerHour.toFixed(3),
+            r.costPer1000.toFixed(2),
+            r.optimisticCostPer1000.toFixed(2),
+            r.reliability.toFixed(2),
+            r.worthTrying ? "worth trying" : "",
+          ]);
+        }
+        io.stdout.write(rows.length === 0 ? "no offers fit\n" : `${table.toString()}\n`);
+        if (excluded.length > 0) io.stdout.write(`${excluded.length} offer(s) left out; --json says why\n`);
+      } finally {
+        store.close();
+      }
+    });
+
+  addConfigOptions(addStoreOptions(sub("run")))
+    .description(
+      "keep the fleet at a target: rent the best-ranked offers, keep what pays, replace what dies, destroy the dearest per proof when over",
+    )
+    .option(
+      "--target-proofs-per-hour <n>",
+      "the total measured proofs/hour to keep",
+      positiveNumberOption("--target-proofs-per-hour"),
+    )
+    .option(
+      "--target-instances <n>",
+      "the number of kept machines to keep",
+      wholeNumberOption("--target-instances", 1),
+    )
+    .option("--every <duration>", "time between steps (default 1m)", durationOption("--every"))
+    .option("--once", "run one step and exit (a `fleet serve` must be running for the agents)")
+    .option(
+      "--listen <host:port>",
+      "where agents reach the manager (0.0.0.0:PORT to expose it)",
+      "127.0.0.1:7320", // defaultFleetListen of @cuzkit/fleet
+    )
+    .action(
+      async (
+        flags: ConfigFlags & {
+          targetProofsPerHour?: number;
+          targetInstances?: number;
+          every?: number;
+          once?: boolean;
+          listen: string;
+        },
+      ) => {
+        const { runFleetStep, startFleetRun, checkFleetTarget } = await fleetLib();
+        const target = { proofsPerHour: flags.targetProofsPerHour, instances: flags.targetInstances };
+        checkFleetTarget(target);
+        const store = await openStore(flags);
+        try {
+          const manager = await managerFor(flags, store);
+          const print = (step: Awaited<ReturnType<typeof runFleetStep>>) => {
+            for (const d of step.decisions) {
+              const what = d.action === "rent" ? `rent offer ${d.offerId}` : `destroy ${d.instanceId}`;
+              const skipped = step.skipped.find((x) => x.decision === d);
+              io.stdout.write(`${what}: ${d.reason}${skipped ? ` (not done: ${skipped.code})` : ""}\n`);
+            }
+          };
+          if (flags.once) {
+            print(await runFleetStep(manager, { target }));
+            return;
+          }
+          // Without --once, run is the manager too: the agents it rents report to this process.
+          const { startFleetServer } = await fleetLib();
+          const server = await startFleetServer({ manager, listen: flags.listen });
+          store.saveSettings(manager.config.fleet, {
+            ...manager.config,
+            managerUrl: manager.config.managerUrl ?? server.url,
+          });
+          io.stdout.write(`listening ${server.url}\n`);
+          await manager.startup();
+          const stopLoops = manager.startLoops();
+          const stopRun = startFleetRun(manager, {
+            target,
+            intervalMs: flags.every,
+            onStep: print,
+            onError: (error) => logger.warn("fleet run step failed", { error: String(error) }),
+          });
+          await (deps.untilStopped ?? untilSignal)();
+          await stopRun();
+          await stopLoops();
+          await server.close();
+        } finally {
+          store.close();
+        }
+      },
+    );
+
+  sub("demo")
+    .description(
+      "the fleet's economics on a seeded simulated market with hidden truth: ranking before and after measurement, what was kept and why, the learnt calibration, $ per 1000 proofs",
+    )
+    .option("--seed <n>", "the hidden market's seed (default 3)", wholeNumberOption("--seed", 1))
+    .option("--hours <n>", "simulated hours (default 12)", positiveNumberOption("--hours"))
+    .action(async (flags: { seed?: number; hours?: number }) => {
+      const { runEconomyDemo } = await fleetLib();
+      runEconomyDemo({ seed: flags.seed, hours: flags.hours, write: (line) => io.stdout.write(`${line}\n`) });
+    });
 
   addStoreOptions(sub("status"))
     .description("instances by state: phase, elapsed / deadline, measured proofs/hour, $/h")

@@ -13,6 +13,7 @@ import { stringify as toToml } from "smol-toml";
 import type { BenchVerdict } from "../decision.js";
 import type { AgentInstructions } from "../manager/agent-handlers.js";
 import type { FailureBody } from "../manager/agent-schemas.js";
+import { type CompletedReading, productionWindow } from "./production-window.js";
 import type { AgentReporter } from "./reporter.js";
 import { type CommandOutcome, runShellCommand } from "./run-command.js";
 import { runVetting, type VettingOptions } from "./vetting.js";
@@ -45,6 +46,8 @@ export interface AgentOptions {
   runCommand?: ((command: string, signal: AbortSignal) => Promise<CommandOutcome>) | undefined;
   /** Shell command started once the machine is kept (Curio), with CUZK_ADDR set. Default none. */
   serveCommand?: string | undefined;
+  /** How often a kept machine reports its production throughput, ms. Default 30 minutes. */
+  throughputIntervalMs?: number | undefined;
   /** How long to wait for the daemon to answer, ms. Default: the harness's (10 min). */
   readyTimeoutMs?: number | undefined;
   /** Deadline of each timed proof, ms. Default: the harness's. */
@@ -140,6 +143,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
   }, instructions.heartbeatIntervalMs);
 
   let supervisor: DaemonSupervisor | undefined;
+  let production: unknown;
   let closeChecker = async () => {};
   const fail = async (step: FailureBody["phase"], error: unknown): Promise<AgentOutcome> => {
     const body: FailureBody =
@@ -292,6 +296,23 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
             logger.warn("agent: the serve command exited", { exitCode: outcome.exitCode });
         });
       }
+      // Production throughput: the completed-proofs counter, read every window, reported as the delta.
+      let lastReading: CompletedReading | undefined;
+      production = timers.setInterval(
+        () => {
+          void checker
+            .getMetrics()
+            .then(async (metrics) => {
+              if (metrics.proofsCompletedTotal === undefined) return;
+              const reading = { total: metrics.proofsCompletedTotal, at: Date.now() };
+              const body = productionWindow(lastReading, reading);
+              lastReading = reading;
+              if (body !== undefined) await reporter.throughput?.(body);
+            })
+            .catch((error) => logger.warn("agent throughput report failed", { code: codeOf(error) }));
+        },
+        options.throughputIntervalMs ?? 30 * 60_000,
+      );
       await new Promise<void>((resolve) => {
         if (stop.signal.aborted) resolve();
         stop.signal.addEventListener("abort", () => resolve(), { once: true });
@@ -302,6 +323,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
     return { status: "served", ...measured, curioConfig, reason: answer.reason };
   } finally {
     timers.clearInterval(heartbeat);
+    if (production !== undefined) timers.clearInterval(production);
     options.signal?.removeEventListener("abort", onOuterAbort);
     await supervisor?.stop().catch(() => undefined);
     await closeChecker().catch(() => undefined);

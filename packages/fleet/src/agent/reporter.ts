@@ -8,6 +8,7 @@ import type {
   HeartbeatBody,
   PhaseBody,
   RegisterBody,
+  ThroughputBody,
 } from "../manager/agent-schemas.js";
 
 /** Where an agent sends what it does: the manager over HTTP, or files when it runs standalone. */
@@ -19,6 +20,8 @@ export interface AgentReporter {
   heartbeat(body: HeartbeatBody): Promise<"ok" | "stop">;
   failure(body: FailureBody): Promise<void>;
   report(body: FinalReportBody): Promise<ReportAnswer>;
+  /** Production of a kept machine over a window (optional: a reporter without it skips the reports). */
+  throughput?(body: ThroughputBody): Promise<void>;
 }
 
 /** The manager refused a request (4xx): retrying it cannot help. */
@@ -126,6 +129,9 @@ export function createHttpReporter(options: HttpReporterOptions): AgentReporter 
     async report(body) {
       return post<ReportAnswer>("report", body);
     },
+    async throughput(body) {
+      await post("throughput", body);
+    },
   };
 }
 
@@ -179,5 +185,6 @@ export function createDiskReporter(options: DiskReporterOptions): AgentReporter 
         (options.minProofsPerHour === undefined || body.proofsPerHour >= options.minProofsPerHour);
       return { state: keep ? "active" : "rejected", keep, reason: `standalone: ${body.verdict}` };
     },
+    throughput: (body) => log("throughput", body),
   };
 }

@@ -1,8 +1,18 @@
+import type { DaemonDialect } from "@cuzkit/core";
 import { decideBenchmark } from "../decision.js";
+import { hardwareClassKey } from "../economics/hardware-class.js";
 import { FleetInstanceNotLiveError, FleetTransitionError } from "../errors.js";
 import { type InstanceState, type VettingState, vettingStates } from "../lifecycle.js";
+import { modelledDeadlineInputs } from "../modelled-durations.js";
+import type { HostPerformanceInput } from "../store/host-performance.js";
 import type { InstanceRecord } from "../store/records.js";
-import type { FailureBody, FinalReportBody, PhaseBody, RegisterBody } from "./agent-schemas.js";
+import type {
+  FailureBody,
+  FinalReportBody,
+  PhaseBody,
+  RegisterBody,
+  ThroughputBody,
+} from "./agent-schemas.js";
 import type { ManagerContext } from "./context.js";
 import { beginDestroy, failAndDestroy } from "./destroyer.js";
 
@@ -77,24 +87,50 @@ export function agentHandlers(ctx: ManagerContext) {
       }
       return record;
     },
+    /** Production throughput of an active machine: kept as host performance. */
+    throughput(id: string, body: ThroughputBody): void {
+      const record = store.require(id);
+      if (record.state !== "active") throw new FleetInstanceNotLiveError(id, record.state);
+      store.performance.record(
+        performanceOf(record, config.dialect, {
+          kind: "production",
+          proofsPerHour: (body.proofs * 3_600_000) / body.windowMs,
+          windowMs: body.windowMs,
+          config: record.tunedConfig,
+        }),
+      );
+    },
     /** The final benchmark report: the keep rule decides; a rejected or failed machine is destroyed. */
     async report(id: string, body: FinalReportBody): Promise<ReportAnswer> {
       const record = store.require(id);
       const decision = decideBenchmark(body.verdict, body.proofsPerHour, config.minProofsPerHour);
-      const decided = store.decideBenchmark(
-        id,
-        {
-          verdict: body.verdict,
-          proofsPerHour: body.proofsPerHour,
-          minProofsPerHour: config.minProofsPerHour,
-          machineId: record.machineId,
-          gpuName: record.offer.gpuName,
-          numGpus: record.offer.numGpus,
-          report: { proofs: body.proofs, summary: body.summary ?? {}, tunedConfig: body.tunedConfig },
-        },
-        decision.to,
-        decision.reason,
-      );
+      const decided = store.db.transaction(() => {
+        const after = store.decideBenchmark(
+          id,
+          {
+            verdict: body.verdict,
+            proofsPerHour: body.proofsPerHour,
+            minProofsPerHour: config.minProofsPerHour,
+            machineId: record.machineId,
+            gpuName: record.offer.gpuName,
+            numGpus: record.offer.numGpus,
+            report: { proofs: body.proofs, summary: body.summary ?? {}, tunedConfig: body.tunedConfig },
+          },
+          decision.to,
+          decision.reason,
+        );
+        // The measurement outlives the instance: ranking and calibration learn from it.
+        store.performance.record(
+          performanceOf(record, config.dialect, {
+            kind: "benchmark",
+            verdict: body.verdict,
+            proofsPerHour: body.proofsPerHour,
+            config: body.tunedConfig ?? record.tunedConfig,
+            records: body.proofs,
+          }),
+        );
+        return after;
+      })();
       ctx.checkpoint("agent:decided");
       if (decision.excludeMachine && record.machineId !== undefined) {
         store.excludeMachine(record.machineId, decision.reason);
@@ -109,3 +145,32 @@ export function agentHandlers(ctx: ManagerContext) {
 
 /** The handler set's type. */
 export type AgentHandlers = ReturnType<typeof agentHandlers>;
+
+/** A host-performance row for an instance: its offer's hardware, price and the model's prediction. */
+function performanceOf(
+  record: InstanceRecord,
+  dialect: DaemonDialect,
+  measured: Pick<HostPerformanceInput, "kind" | "proofsPerHour"> & Partial<HostPerformanceInput>,
+): HostPerformanceInput {
+  const offer = record.offer;
+  const modelled = modelledDeadlineInputs(offer, { dialect });
+  return {
+    instanceId: record.id,
+    verdict: undefined,
+    predictedProofsPerHour: modelled.modelledProofsPerHour > 0 ? modelled.modelledProofsPerHour : undefined,
+    dphPerHour: record.dphPerHour,
+    offerId: record.offerId,
+    machineId: record.machineId,
+    hostId: offer.hostId,
+    gpuName: offer.gpuName,
+    numGpus: offer.numGpus,
+    cpuRamBytes: offer.cpuRamBytes,
+    cpuCores: offer.cpuCores,
+    cpuName: offer.cpuName,
+    classKey: hardwareClassKey(offer),
+    windowMs: undefined,
+    config: undefined,
+    records: undefined,
+    ...measured,
+  };
+}

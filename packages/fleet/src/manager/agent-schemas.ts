@@ -86,3 +86,13 @@ export const finalReportBodySchema = z.strictObject({
 });
 /** A final report body. */
 export type FinalReportBody = z.infer<typeof finalReportBodySchema>;
+
+/** POST /v1/agent/throughput: proofs an active machine finished in production over a window. */
+export const throughputBodySchema = z.strictObject({
+  /** Proofs finished in the window. */
+  proofs: z.number().int().nonnegative().max(1_000_000),
+  /** The window, ms (1 minute to 1 day). */
+  windowMs: z.number().int().min(60_000).max(86_400_000),
+});
+/** A throughput body. */
+export type ThroughputBody = z.infer<typeof throughputBodySchema>;

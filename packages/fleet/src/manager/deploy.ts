@@ -34,6 +34,8 @@ export function snapshotOffer(offer: VastOffer): OfferSnapshot {
   return {
     offerId: offer.id,
     machineId: offer.machineId,
+    hostId: offer.hostId,
+    cpuName: offer.cpuName,
     gpuName: offer.gpuName,
     numGpus: offer.numGpus,
     gpuRamBytes: offer.gpuRamBytes,

@@ -1,5 +1,6 @@
 import { type Clock, type Logger, silentLogger, systemClock, toCuzkitError } from "@cuzkit/core";
 import type { OfferQuery } from "@cuzkit/vast";
+import { knowledgeFromStore } from "../economics/knowledge.js";
 import { FleetBudgetError, FleetOfferRefusedError } from "../errors.js";
 import { vettingStates } from "../lifecycle.js";
 import type { FleetStore } from "../store/fleet-store.js";
@@ -10,7 +11,7 @@ import type { Checkpoint, FleetVast, ManagerContext } from "./context.js";
 import { type DeployOptions, deployOffer, resumePlanned } from "./deploy.js";
 import { attemptDestroy, beginDestroy, failAndDestroy } from "./destroyer.js";
 import { type MonitorSummary, monitor } from "./monitor.js";
-import { type RankedOffer, rankOffers } from "./rank-offers.js";
+import { type ExcludedOffer, type RankedOffer, rankVastOffers } from "./rank-offers.js";
 import { type ReconcileSummary, reconcile } from "./reconcile.js";
 
 /** Options of createFleetManager. */
@@ -49,8 +50,10 @@ export interface FleetManager {
   deploy(offerId: number, options?: DeployOptions): Promise<InstanceRecord>;
   /** Rents the `count` best-ranked offers of a search, within the budget caps. */
   deployBest(count: number, query?: OfferQuery): Promise<InstanceRecord[]>;
-  /** Ranks offers by modelled proofs/hour per dollar. */
+  /** Ranks a search's offers by $ per 1000 proofs (see `rankCandidates`), best first. */
   rank(query?: OfferQuery): Promise<RankedOffer[]>;
+  /** The ranking and the offers it left out, with why (`cuzkit fleet offers`). */
+  rankAll(query?: OfferQuery): Promise<{ ranked: RankedOffer[]; excluded: ExcludedOffer[] }>;
   /** One reconcile pass against Vast. */
   reconcile(): Promise<ReconcileSummary>;
   /** One deadline/heartbeat/destroy pass. */
@@ -79,10 +82,11 @@ export function createFleetManager(options: FleetManagerOptions): FleetManager {
   };
   const { store, vast } = ctx;
 
-  async function rank(query: OfferQuery = {}): Promise<RankedOffer[]> {
+  async function rankAll(query: OfferQuery = {}) {
     const offers = await vast.searchOffers({ allocatedStorageGb: config.diskGb, ...query });
-    return rankOffers(offers, config, (machineId) => store.isMachineExcluded(machineId));
+    return rankVastOffers(offers, config, knowledgeFromStore(store));
   }
+  const rank = async (query: OfferQuery = {}): Promise<RankedOffer[]> => (await rankAll(query)).ranked;
 
   const manager: FleetManager = {
     config,
@@ -121,6 +125,7 @@ export function createFleetManager(options: FleetManagerOptions): FleetManager {
       return deployed;
     },
     rank,
+    rankAll,
     reconcile: () => reconcile(ctx),
     monitor: () => monitor(ctx),
     async startup() {

@@ -1,5 +1,10 @@
 import { CuzkitError, InvalidInputError } from "@cuzkit/core";
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type preHandlerAsyncHookHandler,
+} from "fastify";
 import type { z } from "zod";
 import { FleetInstanceNotFoundError, FleetInstanceNotLiveError, FleetTransitionError } from "../errors.js";
 import {
@@ -12,6 +17,7 @@ import {
 import { isInstanceId } from "../manager/config.js";
 import type { FleetManager } from "../manager/fleet-manager.js";
 import { agentTokenMatches } from "../tokens.js";
+import { registerEconomicsRoutes } from "./economics-routes.js";
 
 /** Options of the manager's HTTP server. */
 export interface FleetServerOptions {
@@ -140,6 +146,11 @@ export function buildFleetServer(options: FleetServerOptions): FastifyInstance {
       return { ok: true, ...(await manager.agent.report(request.params.id, body)) };
     },
   );
+  registerEconomicsRoutes(app, manager, {
+    authenticate: authenticate as preHandlerAsyncHookHandler,
+    parse,
+    smallBodyLimitBytes: smallLimit,
+  });
   app.get("/v1/health", async () => ({ ok: true }));
   return app;
 }

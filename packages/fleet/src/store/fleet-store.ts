@@ -1,6 +1,7 @@
 import { type Clock, systemClock } from "@cuzkit/core";
 import { FleetInstanceNotFoundError, FleetTransitionError } from "../errors.js";
 import { canTransition, type InstanceState, instanceStates } from "../lifecycle.js";
+import { type HostPerformanceStore, hostPerformanceStore } from "./host-performance.js";
 import { openDatabase, type SqliteDatabase, schemaVersion } from "./open-database.js";
 import {
   type BenchmarkResultRecord,
@@ -58,6 +59,8 @@ export interface FleetStore {
   readonly db: SqliteDatabase;
   /** Highest applied migration. */
   schemaVersion(): number;
+  /** Every measured rate (benchmarks and production), for calibration and ranking. */
+  readonly performance: HostPerformanceStore;
   /** Inserts a planned instance and its first event. */
   plan(input: PlanInstanceInput): InstanceRecord;
   /** One instance, or undefined. */
@@ -299,6 +302,7 @@ export function openFleetStore(options: FleetStoreOptions): FleetStore {
     path: options.path,
     db,
     schemaVersion: () => schemaVersion(db),
+    performance: hostPerformanceStore(db, clock),
     plan(input) {
       return db.transaction(() => {
         const now = clock.now();

@@ -92,4 +92,35 @@ export const migrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    description:
+      "host performance: every benchmark and production rate with the offer's hardware, for calibration",
+    sql: `
+      CREATE TABLE host_performance (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        kind TEXT NOT NULL CHECK (kind IN ('benchmark', 'production')),
+        instance_id TEXT NOT NULL REFERENCES instances (id),
+        at INTEGER NOT NULL,
+        verdict TEXT,
+        proofs_per_hour REAL NOT NULL,
+        predicted_proofs_per_hour REAL,
+        dph REAL NOT NULL,
+        offer_id INTEGER NOT NULL,
+        machine_id INTEGER,
+        host_id INTEGER,
+        gpu_name TEXT NOT NULL,
+        num_gpus INTEGER NOT NULL,
+        cpu_ram_bytes INTEGER NOT NULL,
+        cpu_cores INTEGER,
+        cpu_name TEXT,
+        class_key TEXT NOT NULL,
+        window_ms INTEGER,
+        config TEXT,
+        records_json TEXT
+      );
+      CREATE INDEX host_performance_by_machine ON host_performance (machine_id, seq);
+      CREATE INDEX host_performance_by_class ON host_performance (class_key, seq);
+    `,
+  },
 ];

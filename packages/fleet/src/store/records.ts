@@ -5,6 +5,10 @@ import type { InstanceState } from "../lifecycle.js";
 export interface OfferSnapshot {
   offerId: number;
   machineId: number | undefined;
+  /** The Vast host (the owner of one or more machines), when the offer says. */
+  hostId?: number | undefined;
+  /** The CPU model, when the offer says. */
+  cpuName?: string | undefined;
   gpuName: string;
   numGpus: number;
   /** VRAM per GPU, bytes. */

@@ -1,0 +1,148 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type FakeVastServer, startFakeVastServer } from "@cuzkit/vast/testing";
+import type { Command } from "commander";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { CliIO } from "../io.js";
+import { memorySink, parseCapturingError } from "../testing/memory-io.js";
+import { createFleetCommand } from "./fleet.js";
+
+let fake: FakeVastServer;
+let home: string;
+let db: string;
+
+beforeEach(async () => {
+  fake = await startFakeVastServer({ rateLimits: false });
+  home = mkdtempSync(join(tmpdir(), "cuzkit-fleet-economics-"));
+  db = join(home, "fleet.db");
+});
+afterEach(async () => {
+  await fake.close();
+  rmSync(home, { recursive: true, force: true });
+});
+
+function exitOverrideAll(command: Command): void {
+  command.exitOverride();
+  for (const sub of command.commands) exitOverrideAll(sub);
+}
+
+async function run(args: string[]) {
+  const stdout = memorySink();
+  const stderr = memorySink();
+  const io: CliIO = {
+    stdout,
+    stderr,
+    env: { VAST_API_KEY: fake.apiKey, VAST_URL: fake.url, HOME: home },
+    cwd: home,
+  };
+  const command = createFleetCommand(io, {
+    clientOptions: { sleep: async () => {}, rateLimit: false },
+    untilStopped: async () => {},
+  });
+  exitOverrideAll(command);
+  const error = await parseCapturingError(command, args);
+  return { stdout: stdout.text(), stderr: stderr.text(), error };
+}
+
+describe("cuzkit fleet offers", () => {
+  it("--json ranks by optimistic $ per 1000 proofs and says why the rest are left out", async () => {
+    const { stdout, error } = await run(["offers", "--db", db, "--min-proofs-per-hour", "40", "--json"]);
+    expect(error).toBeUndefined();
+    const parsed = JSON.parse(stdout) as {
+      offers: Array<{
+        offerId: number;
+        source: string;
+        optimisticCostPer1000: number;
+        costPer1000: number;
+        dphPerHour: number;
+      }>;
+      excluded: Array<{ offerId: number; reason: string }>;
+    };
+    expect(parsed.offers.map((o) => o.offerId).sort()).toEqual([1002, 1003]);
+    expect(parsed.offers.every((o) => o.source === "predicted")).toBe(true);
+    const keys = parsed.offers.map((o) => o.optimisticCostPer1000);
+    expect(keys).toEqual([...keys].sort((a, b) => a - b));
+    expect(parsed.excluded).toEqual([
+      { offerId: 1001, machineId: 501, reason: "the tuner finds no safe config for this offer" },
+      { offerId: 1004, machineId: 504, reason: "the tuner finds no safe config for this offer" },
+    ]);
+  });
+
+  it("prints a table with every estimate and the one used", async () => {
+    const { stdout } = await run(["offers", "--db", db, "--min-proofs-per-hour", "40"]);
+    expect(stdout).toContain("$/1K PROOFS");
+    expect(stdout).toContain("2x RTX 3090");
+    expect(stdout).toContain("predicted");
+    expect(stdout).toContain("2 offer(s) left out");
+  });
+});
+
+describe("cuzkit fleet run", () => {
+  it("--once rents the best-ranked offer to reach the target and says why", async () => {
+    const { stdout, error } = await run([
+      "run",
+      "--once",
+      "--db",
+      db,
+      "--min-proofs-per-hour",
+      "40",
+      "--image",
+      "ghcr.io/example/prover:1",
+      "--manager-url",
+      "http://203.0.113.5:7320",
+      "--target-instances",
+      "1",
+    ]);
+    expect(error).toBeUndefined();
+    expect(stdout).toMatch(/^rent offer 100[23]: under target \(0 instances for 1\): best ranked, predicted/);
+    expect(fake.instances.size).toBe(1);
+  });
+
+  it("refuses no target, or both, naming the flags", async () => {
+    for (const extra of [[], ["--target-instances", "1", "--target-proofs-per-hour", "50"]]) {
+      const { error } = await run(["run", "--once", "--db", db, "--min-proofs-per-hour", "40", ...extra]);
+      expect(error).toMatchObject({
+        code: "FLEET_CONFIG",
+        hint: expect.stringContaining("--target-instances"),
+      });
+    }
+    expect(fake.instances.size).toBe(0);
+  });
+});
+
+describe("cuzkit fleet run (serving)", () => {
+  it("serves the agents and takes a step until stopped", async () => {
+    const { stdout, error } = await run([
+      "run",
+      "--db",
+      db,
+      "--listen",
+      "127.0.0.1:0",
+      "--min-proofs-per-hour",
+      "40",
+      "--image",
+      "ghcr.io/example/prover:1",
+      "--manager-url",
+      "http://203.0.113.5:7320",
+      "--target-instances",
+      "1",
+    ]);
+    expect(error).toBeUndefined();
+    expect(stdout).not.toContain("not done");
+    expect(stdout).toMatch(/^listening http:\/\/127\.0\.0\.1:\d+\nrent offer 100[23]: under target/);
+    expect(fake.instances.size).toBe(1);
+  });
+});
+
+describe("cuzkit fleet demo", () => {
+  it("prints the ranking before and after, the calibration and the $ per 1000 proofs achieved", async () => {
+    const { stdout, error } = await run(["demo", "--seed", "3"]);
+    expect(error).toBeUndefined();
+    expect(stdout).toMatch(
+      /ranking before any measurement[\s\S]*kept[\s\S]*ranking after measurement[\s\S]*learnt calibration/,
+    );
+    const achieved = /learning fleet \$([\d.]+) {3}spec-only \$([\d.]+) {3}oracle \$([\d.]+)/.exec(stdout);
+    expect(Number(achieved?.[1])).toBeLessThan(Number(achieved?.[2]));
+  });
+});

@@ -1,0 +1,161 @@
+import { describe, expect, it } from "vitest";
+import { learnCalibration } from "./calibration.js";
+import { hardwareClassKey, ramTierGib } from "./hardware-class.js";
+import { type MachineMeasurements, noKnowledge, type RankCandidate, rankCandidates } from "./ranking.js";
+
+const candidate = (offerId: number, over: Partial<RankCandidate> = {}): RankCandidate => ({
+  offerId,
+  machineId: offerId + 1000,
+  hostId: offerId + 2000,
+  classKey: "2x RTX 3090 | 256+ GiB | 32+ cores | EPYC",
+  dphTotal: 0.5,
+  predictedProofsPerHour: 60,
+  feasible: true,
+  marketReliability: undefined,
+  ...over,
+});
+const measuredMachine = (...runs: number[]): MachineMeasurements => ({
+  runsProofsPerHour: runs,
+  excludedReason: undefined,
+});
+
+describe("hardware classes", () => {
+  it.each([
+    [255 * 2 ** 30, 256],
+    [384 * 2 ** 30, 256],
+    [2048 * 2 ** 30, 2048],
+    [100 * 2 ** 30, 64],
+  ])("%d bytes is in the %d GiB tier", (bytes, tier) => expect(ramTierGib(bytes)).toBe(tier));
+
+  it("puts GPU model and count, RAM tier, core tier and CPU model in the key", () => {
+    const key = hardwareClassKey({
+      gpuName: "A40",
+      numGpus: 2,
+      cpuRamBytes: 2048 * 2 ** 30,
+      cpuCores: 48,
+      cpuName: "AMD EPYC 7742",
+    });
+    expect(key).toBe("2x A40 | 2048+ GiB | 32+ cores | AMD EPYC 7742");
+  });
+});
+
+describe("calibration", () => {
+  it("is the geometric mean of measured/predicted per class, with spread and samples", () => {
+    const cal = learnCalibration([
+      { classKey: "a", machineId: 1, measuredProofsPerHour: 30, predictedProofsPerHour: 60 },
+      { classKey: "a", machineId: 2, measuredProofsPerHour: 120, predictedProofsPerHour: 60 },
+      { classKey: "b", machineId: 3, measuredProofsPerHour: 0, predictedProofsPerHour: 60 },
+    ]);
+    expect(cal.get("a")?.factor).toBeCloseTo(1, 9);
+    expect(cal.get("a")?.samples).toBe(2);
+    expect(cal.get("a")?.spreadLog).toBeCloseTo(Math.log(4) / Math.sqrt(2), 6);
+    expect(cal.has("b")).toBe(false);
+  });
+});
+
+describe("the ranking rule", () => {
+  it("uses this machine's measurement first, then the class calibration, then the model", () => {
+    const knowledge = {
+      calibration: learnCalibration([
+        { classKey: "k", machineId: 9, measuredProofsPerHour: 30, predictedProofsPerHour: 60 },
+      ]),
+      machines: new Map([[1001, measuredMachine(50, 50)]]),
+      hosts: new Map(),
+    };
+    const { ranked } = rankCandidates(
+      [candidate(1), candidate(2, { classKey: "k" }), candidate(3, { classKey: "other" })],
+      knowledge,
+      { minProofsPerHour: 20 },
+    );
+    const byId = new Map(ranked.map((r) => [r.candidate.offerId, r]));
+    expect(byId.get(1)).toMatchObject({
+      source: "measured",
+      measured: { runs: 2 },
+    });
+    expect(byId.get(1)?.estimateProofsPerHour).toBeCloseTo(50, 9);
+    expect(byId.get(2)).toMatchObject({
+      source: "corrected",
+    });
+    expect(byId.get(2)?.estimateProofsPerHour).toBeCloseTo(30, 9);
+    expect(byId.get(3)).toMatchObject({
+      source: "predicted",
+      estimateProofsPerHour: 60,
+      correctedProofsPerHour: undefined,
+    });
+    expect(byId.get(1)?.costPer1000).toBeCloseTo(10, 6);
+  });
+
+  it("explores an unmeasured offer only while its optimistic cost beats the best measured one", () => {
+    // Measured: 50/h at $0.50 -> $10 per 1000. Unmeasured, modelled 40/h at $0.50: optimistic 40 x e^0.35 = 56.8/h.
+    const knowledge = { ...noKnowledge, machines: new Map([[1001, measuredMachine(50, 50, 50)]]) };
+    const { ranked } = rankCandidates(
+      [candidate(1), candidate(2, { predictedProofsPerHour: 40 })],
+      knowledge,
+      {
+        minProofsPerHour: 20,
+      },
+    );
+    expect(ranked.map((r) => r.candidate.offerId)).toEqual([2, 1]);
+    expect(ranked[0]?.worthTrying).toBe(true);
+    // With no optimism the measured machine wins: pure exploitation.
+    const greedy = rankCandidates([candidate(1), candidate(2, { predictedProofsPerHour: 40 })], knowledge, {
+      minProofsPerHour: 20,
+      optimism: 0,
+    });
+    expect(greedy.ranked.map((r) => r.candidate.offerId)).toEqual([1, 2]);
+    expect(greedy.ranked[1]?.worthTrying).toBe(false);
+  });
+
+  it("narrows a class's bonus as it is measured", () => {
+    const one = learnCalibration([
+      { classKey: "k", machineId: 1, measuredProofsPerHour: 60, predictedProofsPerHour: 60 },
+    ]);
+    const many = learnCalibration(
+      [58, 60, 62, 61, 59].map((m, i) => ({
+        classKey: "k",
+        machineId: i,
+        measuredProofsPerHour: m,
+        predictedProofsPerHour: 60,
+      })),
+    );
+    const spreadOf = (calibration: typeof one) =>
+      rankCandidates(
+        [candidate(5, { classKey: "k" })],
+        { ...noKnowledge, calibration },
+        { minProofsPerHour: 20 },
+      ).ranked[0]?.spreadLog as number;
+    expect(spreadOf(many)).toBeLessThan(spreadOf(one));
+    expect(spreadOf(one)).toBeLessThan(0.35);
+  });
+
+  it.each([
+    ["an excluded machine", { excluded: "UNSTABLE" }, /excluded: UNSTABLE/],
+    ["a machine measured below the minimum", { runs: [10, 12] }, /below the minimum 20/],
+    ["an offer the tuner finds no config for", { infeasible: true }, /no safe config/],
+  ])("leaves out %s", (_name, setup, reason) => {
+    const machines = new Map<number, MachineMeasurements>();
+    if ("excluded" in setup)
+      machines.set(1001, { runsProofsPerHour: [], excludedReason: setup.excluded as string });
+    if ("runs" in setup) machines.set(1001, measuredMachine(...(setup.runs as number[])));
+    const { ranked, excluded } = rankCandidates(
+      [candidate(1, { feasible: !("infeasible" in setup) })],
+      { ...noKnowledge, machines },
+      { minProofsPerHour: 20 },
+    );
+    expect(ranked).toEqual([]);
+    expect(excluded[0]?.reason).toMatch(reason);
+  });
+
+  it("discounts a host that failed before, by Laplace's rule", () => {
+    const hosts = new Map([[2001, { attempts: 1, failures: 1 }]]);
+    const { ranked } = rankCandidates(
+      [candidate(1), candidate(2)],
+      { ...noKnowledge, hosts },
+      { minProofsPerHour: 20 },
+    );
+    expect(ranked.map((r) => [r.candidate.offerId, r.reliability])).toEqual([
+      [2, 1],
+      [1, 0.5],
+    ]);
+  });
+});

@@ -1,0 +1,215 @@
+import type { ClassCalibration } from "./calibration.js";
+
+/** An offer as the ranking sees it: what the market says and what the model predicts. */
+export interface RankCandidate {
+  offerId: number;
+  machineId: number | undefined;
+  hostId: number | undefined;
+  /** {@link hardwareClassKey} of the offer. */
+  classKey: string;
+  /** Price, $/hour. */
+  dphTotal: number;
+  /** The tuner's proofs/hour for the offer, before any calibration. */
+  predictedProofsPerHour: number;
+  /** False when the tuner finds no safe config. */
+  feasible: boolean;
+  /** The market's reliability score, 0..1, when it gives one. */
+  marketReliability: number | undefined;
+}
+
+/** What the fleet measured on one machine. */
+export interface MachineMeasurements {
+  /** Measured proofs/hour of each benchmark (MET or BELOW) and production report. */
+  runsProofsPerHour: number[];
+  /** Why the machine is never rented again (FAILED, UNSTABLE, died), when it is not. */
+  excludedReason: string | undefined;
+}
+
+/** Everything the ranking knows from the fleet's measurements. */
+export interface RankingKnowledge {
+  /** Per hardware class. */
+  calibration: ReadonlyMap<string, ClassCalibration>;
+  /** Per machine id. */
+  machines: ReadonlyMap<number, MachineMeasurements>;
+  /** Per host id: rentals tried and how many of them failed or died. */
+  hosts: ReadonlyMap<number, { attempts: number; failures: number }>;
+}
+
+/** An empty knowledge: rank by the model alone. */
+export const noKnowledge: RankingKnowledge = {
+  calibration: new Map(),
+  machines: new Map(),
+  hosts: new Map(),
+};
+
+/** Options of {@link rankCandidates}. */
+export interface RankingOptions {
+  /** The fleet's minimum proofs/hour; a machine measured below it is excluded. Required. */
+  minProofsPerHour: number;
+  /** How many standard deviations of optimism the exploration bonus adds. Default 1. */
+  optimism?: number | undefined;
+  /** Uncertainty of the bare model on an unmeasured class, as a log-ratio standard deviation. Default 0.35. */
+  modelSpreadLog?: number | undefined;
+  /** Smallest machine-to-machine spread assumed inside a class, log-ratio. Default 0.1. */
+  classSpreadFloorLog?: number | undefined;
+  /** Smallest run-to-run spread assumed on one machine, log-ratio. Default 0.05. */
+  runSpreadFloorLog?: number | undefined;
+  /** The corrected rate of a candidate; default predicted x factor (the tuner's own rule). */
+  correct?: ((candidate: RankCandidate, calibration: ClassCalibration) => number) | undefined;
+  /** The best measured $ per 1000 proofs of the running fleet, to judge `worthTrying` by. */
+  bestMeasuredCostPer1000?: number | undefined;
+}
+
+/** Which estimate a ranked offer uses. */
+export type EstimateSource = "measured" | "corrected" | "predicted";
+
+/** One ranked offer, with every estimate and the one used. */
+export interface RankedCandidate {
+  candidate: RankCandidate;
+  predictedProofsPerHour: number;
+  /** The class-calibrated rate, when the class has been measured. */
+  correctedProofsPerHour: number | undefined;
+  /** This machine's measured rate (geometric mean) and its runs, when measured. */
+  measured: { proofsPerHour: number; runs: number } | undefined;
+  source: EstimateSource;
+  /** The point estimate used, proofs/hour. */
+  estimateProofsPerHour: number;
+  /** The estimate's uncertainty, log-ratio standard deviation. */
+  spreadLog: number;
+  /** The upper-confidence rate: estimate x exp(optimism x spread). */
+  optimisticProofsPerHour: number;
+  /** Chance the rental survives, 0..1: the market's score times this fleet's history of the host. */
+  reliability: number;
+  /** $ per 1000 proofs at the point estimate, reliability included. */
+  costPer1000: number;
+  /** $ per 1000 proofs at the optimistic estimate: the sort key. */
+  optimisticCostPer1000: number;
+  /** An unmeasured offer whose optimistic cost beats the best measured one. */
+  worthTrying: boolean;
+}
+
+/** An offer left out, with why. */
+export interface ExcludedCandidate {
+  candidate: RankCandidate;
+  reason: string;
+}
+
+const geometricMean = (xs: readonly number[]) =>
+  Math.exp(xs.reduce((a, x) => a + Math.log(x), 0) / xs.length);
+
+function logSpread(xs: readonly number[]): number {
+  if (xs.length < 2) return 0;
+  const logs = xs.map((x) => Math.log(x));
+  const mean = logs.reduce((a, b) => a + b, 0) / logs.length;
+  return Math.sqrt(logs.reduce((a, b) => a + (b - mean) ** 2, 0) / (logs.length - 1));
+}
+
+/**
+ * Ranks offers by $ per 1000 proofs with optimism under uncertainty (an upper-confidence
+ * rule). Each offer's rate is the best-informed estimate there is: this machine's own
+ * measurements, else the model corrected by its class's calibration, else the bare model.
+ * The sort key is the cost at the optimistic rate, estimate x exp(optimism x spread): a
+ * measured machine has a small spread and is ranked at about its measured cost; an unmeasured
+ * one gets a bonus that shrinks as its class is measured. So the fleet explores an unknown
+ * offer only while its best case beats what it already knows (exploit otherwise), and every
+ * benchmark narrows the bonus of its whole class. Machines that failed, were unstable or
+ * measured below the minimum are excluded.
+ */
+export function rankCandidates(
+  candidates: readonly RankCandidate[],
+  knowledge: RankingKnowledge,
+  options: RankingOptions,
+): { ranked: RankedCandidate[]; excluded: ExcludedCandidate[] } {
+  const optimism = options.optimism ?? 1;
+  const modelSpread = options.modelSpreadLog ?? 0.35;
+  const classFloor = options.classSpreadFloorLog ?? 0.1;
+  const runFloor = options.runSpreadFloorLog ?? 0.05;
+  const correct = options.correct ?? ((c, cal) => c.predictedProofsPerHour * cal.factor);
+  const ranked: RankedCandidate[] = [];
+  const excluded: ExcludedCandidate[] = [];
+  for (const candidate of candidates) {
+    const machine =
+      candidate.machineId === undefined ? undefined : knowledge.machines.get(candidate.machineId);
+    if (machine?.excludedReason !== undefined) {
+      excluded.push({
+        candidate,
+        reason: `machine ${candidate.machineId} excluded: ${machine.excludedReason}`,
+      });
+      continue;
+    }
+    if (!candidate.feasible || !(candidate.predictedProofsPerHour > 0)) {
+      excluded.push({ candidate, reason: "the tuner finds no safe config for this offer" });
+      continue;
+    }
+    if (!(candidate.dphTotal > 0)) {
+      excluded.push({ candidate, reason: "the offer has no positive price" });
+      continue;
+    }
+    const runs = machine?.runsProofsPerHour.filter((r) => r > 0) ?? [];
+    const measured = runs.length > 0 ? { proofsPerHour: geometricMean(runs), runs: runs.length } : undefined;
+    if (measured !== undefined && measured.proofsPerHour < options.minProofsPerHour) {
+      excluded.push({
+        candidate,
+        reason: `measured ${measured.proofsPerHour.toFixed(1)} proofs/hour, below the minimum ${options.minProofsPerHour}`,
+      });
+      continue;
+    }
+    const cal = knowledge.calibration.get(candidate.classKey);
+    const corrected = cal === undefined ? undefined : correct(candidate, cal);
+    let source: EstimateSource;
+    let estimate: number;
+    let spread: number;
+    if (measured !== undefined) {
+      source = "measured";
+      estimate = measured.proofsPerHour;
+      spread = Math.max(logSpread(runs), runFloor) / Math.sqrt(runs.length);
+    } else if (cal !== undefined && corrected !== undefined) {
+      source = "corrected";
+      estimate = corrected;
+      // A new machine of a known class varies like the class's machines do, plus the error
+      // of the class mean itself; a single sample says little about the spread, so the
+      // model's own spread shrinks towards the floor as samples accumulate.
+      const within =
+        cal.samples > 1 ? Math.max(cal.spreadLog, classFloor) : Math.max(classFloor, modelSpread / 2);
+      spread = within * Math.sqrt(1 + 1 / cal.samples);
+    } else {
+      source = "predicted";
+      estimate = candidate.predictedProofsPerHour;
+      spread = modelSpread;
+    }
+    const host = candidate.hostId === undefined ? undefined : knowledge.hosts.get(candidate.hostId);
+    // Laplace's rule: one failure in one try halves the host's reliability, not zeroes it.
+    const hostReliability =
+      host === undefined ? 1 : (host.attempts - host.failures + 1) / (host.attempts + 1);
+    const reliability = Math.max(0.05, (candidate.marketReliability ?? 1) * hostReliability);
+    const optimistic = estimate * Math.exp(optimism * spread);
+    ranked.push({
+      candidate,
+      predictedProofsPerHour: candidate.predictedProofsPerHour,
+      correctedProofsPerHour: corrected,
+      measured,
+      source,
+      estimateProofsPerHour: estimate,
+      spreadLog: spread,
+      optimisticProofsPerHour: optimistic,
+      reliability,
+      costPer1000: (candidate.dphTotal * 1000) / (estimate * reliability),
+      optimisticCostPer1000: (candidate.dphTotal * 1000) / (optimistic * reliability),
+      worthTrying: false,
+    });
+  }
+  const measuredCosts = ranked.filter((r) => r.source === "measured").map((r) => r.costPer1000);
+  const bestMeasured = Math.min(
+    options.bestMeasuredCostPer1000 ?? Number.POSITIVE_INFINITY,
+    ...measuredCosts,
+  );
+  for (const r of ranked) r.worthTrying = r.source !== "measured" && r.optimisticCostPer1000 < bestMeasured;
+  const reaches = (r: RankedCandidate) => (r.optimisticProofsPerHour >= options.minProofsPerHour ? 1 : 0);
+  ranked.sort(
+    (a, b) =>
+      reaches(b) - reaches(a) ||
+      a.optimisticCostPer1000 - b.optimisticCostPer1000 ||
+      a.candidate.offerId - b.candidate.offerId,
+  );
+  return { ranked, excluded };
+}

@@ -1,0 +1,175 @@
+import { type Clock, type Sleep, systemClock, toCuzkitError } from "@cuzkit/core";
+import type { OfferQuery } from "@cuzkit/vast";
+import {
+  type FleetDecision,
+  type FleetMember,
+  type FleetTarget,
+  planFleetStep,
+} from "../economics/run-planner.js";
+import { FleetBudgetError, FleetConfigError } from "../errors.js";
+import type { InstanceState } from "../lifecycle.js";
+import { modelledDeadlineInputs } from "../modelled-durations.js";
+import type { FleetManager } from "./fleet-manager.js";
+
+/** Options of `cuzkit fleet run`. */
+export interface FleetRunOptions {
+  /** Proofs/hour or instances to keep; exactly one. Required. */
+  target: FleetTarget;
+  /** Cap on $/hour of the whole fleet. Default: the fleet's --max-dph, else none. */
+  maxDph?: number | undefined;
+  /** Machines vetting at once. Default 2. */
+  maxVetting?: number | undefined;
+  /** Factor by which a trial must beat the dearest kept machine. Default 1.25. */
+  replaceMargin?: number | undefined;
+  /** The offer search. Default: every offer the Vast client's defaults find. */
+  query?: OfferQuery | undefined;
+}
+
+/** What one step did. */
+export interface FleetRunStep {
+  decisions: FleetDecision[];
+  /** Decisions that could not be carried out, with the error code. */
+  skipped: Array<{ decision: FleetDecision; code: string }>;
+}
+
+const vettingStates: readonly InstanceState[] = [
+  "planned",
+  "renting",
+  "booting",
+  "registered",
+  "params",
+  "warmup",
+  "benchmarking",
+];
+
+/** Throws FleetConfigError unless exactly one target is a positive number. */
+export function checkFleetTarget(target: FleetTarget): void {
+  const given = [target.proofsPerHour, target.instances].filter((v) => v !== undefined);
+  if (given.length !== 1 || !given.every((v) => Number.isFinite(v) && (v as number) > 0)) {
+    throw new FleetConfigError(
+      "fleet run needs exactly one positive target",
+      "pass --target-proofs-per-hour N or --target-instances N (not both)",
+    );
+  }
+}
+
+/** The planner's view of the fleet's instances: vetting ones at the model's estimate, active ones at their measurement. */
+export function fleetMembers(manager: FleetManager): FleetMember[] {
+  const members: FleetMember[] = [];
+  for (const r of manager.store.list()) {
+    if (r.fleet !== manager.config.fleet) continue;
+    if (r.state === "active") {
+      members.push({
+        instanceId: r.id,
+        stage: "active",
+        dphPerHour: r.dphPerHour,
+        proofsPerHour: r.proofsPerHour ?? 0,
+      });
+    } else if (vettingStates.includes(r.state)) {
+      const estimate = modelledDeadlineInputs(r.offer, {
+        dialect: manager.config.dialect,
+      }).modelledProofsPerHour;
+      members.push({ instanceId: r.id, stage: "vetting", dphPerHour: r.dphPerHour, proofsPerHour: estimate });
+    }
+  }
+  return members;
+}
+
+/**
+ * One step of `fleet run`: ranks the current offers with everything measured so far, plans
+ * ({@link planFleetStep}), and carries the plan out: rents (each new instance vets itself
+ * with the bench's early verdict, and the keep rule decides) and destroys. Each decision is an
+ * event (`fleet-run`) with its reason, on the instance it concerns.
+ */
+export async function runFleetStep(manager: FleetManager, options: FleetRunOptions): Promise<FleetRunStep> {
+  checkFleetTarget(options.target);
+  const members = fleetMembers(manager);
+  const rentedOffers = new Set(
+    manager.store
+      .list()
+      .filter((r) => r.state !== "destroyed")
+      .map((r) => r.offerId),
+  );
+  const ranked = (await manager.rank(options.query))
+    .filter((r) => !rentedOffers.has(r.offer.id))
+    .map((r) => r.ranking);
+  const decisions = planFleetStep({
+    members,
+    ranked,
+    target: options.target,
+    maxDph: options.maxDph ?? manager.config.maxDph,
+    maxVetting: options.maxVetting,
+    replaceMargin: options.replaceMargin,
+  });
+  const skipped: FleetRunStep["skipped"] = [];
+  for (const decision of decisions) {
+    try {
+      if (decision.action === "destroy") {
+        manager.store.appendEvent(decision.instanceId, "fleet-run", {
+          action: "destroy",
+          reason: decision.reason,
+        });
+        await manager.destroy(decision.instanceId);
+      } else {
+        const record = await manager.deploy(decision.offerId);
+        manager.store.appendEvent(record.id, "fleet-run", {
+          action: "rent",
+          offerId: decision.offerId,
+          reason: decision.reason,
+          source: decision.candidate.source,
+          costPer1000: decision.candidate.costPer1000,
+          optimisticCostPer1000: decision.candidate.optimisticCostPer1000,
+        });
+      }
+    } catch (error) {
+      const code = toCuzkitError(error).code;
+      skipped.push({ decision, code });
+      if (error instanceof FleetBudgetError) break;
+    }
+  }
+  return { decisions, skipped };
+}
+
+/** Options of {@link startFleetRun}. */
+export interface FleetRunLoopOptions extends FleetRunOptions {
+  /** Time between steps. Default 60 s. */
+  intervalMs?: number | undefined;
+  /** Injected for tests. Default: the system clock. */
+  clock?: Clock | undefined;
+  /** Injected for tests. Default: setTimeout. */
+  sleep?: Sleep | undefined;
+  /** Called after each step (the CLI prints it). */
+  onStep?: ((step: FleetRunStep, at: number) => void) | undefined;
+  /** Called when a step throws; the loop goes on. */
+  onError?: ((error: unknown) => void) | undefined;
+}
+
+/** Runs {@link runFleetStep} every `intervalMs` until the returned stop is called; stop resolves once the running step ends. */
+export function startFleetRun(manager: FleetManager, options: FleetRunLoopOptions): () => Promise<void> {
+  checkFleetTarget(options.target);
+  const clock = options.clock ?? systemClock;
+  const sleep: Sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  const intervalMs = options.intervalMs ?? 60_000;
+  let stopped = false;
+  let wake: () => void = () => {};
+  const woken = new Promise<void>((resolve) => {
+    wake = resolve;
+  });
+  const loop = (async () => {
+    while (!stopped) {
+      try {
+        options.onStep?.(await runFleetStep(manager, options), clock.now());
+      } catch (error) {
+        options.onError?.(error);
+      }
+      if (stopped) break;
+      // A stop does not wait out the interval.
+      await Promise.race([sleep(intervalMs), woken]);
+    }
+  })();
+  return async () => {
+    stopped = true;
+    wake();
+    await loop;
+  };
+}
