@@ -85,6 +85,15 @@ export type { RankedOffer } from "./manager/rank-offers.js";
 export type { ReconcileSummary } from "./manager/reconcile.js";
 export { type ModelledDurationOptions, modelledDeadlineInputs } from "./modelled-durations.js";
 export {
+  type AdminToken,
+  adminTokenFileName,
+  isLoopbackHost,
+  loadOrCreateAdminToken,
+} from "./server/admin-token.js";
+export { createDaemonStatusBoard, type DaemonStatusBoard } from "./server/daemon-status-board.js";
+export { type DashboardOptions, dashboardPlugin } from "./server/dashboard-routes.js";
+export { type InstanceView, instanceView } from "./server/dashboard-views.js";
+export {
   buildFleetServer,
   defaultFleetListen,
   type FleetServerOptions,
@@ -92,6 +101,7 @@ export {
   parseListen,
   startFleetServer,
 } from "./server/fleet-server.js";
+export { openApiDocument } from "./server/openapi.js";
 export {
   type FleetStore,
   type FleetStoreOptions,
