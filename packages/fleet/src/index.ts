@@ -131,6 +131,15 @@ export {
 export type { ReconcileSummary } from "./manager/reconcile.js";
 export { type ModelledDurationOptions, modelledDeadlineInputs } from "./modelled-durations.js";
 export {
+  type AdminToken,
+  adminTokenFileName,
+  isLoopbackHost,
+  loadOrCreateAdminToken,
+} from "./server/admin-token.js";
+export { createDaemonStatusBoard, type DaemonStatusBoard } from "./server/daemon-status-board.js";
+export { type DashboardOptions, dashboardPlugin } from "./server/dashboard-routes.js";
+export { type InstanceView, instanceView } from "./server/dashboard-views.js";
+export {
   buildFleetServer,
   defaultFleetListen,
   type FleetServerOptions,
@@ -138,6 +147,7 @@ export {
   parseListen,
   startFleetServer,
 } from "./server/fleet-server.js";
+export { openApiDocument } from "./server/openapi.js";
 export {
   type FleetStore,
   type FleetStoreOptions,

@@ -243,6 +243,10 @@ export function createFleetCommand(io: CliIO, deps: FleetCommandDeps = {}): Comm
       "127.0.0.1:7320", // defaultFleetListen of @cuzkit/fleet
     )
     .option(
+      "--admin-token <token>",
+      "token for the dashboard's actions (and its reads beyond loopback); default: generated once, kept in the store's folder as admin-token (mode 0600)",
+    )
+    .option(
       "--reconcile-every <duration>",
       "reconcile interval (default 1m)",
       durationOption("--reconcile-every"),
@@ -253,17 +257,38 @@ export function createFleetCommand(io: CliIO, deps: FleetCommandDeps = {}): Comm
       durationOption("--monitor-every"),
     )
     .action(
-      async (flags: ConfigFlags & { listen: string; reconcileEvery?: number; monitorEvery?: number }) => {
+      async (
+        flags: ConfigFlags & {
+          listen: string;
+          reconcileEvery?: number;
+          monitorEvery?: number;
+          adminToken?: string;
+        },
+      ) => {
         const store = await openStore(flags);
         try {
           const manager = await managerFor(flags, store);
-          const { startFleetServer } = await fleetLib();
-          const server = await startFleetServer({ manager, listen: flags.listen });
+          const { startFleetServer, loadOrCreateAdminToken, createDaemonStatusBoard } = await fleetLib();
+          const admin = loadOrCreateAdminToken({ given: flags.adminToken, storePath: store.path });
+          const server = await startFleetServer({
+            manager,
+            listen: flags.listen,
+            dashboard: { adminToken: admin.token, daemonStatus: createDaemonStatusBoard() },
+          });
           store.saveSettings(manager.config.fleet, {
             ...manager.config,
             managerUrl: manager.config.managerUrl ?? server.url,
           });
           io.stdout.write(`listening ${server.url}\n`);
+          io.stdout.write(
+            `dashboard ${server.url}/ (API: ${server.url}/openapi.json, metrics: ${server.url}/metrics)\n`,
+          );
+          // Printed only when new: a kept token is read from its file, a given one the operator knows.
+          if (admin.source === "generated") {
+            io.stdout.write(
+              `admin token ${admin.token}${admin.path === undefined ? "" : ` (kept in ${admin.path})`}\n`,
+            );
+          }
           await manager.startup();
           const stopLoops = manager.startLoops({
             reconcileEveryMs: flags.reconcileEvery,

@@ -99,6 +99,44 @@ function options(reporter: AgentReporter, extra: Partial<AgentOptions> = {}): Ag
 }
 
 describe("runAgent", () => {
+  it("forwards the daemon's /status in heartbeats, and heartbeats without it when the read fails", async () => {
+    const cases: { read: () => Promise<Record<string, unknown>>; forwarded: unknown }[] = [
+      {
+        read: async () => ({ uptimeSecs: 5, memory: { usedBytes: 1, totalBytes: 2 }, raw: { big: true } }),
+        forwarded: { uptimeSecs: 5, memory: { usedBytes: 1, totalBytes: 2 } },
+      },
+      {
+        read: async () => {
+          throw new Error("connection refused");
+        },
+        forwarded: undefined,
+      },
+    ];
+    for (const { read, forwarded } of cases) {
+      const timers = manualTimers();
+      const { reporter, sent } = recordingReporter(() => ({
+        state: "rejected",
+        keep: false,
+        reason: "test",
+      }));
+      await runAgent(
+        options(reporter, {
+          timers,
+          readDaemonStatus: read,
+          paramsCommand: "curio fetch-params 32GiB",
+          runCommand: async () => {
+            timers.fire();
+            await new Promise((resolve) => setImmediate(resolve));
+            return { exitCode: 0, signal: null, tail: [] };
+          },
+        }),
+      );
+      const beat = sent.find((s) => s.type === "heartbeat")?.body as Record<string, unknown> | undefined;
+      expect(beat).toBeDefined();
+      expect(beat?.daemonStatus).toEqual(forwarded);
+    }
+  });
+
   it("registers, fetches params, tunes, benchmarks with the daemon spawned, reports, heartbeats, and serves when kept", async () => {
     const timers = manualTimers();
     const stop = new AbortController();

@@ -56,6 +56,12 @@ export interface AgentOptions {
   warmupTimeoutMs?: number | undefined;
   /** Stops the agent (and serving). */
   signal?: AbortSignal | undefined;
+  /**
+   * Reads the daemon's HTTP /status for each heartbeat (such as the client's fetchStatusJson), so
+   * the manager's instance page can show it; a failed read sends the heartbeat without it.
+   * Default: none.
+   */
+  readDaemonStatus?: (() => Promise<Record<string, unknown> | undefined>) | undefined;
   /** Heartbeat timers. Default: the global setInterval. */
   timers?: AgentTimers | undefined;
   /** The benchmark harness (tests). Default runBenchmark via the vetting adapter. */
@@ -128,8 +134,15 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
   const heartbeat = timers.setInterval(() => {
     if (heartbeating) return;
     heartbeating = true;
-    reporter
-      .heartbeat({ phase: currentPhase })
+    const readStatus = options.readDaemonStatus?.().catch(() => undefined) ?? Promise.resolve(undefined);
+    readStatus
+      .then((status) => {
+        // The parsed copy only: `raw` repeats it, and the heartbeat body is size-limited.
+        const { raw: _raw, ...daemonStatus } = status ?? {};
+        return reporter.heartbeat(
+          status === undefined ? { phase: currentPhase } : { phase: currentPhase, daemonStatus },
+        );
+      })
       .then((answer) => {
         if (answer === "stop") {
           logger.warn("agent: the manager has given this machine up; stopping");

@@ -41,6 +41,8 @@ export const heartbeatBodySchema = z.strictObject({
   phase: shortText.optional(),
   /** Timed proofs done so far. */
   done: z.number().int().nonnegative().optional(),
+  /** The daemon's HTTP /status as the agent read it (fetchStatusJson); shown on the instance page. */
+  daemonStatus: z.record(z.string(), z.unknown()).optional(),
 });
 /** A heartbeat body. */
 export type HeartbeatBody = z.infer<typeof heartbeatBodySchema>;

@@ -17,6 +17,8 @@ import {
 import { isInstanceId } from "../manager/config.js";
 import type { FleetManager } from "../manager/fleet-manager.js";
 import { agentTokenMatches } from "../tokens.js";
+import { isLoopbackHost } from "./admin-token.js";
+import { type DashboardOptions, dashboardPlugin } from "./dashboard-routes.js";
 import { registerEconomicsRoutes } from "./economics-routes.js";
 
 /** Options of the manager's HTTP server. */
@@ -27,6 +29,8 @@ export interface FleetServerOptions {
   bodyLimitBytes?: number | undefined;
   /** The largest body of the small endpoints (register, phase, heartbeat, failure), bytes. Default 64 KiB. */
   smallBodyLimitBytes?: number | undefined;
+  /** The dashboard, admin API, /metrics and /openapi.json (dashboard-routes.ts). Default: not served. */
+  dashboard?: Omit<DashboardOptions, "manager"> | undefined;
 }
 
 /** Where a running server listens. */
@@ -129,6 +133,9 @@ export function buildFleetServer(options: FleetServerOptions): FastifyInstance {
     const body = parse(heartbeatBodySchema, request.body, reply);
     if (body === undefined) return reply;
     manager.agent.heartbeat(request.params.id);
+    if (body.daemonStatus !== undefined) {
+      options.dashboard?.daemonStatus?.set(request.params.id, body.daemonStatus, Date.now());
+    }
     return { ok: true };
   });
   app.post<{ Params: Params }>("/v1/agent/:id/failure", small, async (request, reply) => {
@@ -152,6 +159,7 @@ export function buildFleetServer(options: FleetServerOptions): FastifyInstance {
     smallBodyLimitBytes: smallLimit,
   });
   app.get("/v1/health", async () => ({ ok: true }));
+  if (options.dashboard !== undefined) void app.register(dashboardPlugin, { ...options.dashboard, manager });
   return app;
 }
 
@@ -172,7 +180,12 @@ export async function startFleetServer(
   options: FleetServerOptions & { listen?: string | undefined },
 ): Promise<ListeningFleetServer> {
   const { host, port } = parseListen(options.listen ?? defaultFleetListen);
-  const app = buildFleetServer(options);
+  // Beyond loopback, the dashboard's reads need the admin token too.
+  const dashboard =
+    options.dashboard === undefined
+      ? undefined
+      : { ...options.dashboard, readsNeedToken: options.dashboard.readsNeedToken ?? !isLoopbackHost(host) };
+  const app = buildFleetServer({ ...options, dashboard });
   await app.listen({ host, port });
   const address = app.server.address();
   const boundPort = typeof address === "object" && address !== null ? address.port : port;

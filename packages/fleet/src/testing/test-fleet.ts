@@ -6,6 +6,7 @@ import type { FastifyInstance } from "fastify";
 import type { FleetConfig } from "../manager/config.js";
 import type { Checkpoint } from "../manager/context.js";
 import { createFleetManager, type FleetManager } from "../manager/fleet-manager.js";
+import type { DashboardOptions } from "../server/dashboard-routes.js";
 import { buildFleetServer } from "../server/fleet-server.js";
 import { openFleetStore } from "../store/fleet-store.js";
 
@@ -27,6 +28,8 @@ export interface TestFleetOptions {
   /** SQLite path. Default ":memory:". */
   dbPath?: string | undefined;
   checkpoint?: Checkpoint | undefined;
+  /** Serve the dashboard and admin API too (the clock defaults to the test's manual clock). Default: not served. */
+  dashboard?: Omit<DashboardOptions, "manager"> | undefined;
 }
 
 /** Starts the fake Vast server and a manager on it; the Vast client never waits (manual sleep). */
@@ -58,7 +61,8 @@ export async function startTestFleet(options: TestFleetOptions = {}): Promise<Te
       ...options.config,
     },
   });
-  const app = buildFleetServer({ manager });
+  const dashboard = options.dashboard === undefined ? undefined : { clock, ...options.dashboard };
+  const app = buildFleetServer({ manager, dashboard });
   return {
     fake,
     manager,

@@ -1,0 +1,264 @@
+import Fastify from "fastify";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  type DashboardFleet,
+  sampleDaemonStatus,
+  seedDashboardFleet,
+  startDashboardFleet,
+  testAdminToken,
+} from "../testing/dashboard-fleet.js";
+import { startTestFleet } from "../testing/test-fleet.js";
+import { createDaemonStatusBoard } from "./daemon-status-board.js";
+import { dashboardPlugin } from "./dashboard-routes.js";
+import { openApiDocument } from "./openapi.js";
+
+let d: DashboardFleet | undefined;
+afterEach(async () => {
+  await d?.close();
+  d = undefined;
+});
+
+const auth = { authorization: `Bearer ${testAdminToken}` };
+async function get(path: string, headers: Record<string, string> = {}) {
+  const response = await fetch(`${(d as DashboardFleet).url}${path}`, { headers });
+  return { status: response.status, headers: response.headers, text: await response.text() };
+}
+async function post(path: string, headers: Record<string, string> = {}, body: unknown = {}) {
+  const response = await fetch(`${(d as DashboardFleet).url}${path}`, {
+    method: "POST",
+    headers: { ...headers, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+}
+
+describe("the dashboard's JSON API over HTTP", () => {
+  it("shows instances with $/1000 proofs, phases, per-proof records and the forwarded daemon /status, and no token", async () => {
+    d = await startDashboardFleet();
+    const seeded = await seedDashboardFleet(d);
+    const list = JSON.parse((await get("/api/instances")).text) as { instances: Record<string, unknown>[] };
+    expect(list.instances.map((i) => i.state)).toEqual(["active", "warmup", "planned"]);
+    const kept = list.instances[0] as Record<string, unknown>;
+    expect(kept).toMatchObject({ id: seeded.kept, proofsPerHour: 48.5, gpuName: expect.any(String) });
+    expect(kept.dollarsPer1000Proofs).toBeCloseTo(((kept.dphPerHour as number) / 48.5) * 1000, 6);
+
+    const detailText = (await get(`/api/instances/${seeded.kept}`)).text;
+    const detail = JSON.parse(detailText);
+    expect(detail.phases.map((p: { state: string }) => p.state)).toEqual([
+      "planned",
+      "renting",
+      "booting",
+      "registered",
+      "params",
+      "warmup",
+      "benchmarking",
+      "active",
+    ]);
+    expect(detail.benchmark.proofs).toHaveLength(12);
+    expect(detail.benchmark.proofs[11]).toEqual({
+      index: 12,
+      warmup: false,
+      ok: true,
+      wallMs: 86_500,
+      code: null,
+    });
+    expect(detail.daemonStatus.status).toEqual(sampleDaemonStatus);
+
+    // Neither an agent token nor its hash nor the Vast key appears in any read.
+    const everything = [
+      detailText,
+      (await get("/api/instances")).text,
+      (await get("/api/events?limit=1000")).text,
+      (await get("/api/host-performance")).text,
+      (await get("/api/summary")).text,
+      (await get("/metrics")).text,
+    ].join("\n");
+    const record = d.fleet.manager.store.require(seeded.kept);
+    expect(everything).not.toContain(record.tokenHash);
+    expect(everything).not.toContain(d.fleet.tokenOf(seeded.kept));
+    expect(everything).not.toContain(d.fleet.fake.apiKey);
+    expect(everything).not.toContain("tunedConfig");
+  });
+
+  it("answers the host table, the fleet series, ranked offers and events", async () => {
+    d = await startDashboardFleet();
+    // Offers first, while the fake market still has some: the manager's ranking, in its order.
+    const offers = JSON.parse((await get("/api/offers")).text).offers as {
+      offerId: number;
+      proofsPerDollar: number;
+    }[];
+    const ranked = await d.fleet.manager.rank();
+    expect(offers.length).toBeGreaterThan(0);
+    expect(offers.map((o) => o.offerId)).toEqual(ranked.map((r) => r.offer.id));
+    expect(offers[0]?.proofsPerDollar).toBeCloseTo(1000 / (ranked[0]?.ranking.costPer1000 as number), 9);
+    const seeded = await seedDashboardFleet(d);
+    const hosts = JSON.parse((await get("/api/host-performance")).text).hosts;
+    expect(hosts).toEqual([
+      expect.objectContaining({ instanceId: seeded.kept, verdict: "MET", proofsPerHour: 48.5 }),
+    ]);
+    const series = JSON.parse((await get("/api/proofs-per-hour")).text);
+    expect(series.lines).toHaveLength(1);
+    expect(series.fleet.at(-1)).toBe(48.5);
+    expect(series.times).toHaveLength(2);
+    const events = JSON.parse((await get("/api/events?limit=3")).text).events as { seq: number }[];
+    expect(events).toHaveLength(3);
+    const all = JSON.parse((await get("/api/events?limit=1000")).text).events as { seq: number }[];
+    expect(events.map((e) => e.seq)).toEqual(all.slice(-3).map((e) => e.seq));
+    expect((await get("/api/events?limit=0")).status).toBe(400);
+    expect((await get("/api/instances/i-ffffffff")).status).toBe(404);
+  });
+
+  it("refuses deploy, cordon and destroy without the admin token and changes nothing; with it, they act", async () => {
+    d = await startDashboardFleet();
+    const store = d.fleet.manager.store;
+    const creates = () => d?.fleet.fake.requestsTo(/^\/api\/v0\/asks\/\d+\/$/, "PUT").length;
+    for (const headers of [{}, { authorization: "Bearer wrong-token-wrong-token" }]) {
+      const refused = await post("/api/deploy", headers, { offerId: 1002 });
+      expect(refused).toMatchObject({ status: 401, json: { ok: false, error: "ADMIN_TOKEN_REQUIRED" } });
+    }
+    expect(store.list()).toHaveLength(0);
+    expect(creates()).toBe(0);
+
+    expect((await post("/api/deploy", auth, { offerId: "x" })).status).toBe(400);
+    const deployed = await post("/api/deploy", auth, { offerId: 1002 });
+    expect(deployed.json, JSON.stringify(deployed.json)).toMatchObject({
+      ok: true,
+      instance: { state: "booting" },
+    });
+    const id = (deployed.json.instance as { id: string }).id;
+    expect(creates()).toBe(1);
+    const again = await post("/api/deploy", auth, { offerId: 1002 }); // rented already
+    expect(again).toMatchObject({
+      status: 409,
+      json: { error: "FLEET_OFFER_REFUSED", hint: expect.any(String) },
+    });
+    expect(store.list()).toHaveLength(1); // the refused offer left nothing behind
+
+    for (const headers of [{}, { authorization: "Bearer wrong-token-wrong-token" }]) {
+      expect((await post(`/api/instances/${id}/destroy`, headers)).status).toBe(401);
+      expect((await post(`/api/instances/${id}/cordon`, headers)).status).toBe(401);
+    }
+    const record = store.require(id);
+    expect(record.state).toBe("booting");
+    expect(store.isMachineExcluded(record.machineId as number)).toBe(false);
+    expect(d.fleet.fake.instances.has(record.vastId as number)).toBe(true);
+
+    const cordoned = await post(`/api/instances/${id}/cordon`, auth);
+    expect(cordoned).toMatchObject({ status: 200, json: { machineId: record.machineId } });
+    expect(store.isMachineExcluded(record.machineId as number)).toBe(true);
+    const destroyed = await post(`/api/instances/${id}/destroy`, auth);
+    expect(destroyed.status).toBe(200);
+    expect(store.require(id).state).toBe("destroyed");
+    expect(d.fleet.fake.instances.has(record.vastId as number)).toBe(false);
+    expect((await post("/api/instances/i-ffffffff/destroy", auth)).status).toBe(404);
+  });
+
+  it("needs the admin token for every read when bound beyond loopback", async () => {
+    d = await startDashboardFleet({ readsNeedToken: true });
+    for (const path of [
+      "/api/instances",
+      "/api/summary",
+      "/api/events",
+      "/metrics",
+      "/openapi.json",
+      "/api/stream",
+    ]) {
+      expect((await get(path)).status, path).toBe(401);
+    }
+    expect((await get("/api/instances", auth)).status).toBe(200);
+    // The page shell holds no data: it loads, and asks for the token.
+    const page = await get("/");
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-security-policy")).toContain("script-src 'self'");
+    expect(page.headers.get("x-content-type-options")).toBe("nosniff");
+  });
+
+  it("streams a change event when an agent reports a phase", async () => {
+    d = await startDashboardFleet();
+    const seeded = await seedDashboardFleet(d);
+    const controller = new AbortController();
+    const response = await fetch(`${d.url}/api/stream`, { signal: controller.signal });
+    expect(response.headers.get("content-type")).toContain("text/event-stream");
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    let text = "";
+    const more = async () => {
+      text += decoder.decode((await reader.read()).value, { stream: true });
+    };
+    while (!text.includes("event: hello")) await more();
+    await d.agent(seeded.vetting.id, seeded.vetting.token, "phase", { phase: "benchmarking" });
+    while (!text.includes("event: change")) await more();
+    const data = text.split("event: change\ndata: ")[1]?.split("\n\n")[0] as string;
+    expect(JSON.parse(data)).toEqual([
+      expect.objectContaining({
+        instanceId: seeded.vetting.id,
+        fromState: "warmup",
+        toState: "benchmarking",
+      }),
+    ]);
+    controller.abort();
+  });
+});
+
+describe("/metrics", () => {
+  it("exposes instances by state, proofs/hour, $/h, heartbeat age and deadline slack", async () => {
+    d = await startDashboardFleet();
+    const seeded = await seedDashboardFleet(d);
+    const metrics = await get("/metrics");
+    expect(metrics.headers.get("content-type")).toContain("text/plain");
+    const text = metrics.text;
+    expect(text).toContain('cuzkit_fleet_instances{state="active"} 1');
+    expect(text).toContain('cuzkit_fleet_instances{state="warmup"} 1');
+    expect(text).toContain('cuzkit_fleet_instances{state="planned"} 1');
+    expect(text).toContain(
+      `cuzkit_fleet_instance_proofs_per_hour{instance="${seeded.kept}",state="active"} 48.5`,
+    );
+    const dph = d.fleet.manager.store
+      .list()
+      .filter((r) => r.state !== "planned")
+      .reduce((s, r) => s + r.dphPerHour, 0);
+    expect(text).toMatch(new RegExp(`cuzkit_fleet_dollars_per_hour ${dph.toFixed(3).replace(/0+$/, "")}`));
+    // The kept instance's heartbeat came 30 s of manual clock ago.
+    expect(text).toContain(`cuzkit_fleet_heartbeat_age_seconds{instance="${seeded.kept}"} 30`);
+    const vetting = d.fleet.manager.store.require(seeded.vetting.id);
+    const slack = ((vetting.phaseDeadlineAt as number) - d.fleet.clock.now()) / 1000;
+    expect(text).toContain(
+      `cuzkit_fleet_phase_deadline_slack_seconds{instance="${seeded.vetting.id}",state="warmup"} ${slack}`,
+    );
+    // Labels are ids, never the operator-written Vast label.
+    expect(text).not.toContain("<script>");
+  });
+});
+
+describe("/openapi.json", () => {
+  it("documents exactly the routes the dashboard registers", async () => {
+    const fleet = await startTestFleet();
+    try {
+      const app = Fastify();
+      const routes: string[] = [];
+      app.addHook("onRoute", (route) => {
+        const methods = Array.isArray(route.method) ? route.method : [route.method];
+        for (const m of methods)
+          if (m !== "HEAD") routes.push(`${m} ${route.url.replace(/:(\w+)/g, "{$1}")}`);
+      });
+      await app.register(dashboardPlugin, {
+        manager: fleet.manager,
+        adminToken: testAdminToken,
+        daemonStatus: createDaemonStatusBoard(),
+      });
+      await app.ready();
+      const documented = Object.entries(openApiDocument.paths).flatMap(([path, item]) =>
+        Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`),
+      );
+      expect(documented.sort()).toEqual(routes.sort());
+      const served = await app.inject({ url: "/openapi.json", headers: auth });
+      expect(served.json()).toMatchObject({
+        openapi: "3.1.0",
+        paths: expect.objectContaining({ "/api/instances": expect.any(Object) }),
+      });
+      await app.close();
+    } finally {
+      await fleet.close();
+    }
+  });
+});

@@ -1,0 +1,271 @@
+import type { ServerResponse } from "node:http";
+import { type Clock, CuzkitError, systemClock } from "@cuzkit/core";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { z } from "zod";
+import { FleetInstanceNotFoundError } from "../errors.js";
+import { isInstanceId } from "../manager/config.js";
+import type { FleetManager } from "../manager/fleet-manager.js";
+import { lastEventSeq } from "../store/dashboard-reads.js";
+import { adminTokenChecker } from "./admin-token.js";
+import type { DaemonStatusBoard } from "./daemon-status-board.js";
+import {
+  eventView,
+  fleetSummary,
+  hostPerformance,
+  instanceView,
+  proofsPerHourSeries,
+} from "./dashboard-views.js";
+import { createFleetMetrics } from "./metrics.js";
+import { openApiDocument } from "./openapi.js";
+import { contentSecurityPolicy, dashboardAssets, pageHtml } from "./web-assets.js";
+
+/** Options of the dashboard and admin API. */
+export interface DashboardOptions {
+  manager: FleetManager;
+  /** The admin token: actions always need it, reads when `readsNeedToken`. Required. */
+  adminToken: string;
+  /** True when bound beyond loopback: every /api, /metrics and /openapi.json read needs the token. Default true. */
+  readsNeedToken?: boolean | undefined;
+  /** Where heartbeats leave the daemon's /status. Default: none (the instance page shows none). */
+  daemonStatus?: DaemonStatusBoard | undefined;
+  /** Clock for "now" in views and metrics. Default: the system clock. */
+  clock?: Clock | undefined;
+  /** How often the live stream looks for new events, ms. Default 1000. */
+  streamPollMs?: number | undefined;
+  /** How often the live stream sends a tick (heartbeat ages move without events), ms. Default 10 000. */
+  streamTickMs?: number | undefined;
+}
+
+const securityHeaders = {
+  "content-security-policy": contentSecurityPolicy,
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+  "x-frame-options": "DENY",
+  "cache-control": "no-store",
+};
+
+type IdParams = { id: string };
+const deployBody = z.strictObject({ offerId: z.number().int().positive() });
+const eventsQuery = z.object({
+  after: z.coerce.number().int().nonnegative().optional(),
+  limit: z.coerce.number().int().min(1).max(1000).optional(),
+  instance: z.string().max(64).optional(),
+});
+
+function bearer(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  return typeof header === "string" ? /^Bearer (\S{1,256})$/.exec(header)?.[1] : undefined;
+}
+
+/**
+ * The dashboard pages (`/`, `/instances/:id`), their JSON (`/api/...`), the live stream
+ * (`/api/stream`, server-sent events), the admin actions (deploy, destroy, cordon: always the
+ * admin token), `/metrics` and `/openapi.json`. Every answer carries a CSP; views pick their
+ * fields, so no token or key reaches them.
+ */
+export async function dashboardPlugin(app: FastifyInstance, options: DashboardOptions): Promise<void> {
+  const { manager } = options;
+  const { store } = manager;
+  const clock = options.clock ?? systemClock;
+  const readsNeedToken = options.readsNeedToken ?? true;
+  const tokenOk = adminTokenChecker(options.adminToken);
+  const registry = createFleetMetrics(store, manager.config.fleet, () => clock.now());
+  const streams = new Set<ServerResponse>();
+
+  app.addHook("onSend", async (_request, reply, payload) => {
+    reply.headers(securityHeaders);
+    return payload;
+  });
+  app.addHook("onClose", async () => {
+    for (const stream of streams) stream.end();
+  });
+
+  const refuseUnauthenticated = (reply: FastifyReply) =>
+    reply.code(401).send({
+      ok: false,
+      error: "ADMIN_TOKEN_REQUIRED",
+      message:
+        "send the admin token as Authorization: Bearer <token> (printed by `cuzkit fleet serve`, kept in its state directory as admin-token)",
+    });
+  const admin = async (request: FastifyRequest, reply: FastifyReply) => {
+    if (!tokenOk(bearer(request))) return refuseUnauthenticated(reply);
+  };
+  const reader = async (request: FastifyRequest, reply: FastifyReply) => {
+    if (readsNeedToken && !tokenOk(bearer(request))) return refuseUnauthenticated(reply);
+  };
+  const requireInstance = (id: string) => {
+    const record = isInstanceId(id) ? store.get(id) : undefined;
+    if (record === undefined) throw new FleetInstanceNotFoundError(id);
+    return record;
+  };
+
+  // Pages and the bundle carry no data: served without a token so the page can ask for one.
+  app.get("/", async (_request, reply) =>
+    reply.type("text/html; charset=utf-8").send(pageHtml("fleet", "cuzkit fleet")),
+  );
+  app.get<{ Params: IdParams }>("/instances/:id", async (_request, reply) =>
+    reply.type("text/html; charset=utf-8").send(pageHtml("instance", "cuzkit instance")),
+  );
+  app.get("/assets/dashboard.js", async (_request, reply) =>
+    reply.type("text/javascript; charset=utf-8").send(dashboardAssets().js),
+  );
+  app.get("/assets/dashboard.css", async (_request, reply) =>
+    reply.type("text/css; charset=utf-8").send(dashboardAssets().css),
+  );
+
+  const read = { preHandler: reader };
+  app.get("/api/summary", read, async () => ({
+    ...fleetSummary(store, manager.config.fleet, clock.now()),
+    readsNeedToken,
+  }));
+  app.get("/api/instances", read, async () => ({ instances: store.list().map(instanceView) }));
+  app.get<{ Params: IdParams }>("/api/instances/:id", read, async (request) => {
+    const record = requireInstance(request.params.id);
+    const benchmark = store.benchmarkResult(record.id);
+    const phases = store
+      .events({ instanceId: record.id })
+      .filter((e) => e.toState !== undefined && e.toState !== e.fromState)
+      .map((e) => ({ state: e.toState, at: e.at, type: e.type }));
+    const proofs = Array.isArray(benchmark?.report.proofs)
+      ? (benchmark.report.proofs as Record<string, unknown>[])
+      : [];
+    return {
+      instance: instanceView(record),
+      now: clock.now(),
+      phases,
+      benchmark:
+        benchmark === undefined
+          ? null
+          : {
+              at: benchmark.at,
+              verdict: benchmark.verdict,
+              proofsPerHour: benchmark.proofsPerHour,
+              minProofsPerHour: benchmark.minProofsPerHour,
+              // Only the numeric and flag fields of each proof: the messages stay in the event log.
+              proofs: proofs.map((p) => ({
+                index: typeof p.index === "number" ? p.index : null,
+                warmup: p.warmup === true,
+                ok: p.ok === true,
+                wallMs: typeof p.wallMs === "number" ? p.wallMs : null,
+                code: typeof p.code === "string" ? p.code : null,
+              })),
+            },
+      daemonStatus: options.daemonStatus?.get(record.id) ?? null,
+    };
+  });
+  app.get("/api/events", read, async (request, reply) => {
+    const query = eventsQuery.safeParse(request.query);
+    if (!query.success) {
+      return reply.code(400).send({
+        ok: false,
+        error: "INVALID_QUERY",
+        message: "after and limit are whole numbers (limit 1-1000)",
+      });
+    }
+    const { after, limit = 200, instance } = query.data;
+    // Newest `limit` when no cursor is given, so the log opens on what just happened.
+    const from = after ?? Math.max(0, lastEventSeq(store) - limit);
+    return { events: store.events({ afterSeq: from, limit, instanceId: instance }).map(eventView) };
+  });
+  app.get("/api/host-performance", read, async () => ({ hosts: hostPerformance(store) }));
+  app.get("/api/proofs-per-hour", read, async () => proofsPerHourSeries(store, clock.now()));
+  app.get("/api/offers", read, async (_request, reply) => {
+    try {
+      const ranked = await manager.rank();
+      return {
+        offers: ranked.slice(0, 50).map((r) => ({
+          offerId: r.offer.id,
+          machineId: r.offer.machineId ?? null,
+          gpuName: r.offer.gpuName,
+          numGpus: r.offer.numGpus,
+          dphPerHour: r.offer.dphTotal,
+          geolocation: r.offer.geolocation ?? null,
+          modelledProofsPerHour: r.modelledProofsPerHour,
+          // From the fleet's ranking (measured, else class-corrected, else modelled): 1000 / its $ per 1000 proofs.
+          proofsPerDollar: 1000 / r.ranking.costPer1000,
+        })),
+      };
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      return reply.code(502).send({
+        ok: false,
+        error: typeof code === "string" ? code : "OFFERS_UNAVAILABLE",
+        message: "the offers could not be read from Vast.ai; the fleet itself is unaffected",
+      });
+    }
+  });
+  app.get("/api/stream", read, async (request, reply) => {
+    reply.hijack();
+    const res = reply.raw;
+    res.writeHead(200, {
+      ...securityHeaders,
+      "content-type": "text/event-stream; charset=utf-8",
+      connection: "keep-alive",
+    });
+    streams.add(res);
+    let cursor = lastEventSeq(store);
+    res.write(`event: hello\ndata: ${JSON.stringify({ seq: cursor })}\n\n`);
+    const poll = setInterval(() => {
+      const events = store.events({ afterSeq: cursor, limit: 200 });
+      const last = events.at(-1);
+      if (last === undefined) return;
+      cursor = last.seq;
+      res.write(`event: change\ndata: ${JSON.stringify(events.map(eventView))}\n\n`);
+    }, options.streamPollMs ?? 1000);
+    const tick = setInterval(
+      () => res.write(`event: tick\ndata: ${clock.now()}\n\n`),
+      options.streamTickMs ?? 10_000,
+    );
+    const stop = () => {
+      clearInterval(poll);
+      clearInterval(tick);
+      streams.delete(res);
+    };
+    request.raw.on("close", stop);
+    res.on("close", stop);
+  });
+
+  const action = { preHandler: admin, bodyLimit: 4096 };
+  app.post("/api/deploy", action, async (request, reply) => {
+    const body = deployBody.safeParse(request.body ?? {});
+    if (!body.success) {
+      return reply
+        .code(400)
+        .send({ ok: false, error: "INVALID_BODY", message: 'send { "offerId": <a Vast offer id> }' });
+    }
+    let record: Awaited<ReturnType<FleetManager["deploy"]>>;
+    try {
+      record = await manager.deploy(body.data.offerId);
+    } catch (error) {
+      // A refused offer or a budget cap: say why, in the API's terms; nothing was rented.
+      if (!CuzkitError.is(error)) throw error;
+      return reply.code(409).send({ ok: false, error: error.code, message: error.message, hint: error.hint });
+    }
+    store.appendEvent(record.id, "operator-deploy", { offerId: body.data.offerId });
+    return { ok: true, instance: instanceView(record) };
+  });
+  app.post<{ Params: IdParams }>("/api/instances/:id/destroy", action, async (request) => {
+    requireInstance(request.params.id);
+    const record = await manager.destroy(request.params.id);
+    return { ok: true, instance: instanceView(record) };
+  });
+  app.post<{ Params: IdParams }>("/api/instances/:id/cordon", action, async (request, reply) => {
+    const record = requireInstance(request.params.id);
+    if (record.machineId === undefined) {
+      return reply.code(409).send({
+        ok: false,
+        error: "NO_MACHINE",
+        message: "this instance has no Vast machine id yet; nothing to cordon",
+      });
+    }
+    // Cordon: the machine is kept out of later rentals; the instance itself keeps running.
+    store.excludeMachine(record.machineId, `cordoned by the operator (instance ${record.id})`);
+    store.appendEvent(record.id, "cordoned", { machineId: record.machineId });
+    return { ok: true, machineId: record.machineId };
+  });
+
+  app.get("/metrics", read, async (_request, reply) =>
+    reply.type(registry.contentType).send(await registry.metrics()),
+  );
+  app.get("/openapi.json", read, async () => openApiDocument);
+}

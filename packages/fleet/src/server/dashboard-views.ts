@@ -1,0 +1,184 @@
+import { heartbeatStates, type InstanceState, instanceStates } from "../lifecycle.js";
+import { type BenchmarkSummary, listBenchmarkSummaries } from "../store/dashboard-reads.js";
+import type { FleetStore } from "../store/fleet-store.js";
+import type { FleetEvent, InstanceRecord } from "../store/records.js";
+
+// What the dashboard and the admin API show, built from the store. Every view is an explicit
+// pick of fields: the token hash, the tuned config and anything else not listed never leaves
+// the manager, so a new column cannot leak by default.
+
+/** One instance as the dashboard shows it. Times are epoch ms. */
+export interface InstanceView {
+  id: string;
+  label: string;
+  state: InstanceState;
+  gpuName: string;
+  numGpus: number;
+  machineId: number | null;
+  vastId: number | null;
+  geolocation: string | null;
+  phaseStartedAt: number;
+  phaseDeadlineAt: number | null;
+  lastHeartbeatAt: number | null;
+  /** Measured proofs/hour, once benchmarked. */
+  proofsPerHour: number | null;
+  dphPerHour: number;
+  /** $ per 1000 proofs at the measured rate; null before a measurement. */
+  dollarsPer1000Proofs: number | null;
+  reason: string | null;
+  destroyManual: boolean;
+}
+
+/** The fleet's totals. */
+export interface FleetSummary {
+  fleetName: string;
+  now: number;
+  countsByState: Record<InstanceState, number>;
+  /** $/hour of every instance that may be billing. */
+  dollarsPerHour: number;
+  /** Measured proofs/hour of the active instances. */
+  proofsPerHour: number;
+}
+
+/** $ per 1000 proofs at a price and rate; null when the rate is unknown or zero. */
+export function dollarsPer1000(dphPerHour: number, proofsPerHour: number | undefined): number | null {
+  if (proofsPerHour === undefined || proofsPerHour <= 0) return null;
+  return (dphPerHour / proofsPerHour) * 1000;
+}
+
+/** The dashboard's view of one instance record. */
+export function instanceView(record: InstanceRecord): InstanceView {
+  return {
+    id: record.id,
+    label: record.label,
+    state: record.state,
+    gpuName: record.offer.gpuName,
+    numGpus: record.offer.numGpus,
+    machineId: record.machineId ?? null,
+    vastId: record.vastId ?? null,
+    geolocation: record.offer.geolocation ?? null,
+    phaseStartedAt: record.phaseStartedAt,
+    phaseDeadlineAt: record.phaseDeadlineAt ?? null,
+    lastHeartbeatAt: record.lastHeartbeatAt ?? null,
+    proofsPerHour: record.proofsPerHour ?? null,
+    dphPerHour: record.dphPerHour,
+    dollarsPer1000Proofs: dollarsPer1000(record.dphPerHour, record.proofsPerHour),
+    reason: record.reason ?? null,
+    destroyManual: record.destroyManual,
+  };
+}
+
+const billingStates: readonly InstanceState[] = [
+  "renting",
+  "booting",
+  ...heartbeatStates,
+  "rejected",
+  "failed",
+  "draining",
+  "destroying",
+];
+
+/** The fleet's totals now. */
+export function fleetSummary(store: FleetStore, fleetName: string, now: number): FleetSummary {
+  const records = store.list();
+  const countsByState = Object.fromEntries(instanceStates.map((s) => [s, 0])) as Record<
+    InstanceState,
+    number
+  >;
+  let dollarsPerHour = 0;
+  let proofsPerHour = 0;
+  for (const r of records) {
+    countsByState[r.state] += 1;
+    if (billingStates.includes(r.state)) dollarsPerHour += r.dphPerHour;
+    if (r.state === "active") proofsPerHour += r.proofsPerHour ?? 0;
+  }
+  return { fleetName, now, countsByState, dollarsPerHour, proofsPerHour };
+}
+
+/** One event as shown in the log. `detail` is data, never markup. */
+export interface EventView {
+  seq: number;
+  instanceId: string;
+  at: number;
+  type: string;
+  fromState: string | null;
+  toState: string | null;
+  detail: Record<string, unknown> | null;
+}
+
+/** The event log's view of an event. */
+export function eventView(event: FleetEvent): EventView {
+  return {
+    seq: event.seq,
+    instanceId: event.instanceId,
+    at: event.at,
+    type: event.type,
+    fromState: event.fromState ?? null,
+    toState: event.toState ?? null,
+    detail: event.detail ?? null,
+  };
+}
+
+/** A row of the host performance table: one benchmark and the host it ran on. */
+export interface HostPerformanceView extends Omit<BenchmarkSummary, "machineId" | "gpuName" | "numGpus"> {
+  machineId: number | null;
+  gpuName: string | null;
+  numGpus: number | null;
+  dphPerHour: number | null;
+  dollarsPer1000Proofs: number | null;
+  geolocation: string | null;
+}
+
+/** The host performance table: every benchmark the store holds, newest first. */
+export function hostPerformance(store: FleetStore): HostPerformanceView[] {
+  return listBenchmarkSummaries(store)
+    .reverse()
+    .map((b) => {
+      const record = store.get(b.instanceId);
+      return {
+        ...b,
+        machineId: b.machineId ?? null,
+        gpuName: b.gpuName ?? null,
+        numGpus: b.numGpus ?? null,
+        dphPerHour: record?.dphPerHour ?? null,
+        dollarsPer1000Proofs: record ? dollarsPer1000(record.dphPerHour, b.proofsPerHour) : null,
+        geolocation: record?.offer.geolocation ?? null,
+      };
+    });
+}
+
+/** A series of the proofs/hour chart: [times (epoch s)], [values]. */
+export interface ProofsPerHourSeries {
+  /** Epoch seconds (uPlot's x unit). */
+  times: number[];
+  /** One line per instance (null where it contributes nothing), plus `fleet` (the sum). */
+  lines: { id: string; label: string; values: (number | null)[] }[];
+  fleet: number[];
+}
+
+/**
+ * Proofs/hour over time: an instance counts its measured rate from its benchmark until it
+ * leaves `active` (drained, failed, destroyed); the fleet line is the sum. Points are the
+ * moments that change it, plus now.
+ */
+export function proofsPerHourSeries(store: FleetStore, now: number): ProofsPerHourSeries {
+  const spans: { id: string; label: string; from: number; to: number; rate: number }[] = [];
+  for (const b of listBenchmarkSummaries(store)) {
+    const record = store.get(b.instanceId);
+    if (record === undefined) continue;
+    let to = now;
+    for (const e of store.events({ instanceId: b.instanceId })) {
+      if (e.at >= b.at && e.fromState === "active" && e.toState !== "active") {
+        to = e.at;
+        break;
+      }
+    }
+    if (b.verdict !== "MET" && record.state !== "active") to = b.at;
+    spans.push({ id: b.instanceId, label: record.label, from: b.at, to, rate: b.proofsPerHour });
+  }
+  const times = [...new Set(spans.flatMap((s) => [s.from, s.to]).concat(now))].sort((a, b) => a - b);
+  const value = (s: (typeof spans)[number], t: number) => (t >= s.from && t <= s.to ? s.rate : null);
+  const lines = spans.map((s) => ({ id: s.id, label: s.label, values: times.map((t) => value(s, t)) }));
+  const fleet = times.map((t) => spans.reduce((sum, s) => sum + (value(s, t) ?? 0), 0));
+  return { times: times.map((t) => t / 1000), lines, fleet };
+}

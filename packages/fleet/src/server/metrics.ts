@@ -1,0 +1,70 @@
+import { Gauge, Registry } from "prom-client";
+import { instanceStates } from "../lifecycle.js";
+import type { FleetStore } from "../store/fleet-store.js";
+import { fleetSummary } from "./dashboard-views.js";
+
+/**
+ * The manager's Prometheus metrics, read from the store at each scrape (nothing to keep in
+ * sync): instances by state, proofs/hour per instance, fleet $/h, heartbeat age, deadline slack.
+ * Instance labels are our ids (`i-...`), never the Vast label: labels are operator text.
+ */
+export function createFleetMetrics(store: FleetStore, fleetName: string, now: () => number): Registry {
+  const registry = new Registry();
+  const live = () => store.list().filter((r) => r.state !== "destroyed");
+  new Gauge({
+    name: "cuzkit_fleet_instances",
+    help: "Instances of the fleet by lifecycle state",
+    labelNames: ["state"],
+    registers: [registry],
+    collect() {
+      const counts = fleetSummary(store, fleetName, now()).countsByState;
+      for (const state of instanceStates) this.set({ state }, counts[state]);
+    },
+  });
+  new Gauge({
+    name: "cuzkit_fleet_instance_proofs_per_hour",
+    help: "Measured proofs/hour of each benchmarked instance",
+    labelNames: ["instance", "state"],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const r of live())
+        if (r.proofsPerHour !== undefined) this.set({ instance: r.id, state: r.state }, r.proofsPerHour);
+    },
+  });
+  new Gauge({
+    name: "cuzkit_fleet_dollars_per_hour",
+    help: "Price of every instance that may be billing, $/hour",
+    registers: [registry],
+    collect() {
+      this.set(fleetSummary(store, fleetName, now()).dollarsPerHour);
+    },
+  });
+  new Gauge({
+    name: "cuzkit_fleet_heartbeat_age_seconds",
+    help: "Seconds since each instance's last heartbeat",
+    labelNames: ["instance"],
+    registers: [registry],
+    collect() {
+      this.reset();
+      const t = now();
+      for (const r of live())
+        if (r.lastHeartbeatAt !== undefined) this.set({ instance: r.id }, (t - r.lastHeartbeatAt) / 1000);
+    },
+  });
+  new Gauge({
+    name: "cuzkit_fleet_phase_deadline_slack_seconds",
+    help: "Seconds left before each instance's phase deadline (negative: overdue)",
+    labelNames: ["instance", "state"],
+    registers: [registry],
+    collect() {
+      this.reset();
+      const t = now();
+      for (const r of live()) {
+        if (r.phaseDeadlineAt !== undefined)
+          this.set({ instance: r.id, state: r.state }, (r.phaseDeadlineAt - t) / 1000);
+      }
+    },
+  });
+  return registry;
+}

@@ -1,0 +1,186 @@
+// The admin API's OpenAPI 3.1 document, kept by hand next to the routes; a test checks that it
+// names exactly the routes dashboardPlugin registers (so neither can drift).
+
+const error = { $ref: "#/components/schemas/Error" };
+const json = (schema: object, description = "OK") => ({
+  description,
+  content: { "application/json": { schema } },
+});
+const refusals = {
+  "401": json(
+    error,
+    "The admin token is missing or wrong (reads need it when the manager listens beyond loopback)",
+  ),
+};
+const idParam = [
+  { name: "id", in: "path", required: true, schema: { type: "string", pattern: "^i-[0-9a-f]{8}$" } },
+];
+const instanceRef = { $ref: "#/components/schemas/Instance" };
+const read = (summary: string, schema: object, extra: object = {}) => ({
+  get: { summary, security: [{ adminToken: [] }], responses: { "200": json(schema), ...refusals }, ...extra },
+});
+const act = (summary: string, schema: object, extra: object = {}) => ({
+  post: {
+    summary,
+    security: [{ adminToken: [] }],
+    responses: {
+      "200": json(schema),
+      ...refusals,
+      "404": json(error, "No such instance"),
+      "409": json(error, "Not possible in its state"),
+    },
+    ...extra,
+  },
+});
+const page = (summary: string, extra: object = {}) => ({
+  get: {
+    summary,
+    responses: { "200": { description: "HTML page", content: { "text/html": {} } } },
+    ...extra,
+  },
+});
+
+/** The OpenAPI document served at /openapi.json. */
+export const openApiDocument = {
+  openapi: "3.1.0",
+  info: {
+    title: "cuzkit fleet manager: dashboard and admin API",
+    version: "1",
+    description:
+      "Read endpoints need the admin token only when the manager listens beyond loopback; actions always do. " +
+      "Agent endpoints (/v1/agent/...) take each instance's own token and are not part of this document.",
+  },
+  components: {
+    securitySchemes: { adminToken: { type: "http", scheme: "bearer" } },
+    schemas: {
+      Error: {
+        type: "object",
+        required: ["ok", "error", "message"],
+        properties: {
+          ok: { const: false },
+          error: { type: "string" },
+          message: { type: "string" },
+          hint: { type: "string" },
+        },
+      },
+      Instance: {
+        type: "object",
+        properties: {
+          id: { type: "string" },
+          label: { type: "string", description: "Operator text: render as text, never as markup" },
+          state: { type: "string" },
+          gpuName: { type: "string" },
+          numGpus: { type: "integer" },
+          machineId: { type: ["integer", "null"] },
+          vastId: { type: ["integer", "null"] },
+          geolocation: { type: ["string", "null"] },
+          phaseStartedAt: { type: "integer", description: "epoch ms" },
+          phaseDeadlineAt: { type: ["integer", "null"], description: "epoch ms" },
+          lastHeartbeatAt: { type: ["integer", "null"], description: "epoch ms" },
+          proofsPerHour: { type: ["number", "null"] },
+          dphPerHour: { type: "number" },
+          dollarsPer1000Proofs: { type: ["number", "null"] },
+          reason: { type: ["string", "null"] },
+          destroyManual: { type: "boolean" },
+        },
+      },
+      Event: {
+        type: "object",
+        properties: {
+          seq: { type: "integer" },
+          instanceId: { type: "string" },
+          at: { type: "integer" },
+          type: { type: "string" },
+          fromState: { type: ["string", "null"] },
+          toState: { type: ["string", "null"] },
+          detail: { type: ["object", "null"] },
+        },
+      },
+    },
+  },
+  paths: {
+    "/": page("The fleet dashboard"),
+    "/instances/{id}": page("One instance's page", { parameters: idParam }),
+    "/assets/dashboard.js": {
+      get: { summary: "The dashboard's script bundle", responses: { "200": { description: "JavaScript" } } },
+    },
+    "/assets/dashboard.css": {
+      get: { summary: "The dashboard's stylesheet", responses: { "200": { description: "CSS" } } },
+    },
+    "/api/summary": read("Fleet totals: instances by state, $/h, proofs/hour", { type: "object" }),
+    "/api/instances": read("Every instance", {
+      type: "object",
+      properties: { instances: { type: "array", items: instanceRef } },
+    }),
+    "/api/instances/{id}": read(
+      "One instance: phases, benchmark per-proof records, the daemon's forwarded /status",
+      { type: "object" },
+      { parameters: idParam },
+    ),
+    "/api/events": read(
+      "The event log (newest `limit` without `after`)",
+      {
+        type: "object",
+        properties: { events: { type: "array", items: { $ref: "#/components/schemas/Event" } } },
+      },
+      {
+        parameters: [
+          { name: "after", in: "query", schema: { type: "integer" } },
+          { name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: 1000 } },
+          { name: "instance", in: "query", schema: { type: "string" } },
+        ],
+      },
+    ),
+    "/api/host-performance": read("Every benchmark result with its host", { type: "object" }),
+    "/api/proofs-per-hour": read(
+      "Proofs/hour over time per instance and for the fleet (x in epoch seconds)",
+      { type: "object" },
+    ),
+    "/api/offers": read("Offers ranked by the manager (modelled proofs/hour per dollar)", { type: "object" }),
+    "/api/stream": {
+      get: {
+        summary: "Server-sent events: `change` (new events, JSON array) and `tick`",
+        security: [{ adminToken: [] }],
+        responses: {
+          "200": { description: "text/event-stream", content: { "text/event-stream": {} } },
+          ...refusals,
+        },
+      },
+    },
+    "/api/deploy": act(
+      "Rent an offer",
+      { type: "object" },
+      {
+        requestBody: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: { type: "object", required: ["offerId"], properties: { offerId: { type: "integer" } } },
+            },
+          },
+        },
+      },
+    ),
+    "/api/instances/{id}/destroy": act(
+      "Destroy an instance from whatever state it is in",
+      { type: "object" },
+      { parameters: idParam },
+    ),
+    "/api/instances/{id}/cordon": act(
+      "Keep the instance's machine out of later rentals",
+      { type: "object" },
+      { parameters: idParam },
+    ),
+    "/metrics": {
+      get: {
+        summary: "Prometheus metrics",
+        security: [{ adminToken: [] }],
+        responses: {
+          "200": { description: "Prometheus text format", content: { "text/plain": {} } },
+          ...refusals,
+        },
+      },
+    },
+    "/openapi.json": read("This document", { type: "object" }),
+  },
+} as const;

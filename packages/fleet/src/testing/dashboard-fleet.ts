@@ -1,0 +1,127 @@
+import type { FastifyInstance } from "fastify";
+import { createDaemonStatusBoard, type DaemonStatusBoard } from "../server/daemon-status-board.js";
+import type { DashboardOptions } from "../server/dashboard-routes.js";
+import { testOffer, testPlan } from "./fixtures.js";
+import { startTestFleet, type TestFleet } from "./test-fleet.js";
+
+/** A test fleet with the dashboard served on an ephemeral loopback port. */
+export interface DashboardFleet {
+  fleet: TestFleet;
+  /** http://127.0.0.1:PORT */
+  url: string;
+  adminToken: string;
+  board: DaemonStatusBoard;
+  /** Rents an offer and returns the instance id and its agent token. */
+  deploy(offerId?: number): Promise<{ id: string; token: string }>;
+  /** POSTs to an agent endpoint with the instance's token; throws unless 200. */
+  agent(id: string, token: string, path: string, body?: unknown): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The admin token every dashboard test uses. */
+export const testAdminToken = "test-admin-token-0123456789";
+
+/** The daemon /status an agent forwards in the tests (the client's camelCased shape). */
+export const sampleDaemonStatus = {
+  uptimeSecs: 3600,
+  memory: { totalBytes: 400 * 2 ** 30, usedBytes: 250 * 2 ** 30, availableBytes: 150 * 2 ** 30 },
+  pipelines: [
+    {
+      jobId: "job-7",
+      proofKind: "porep-c2",
+      startedSecsAgo: 12,
+      totalPartitions: 10,
+      partitionsDone: 4,
+      partitions: [
+        { index: 0, state: "done" },
+        { index: 1, state: "gpu" },
+      ],
+    },
+  ],
+  gpuWorkers: [{ workerId: 0, gpuOrdinal: 0, state: "proving", currentJob: "job-7", currentPartition: 1 }],
+};
+
+/** Starts a test fleet with the dashboard (reads open, as on loopback) listening on 127.0.0.1:0. */
+export async function startDashboardFleet(
+  options: Partial<Omit<DashboardOptions, "manager">> = {},
+): Promise<DashboardFleet> {
+  const board = createDaemonStatusBoard();
+  const fleet = await startTestFleet({
+    config: { minProofsPerHour: 40 },
+    fake: { rateLimits: false },
+    dashboard: {
+      adminToken: testAdminToken,
+      readsNeedToken: false,
+      daemonStatus: board,
+      streamPollMs: 50,
+      ...options,
+    },
+  });
+  const app: FastifyInstance = fleet.app;
+  await app.listen({ host: "127.0.0.1", port: 0 });
+  const address = app.server.address();
+  const port = typeof address === "object" && address !== null ? address.port : 0;
+  const url = `http://127.0.0.1:${port}`;
+  const agent = async (id: string, token: string, path: string, body: unknown = {}) => {
+    const response = await fetch(`${url}/v1/agent/${id}/${path}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    if (response.status !== 200)
+      throw new Error(`${path} answered ${response.status}: ${await response.text()}`);
+  };
+  return {
+    fleet,
+    url,
+    adminToken: testAdminToken,
+    board,
+    async deploy(offerId = 1002) {
+      const record = await fleet.manager.deploy(offerId);
+      return { id: record.id, token: fleet.tokenOf(record.id) };
+    },
+    agent,
+    close: () => fleet.close(),
+  };
+}
+
+/**
+ * Seeds a fleet: one instance kept (benchmarked at 48.5 proofs/h, with per-proof records and a
+ * forwarded daemon /status), one in warmup, and one planned row whose label is markup.
+ */
+export async function seedDashboardFleet(
+  d: DashboardFleet,
+): Promise<{ kept: string; vetting: { id: string; token: string }; hostile: string }> {
+  const kept = await d.deploy(1002);
+  await d.agent(kept.id, kept.token, "register", { agentVersion: "0.1.0" });
+  for (const phase of ["params", "warmup", "benchmarking"]) {
+    d.fleet.clock.advance(60_000);
+    await d.agent(kept.id, kept.token, "phase", { phase });
+  }
+  d.fleet.clock.advance(600_000);
+  await d.agent(kept.id, kept.token, "report", {
+    verdict: "MET",
+    proofsPerHour: 48.5,
+    proofs: Array.from({ length: 12 }, (_, i) => ({
+      index: i + 1,
+      warmup: i === 0,
+      ok: true,
+      wallMs: 70_000 + i * 1500,
+    })),
+    tunedConfig: "[daemon]\n",
+  });
+  await d.agent(kept.id, kept.token, "heartbeat", { daemonStatus: sampleDaemonStatus });
+  const vetting = await d.deploy(1003);
+  await d.agent(vetting.id, vetting.token, "register", { agentVersion: "0.1.0" });
+  await d.agent(vetting.id, vetting.token, "phase", { phase: "params" });
+  await d.agent(vetting.id, vetting.token, "phase", { phase: "warmup" });
+  d.fleet.clock.advance(30_000);
+  const hostile = "i-0badc0de";
+  d.fleet.manager.store.plan(
+    testPlan(hostile, {
+      label: `<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">`,
+      offer: testOffer(),
+    }),
+  );
+  return { kept: kept.id, vetting, hostile };
+}

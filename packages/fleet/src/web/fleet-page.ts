@@ -1,0 +1,270 @@
+/// <reference lib="dom" />
+import type uPlot from "uplot";
+import type {
+  EventView,
+  FleetSummary,
+  HostPerformanceView,
+  InstanceView,
+  ProofsPerHourSeries,
+} from "../server/dashboard-views.js";
+import { ApiError, followStream, getJson, postJson } from "./api.js";
+import { lineChart } from "./charts.js";
+import { el, formatDuration, formatNumber, replaceChildren, table } from "./dom.js";
+import { header, notice } from "./layout.js";
+
+interface OfferView {
+  offerId: number;
+  machineId: number | null;
+  gpuName: string;
+  numGpus: number;
+  dphPerHour: number;
+  geolocation: string | null;
+  modelledProofsPerHour: number;
+  proofsPerDollar: number;
+}
+
+/** The bar of a timed phase: elapsed over the time it was given; red past the deadline. */
+function phaseBar(instance: InstanceView, now: number): HTMLElement {
+  const elapsed = now - instance.phaseStartedAt;
+  if (instance.phaseDeadlineAt === null) return el("span", { class: "muted" }, formatDuration(elapsed));
+  const budget = Math.max(1, instance.phaseDeadlineAt - instance.phaseStartedAt);
+  const fraction = Math.min(1, elapsed / budget);
+  const fill = el("div", { class: fraction >= 1 ? "fill late" : fraction > 0.8 ? "fill near" : "fill" });
+  fill.style.width = `${(fraction * 100).toFixed(1)}%`;
+  return el(
+    "div",
+    { class: "phase", title: `deadline in ${formatDuration(instance.phaseDeadlineAt - now)}` },
+    el(
+      "div",
+      { class: "bar", role: "progressbar", "aria-valuenow": String(Math.round(fraction * 100)) },
+      fill,
+    ),
+    el("span", { class: "muted" }, `${formatDuration(elapsed)} / ${formatDuration(budget)}`),
+  );
+}
+
+function instanceRow(
+  instance: InstanceView,
+  now: number,
+  act: (id: string, action: string) => void,
+): HTMLTableRowElement {
+  const live = instance.state !== "destroyed" && instance.state !== "destroying";
+  return el(
+    "tr",
+    { "data-instance-id": instance.id, "data-state": instance.state },
+    el(
+      "td",
+      {},
+      el("a", { href: `/instances/${encodeURIComponent(instance.id)}`, class: "label" }, instance.label),
+      el("div", { class: "muted" }, instance.id),
+    ),
+    el("td", {}, `${instance.numGpus}× ${instance.gpuName}`),
+    el("td", { class: "state" }, el("span", { class: `badge ${instance.state}` }, instance.state)),
+    el("td", {}, phaseBar(instance, now)),
+    el("td", { class: "num pph" }, formatNumber(instance.proofsPerHour)),
+    el("td", { class: "num" }, formatNumber(instance.dphPerHour, 3)),
+    el("td", { class: "num" }, formatNumber(instance.dollarsPer1000Proofs, 2)),
+    el(
+      "td",
+      { class: "muted" },
+      instance.lastHeartbeatAt === null ? "–" : `${formatDuration(now - instance.lastHeartbeatAt)} ago`,
+    ),
+    el(
+      "td",
+      {},
+      live ? actionButton("destroy", instance.id, act) : null,
+      live && instance.machineId !== null ? actionButton("cordon", instance.id, act) : null,
+    ),
+  );
+}
+
+function actionButton(
+  action: string,
+  id: string,
+  act: (id: string, action: string) => void,
+): HTMLButtonElement {
+  const button = el("button", { type: "button", class: `action ${action}`, "data-action": action }, action);
+  button.addEventListener("click", () => act(id, action));
+  return button;
+}
+
+function eventLine(e: EventView): HTMLLIElement {
+  const move =
+    e.fromState !== null || e.toState !== null ? ` ${e.fromState ?? "·"} → ${e.toState ?? "·"}` : "";
+  const detail = e.detail === null ? "" : ` ${JSON.stringify(e.detail)}`;
+  return el(
+    "li",
+    { "data-seq": String(e.seq) },
+    el("time", {}, new Date(e.at).toISOString().replace("T", " ").slice(0, 19)),
+    " ",
+    el("a", { href: `/instances/${encodeURIComponent(e.instanceId)}` }, e.instanceId),
+    " ",
+    el("strong", {}, e.type),
+    move,
+    el("span", { class: "muted" }, detail),
+  );
+}
+
+/** The fleet page: instances, chart, hosts, offers, events; refreshed by the live stream. */
+export function fleetPage(root: HTMLElement): void {
+  const summary = el("section", { id: "summary", class: "summary" });
+  const instances = el("section", { id: "instances" });
+  const chartHost = el("div", { id: "pph-chart", class: "chart" });
+  const hosts = el("section", { id: "hosts" });
+  const offers = el("section", { id: "offers" });
+  const events = el("ol", { id: "events", class: "events" });
+  const status = notice();
+  root.append(
+    header("cuzkit fleet", status.element),
+    summary,
+    el("h2", {}, "Instances"),
+    instances,
+    el("h2", {}, "Proofs/hour"),
+    chartHost,
+    el("h2", {}, "Host performance"),
+    hosts,
+    el("h2", {}, "Ranked offers"),
+    offers,
+    el("h2", {}, "Events"),
+    events,
+  );
+  let chart: uPlot | undefined;
+
+  const act = async (id: string, action: string) => {
+    try {
+      await postJson(`/api/instances/${encodeURIComponent(id)}/${action}`);
+      status.show(`${action}: ${id} accepted`, "ok");
+    } catch (error) {
+      status.show(
+        error instanceof ApiError ? `${action} refused: ${error.message}` : `${action} failed`,
+        "error",
+      );
+    }
+    await refresh();
+  };
+
+  const refresh = async () => {
+    try {
+      const [s, list, series, log, perf] = await Promise.all([
+        getJson<FleetSummary & { readsNeedToken: boolean }>("/api/summary"),
+        getJson<{ instances: InstanceView[] }>("/api/instances"),
+        getJson<ProofsPerHourSeries>("/api/proofs-per-hour"),
+        getJson<{ events: EventView[] }>("/api/events?limit=100"),
+        getJson<{ hosts: HostPerformanceView[] }>("/api/host-performance"),
+      ]);
+      const counts = Object.entries(s.countsByState).filter(([, n]) => n > 0);
+      replaceChildren(
+        summary,
+        el("span", { class: "stat" }, `${formatNumber(s.proofsPerHour)} proofs/h`),
+        el("span", { class: "stat" }, `$${formatNumber(s.dollarsPerHour, 3)}/h`),
+        ...counts.map(([state, n]) => el("span", { class: `badge ${state}` }, `${state} ${n}`)),
+      );
+      replaceChildren(
+        instances,
+        table(
+          [
+            "Instance",
+            "GPUs",
+            "State",
+            "Phase (elapsed / deadline)",
+            "Proofs/h",
+            "$/h",
+            "$/1000 proofs",
+            "Heartbeat",
+            "",
+          ],
+          list.instances.map((i) => instanceRow(i, s.now, (id, a) => void act(id, a))),
+          { id: "instances-table" },
+        ),
+      );
+      if (series.times.length > 1 && series.lines.length > 0) {
+        chart = lineChart(
+          chartHost,
+          chart,
+          series.times,
+          [
+            { label: "fleet", values: series.fleet, bold: true },
+            ...series.lines.map((l) => ({ label: l.label, values: l.values })),
+          ],
+          { yLabel: "proofs/hour", time: true },
+        );
+      } else {
+        replaceChildren(chartHost, el("p", { class: "muted" }, "No benchmarked instance yet."));
+      }
+      replaceChildren(
+        hosts,
+        table(
+          ["Instance", "Machine", "GPUs", "Where", "Verdict", "Proofs/h", "$/h", "$/1000 proofs", "When"],
+          perf.hosts.map((h) =>
+            el(
+              "tr",
+              {},
+              el("td", {}, h.instanceId),
+              el("td", {}, h.machineId === null ? "–" : String(h.machineId)),
+              el("td", {}, `${h.numGpus ?? "?"}× ${h.gpuName ?? "?"}`),
+              el("td", {}, h.geolocation ?? "–"),
+              el("td", {}, h.verdict),
+              el("td", { class: "num" }, formatNumber(h.proofsPerHour)),
+              el("td", { class: "num" }, formatNumber(h.dphPerHour, 3)),
+              el("td", { class: "num" }, formatNumber(h.dollarsPer1000Proofs, 2)),
+              el("td", { class: "muted" }, new Date(h.at).toISOString().slice(0, 16)),
+            ),
+          ),
+          { id: "hosts-table" },
+        ),
+      );
+      replaceChildren(events, ...log.events.slice().reverse().map(eventLine));
+    } catch (error) {
+      status.show(error instanceof ApiError ? error.message : "the manager did not answer", "error");
+    }
+  };
+
+  const loadOffers = async () => {
+    try {
+      const ranked = await getJson<{ offers: OfferView[] }>("/api/offers");
+      replaceChildren(
+        offers,
+        table(
+          ["Offer", "Machine", "GPUs", "Where", "$/h", "Modelled proofs/h", "Proofs per $"],
+          ranked.offers.map((o) =>
+            el(
+              "tr",
+              {},
+              el("td", {}, String(o.offerId)),
+              el("td", {}, o.machineId === null ? "–" : String(o.machineId)),
+              el("td", {}, `${o.numGpus}× ${o.gpuName}`),
+              el("td", {}, o.geolocation ?? "–"),
+              el("td", { class: "num" }, formatNumber(o.dphPerHour, 3)),
+              el("td", { class: "num" }, formatNumber(o.modelledProofsPerHour)),
+              el("td", { class: "num" }, formatNumber(o.proofsPerDollar)),
+            ),
+          ),
+          { id: "offers-table" },
+        ),
+      );
+    } catch (error) {
+      replaceChildren(
+        offers,
+        el("p", { class: "muted" }, error instanceof ApiError ? error.message : "offers unavailable"),
+      );
+    }
+  };
+
+  let pending = false;
+  const scheduleRefresh = () => {
+    if (pending) return;
+    pending = true;
+    setTimeout(() => {
+      pending = false;
+      void refresh();
+    }, 100);
+  };
+  void refresh();
+  void loadOffers();
+  followStream(
+    (type) => {
+      if (type === "change" || type === "tick") scheduleRefresh();
+    },
+    (connected) => document.body.setAttribute("data-live", connected ? "yes" : "no"),
+  );
+}

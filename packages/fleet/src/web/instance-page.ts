@@ -1,0 +1,174 @@
+/// <reference lib="dom" />
+import type uPlot from "uplot";
+import type { InstanceView } from "../server/dashboard-views.js";
+import { ApiError, followStream, getJson } from "./api.js";
+import { lineChart } from "./charts.js";
+import { el, formatDuration, formatGiB, formatNumber, replaceChildren, table } from "./dom.js";
+import { header, notice } from "./layout.js";
+
+interface InstanceDetail {
+  instance: InstanceView;
+  now: number;
+  phases: { state: string; at: number; type: string }[];
+  benchmark: {
+    at: number;
+    verdict: string;
+    proofsPerHour: number;
+    minProofsPerHour: number;
+    proofs: {
+      index: number | null;
+      warmup: boolean;
+      ok: boolean;
+      wallMs: number | null;
+      code: string | null;
+    }[];
+  } | null;
+  daemonStatus: { at: number; status: Record<string, unknown> } | null;
+}
+
+const asArray = (v: unknown): Record<string, unknown>[] =>
+  Array.isArray(v) ? (v as Record<string, unknown>[]) : [];
+const asNumber = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
+const asText = (v: unknown): string => (v === null || v === undefined ? "–" : String(v));
+
+/** The daemon's /status as the agent forwarded it: memory vs budget, pipelines, GPU workers. */
+function daemonSection(detail: InstanceDetail): Node[] {
+  if (detail.daemonStatus === null)
+    return [el("p", { class: "muted" }, "The agent has not forwarded the daemon's /status.")];
+  const s = detail.daemonStatus.status;
+  const memory = (s.memory ?? {}) as Record<string, unknown>;
+  const used = asNumber(memory.usedBytes);
+  const total = asNumber(memory.totalBytes);
+  const fill = el("div", { class: "fill" });
+  if (used !== null && total !== null && total > 0)
+    fill.style.width = `${Math.min(100, (used / total) * 100).toFixed(1)}%`;
+  return [
+    el("p", { class: "muted" }, `received ${formatDuration(detail.now - detail.daemonStatus.at)} ago`),
+    el(
+      "div",
+      { class: "phase", id: "memory" },
+      el("div", { class: "bar" }, fill),
+      el("span", {}, `memory ${formatGiB(used)} of ${formatGiB(total)} budget`),
+    ),
+    el("h3", {}, "Pipelines"),
+    table(
+      ["Job", "Kind", "Partitions done", "States"],
+      asArray(s.pipelines).map((p) =>
+        el(
+          "tr",
+          {},
+          el("td", {}, asText(p.jobId)),
+          el("td", {}, asText(p.proofKind)),
+          el("td", { class: "num" }, `${asText(p.partitionsDone)} / ${asText(p.totalPartitions)}`),
+          el(
+            "td",
+            { class: "muted" },
+            asArray(p.partitions)
+              .map((x) => asText(x.state))
+              .join(" "),
+          ),
+        ),
+      ),
+      { id: "pipelines-table" },
+    ),
+    el("h3", {}, "GPU workers"),
+    table(
+      ["Worker", "GPU", "State", "Job", "Partition"],
+      asArray(s.gpuWorkers).map((w) =>
+        el(
+          "tr",
+          {},
+          el("td", {}, asText(w.workerId)),
+          el("td", {}, asText(w.gpuOrdinal)),
+          el("td", {}, asText(w.state)),
+          el("td", {}, asText(w.currentJob)),
+          el("td", {}, asText(w.currentPartition)),
+        ),
+      ),
+      { id: "workers-table" },
+    ),
+  ];
+}
+
+/** One instance: its phases, its benchmark's per-proof latencies, the daemon's /status. */
+export function instancePage(root: HTMLElement, instanceId: string): void {
+  const status = notice();
+  const title = el("h2", { id: "instance-title" });
+  const facts = el("section", { id: "facts" });
+  const phases = el("section", { id: "phases" });
+  const chartHost = el("div", { id: "latency-chart", class: "chart" });
+  const proofs = el("section", { id: "proofs" });
+  const daemon = el("section", { id: "daemon" });
+  root.append(
+    header("cuzkit fleet", status.element),
+    title,
+    facts,
+    el("h2", {}, "Phases"),
+    phases,
+    el("h2", {}, "Benchmark: proof latency"),
+    chartHost,
+    proofs,
+    el("h2", {}, "Daemon /status"),
+    daemon,
+  );
+  let chart: uPlot | undefined;
+  const refresh = async () => {
+    try {
+      const d = await getJson<InstanceDetail>(`/api/instances/${encodeURIComponent(instanceId)}`);
+      const i = d.instance;
+      replaceChildren(title, i.label);
+      replaceChildren(
+        facts,
+        el("span", { class: `badge ${i.state}`, id: "instance-state" }, i.state),
+        el("span", { class: "stat" }, `${i.numGpus}× ${i.gpuName}`),
+        el("span", { class: "stat" }, `${formatNumber(i.proofsPerHour)} proofs/h`),
+        el("span", { class: "stat" }, `$${formatNumber(i.dphPerHour, 3)}/h`),
+        el("span", { class: "stat" }, `$${formatNumber(i.dollarsPer1000Proofs, 2)} per 1000 proofs`),
+        i.reason === null ? null : el("span", { class: "muted" }, i.reason),
+      );
+      const rows = d.phases.map((p, n) => {
+        const next = d.phases[n + 1]?.at ?? d.now;
+        return el(
+          "tr",
+          {},
+          el("td", {}, p.state),
+          el("td", {}, new Date(p.at).toISOString().slice(0, 19)),
+          el("td", { class: "num" }, formatDuration(next - p.at)),
+          el("td", { class: "muted" }, p.type),
+        );
+      });
+      replaceChildren(phases, table(["Phase", "Entered", "Lasted", "Event"], rows, { id: "phases-table" }));
+      const timed = d.benchmark?.proofs.filter((p) => p.wallMs !== null) ?? [];
+      if (d.benchmark !== null && timed.length > 0) {
+        chart = lineChart(
+          chartHost,
+          chart,
+          timed.map((p, n) => p.index ?? n),
+          [{ label: "latency (s)", values: timed.map((p) => (p.wallMs as number) / 1000) }],
+          { yLabel: "seconds per proof", time: false },
+        );
+        const failed = d.benchmark.proofs.filter((p) => !p.ok).length;
+        replaceChildren(
+          proofs,
+          el(
+            "p",
+            {},
+            `${d.benchmark.verdict}: ${formatNumber(d.benchmark.proofsPerHour)} proofs/h (minimum ${formatNumber(d.benchmark.minProofsPerHour)}), ${d.benchmark.proofs.length} proofs, ${failed} failed`,
+          ),
+        );
+      } else {
+        replaceChildren(chartHost, el("p", { class: "muted" }, "No benchmark yet."));
+      }
+      replaceChildren(daemon, ...daemonSection(d));
+    } catch (error) {
+      status.show(error instanceof ApiError ? error.message : "the manager did not answer", "error");
+    }
+  };
+  void refresh();
+  followStream(
+    (type) => {
+      if (type === "change" || type === "tick") void refresh();
+    },
+    (connected) => document.body.setAttribute("data-live", connected ? "yes" : "no"),
+  );
+}
