@@ -289,7 +289,10 @@ describe("cuzkit bench", () => {
       // Restarts are counted apart from crashes (a last crash after the batch is not restarted).
       expect(report.daemonRestarts).toBeGreaterThanOrEqual(1);
       expect(report.daemonRestarts).toBeLessThanOrEqual(report.daemonCrashes);
-      expect(report.completed).toBe(5);
+      // The batch went on past the first daemon's 2 proofs; a proof in flight at a crash may be
+      // lost (it counts as failed, not as done), so every proof is accounted for either way.
+      expect(report.completed).toBeGreaterThan(2);
+      expect(report.completed + report.failed).toBe(5);
       expect(report.verdict.status).toBe("UNSTABLE");
       expect(code).toBe(3);
     });
