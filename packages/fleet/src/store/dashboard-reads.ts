@@ -1,20 +1,9 @@
-import type { FleetStore } from "./fleet-store.js";
+import { type BenchmarkSummaryRow, benchmarkSummaryFromRow, type FleetStore } from "./fleet-store.js";
 import type { BenchmarkResultRecord } from "./records.js";
 
 // Read-only queries the dashboard needs and the manager does not: every benchmark result at
 // once (the host performance table, the proofs/hour chart). Kept apart from fleet-store.ts so the
 // manager's store stays the manager's.
-
-interface BenchmarkListRow {
-  instance_id: string;
-  at: number;
-  verdict: string;
-  proofs_per_hour: number;
-  min_proofs_per_hour: number;
-  machine_id: number | null;
-  gpu_name: string | null;
-  num_gpus: number | null;
-}
 
 /** A benchmark result without its report (the per-proof records stay on the instance page). */
 export type BenchmarkSummary = Omit<BenchmarkResultRecord, "report">;
@@ -26,17 +15,8 @@ export function listBenchmarkSummaries(store: FleetStore, limit = 1000): Benchma
       `SELECT instance_id, at, verdict, proofs_per_hour, min_proofs_per_hour, machine_id, gpu_name, num_gpus
        FROM benchmark_results ORDER BY at ASC LIMIT ?`,
     )
-    .all(limit) as BenchmarkListRow[];
-  return rows.map((row) => ({
-    instanceId: row.instance_id,
-    at: row.at,
-    verdict: row.verdict,
-    proofsPerHour: row.proofs_per_hour,
-    minProofsPerHour: row.min_proofs_per_hour,
-    machineId: row.machine_id ?? undefined,
-    gpuName: row.gpu_name ?? undefined,
-    numGpus: row.num_gpus ?? undefined,
-  }));
+    .all(limit) as BenchmarkSummaryRow[];
+  return rows.map(benchmarkSummaryFromRow);
 }
 
 /** The highest event sequence number, 0 when there is none (the live stream's cursor). */

@@ -154,7 +154,8 @@ interface EventRow {
   detail_json: string | null;
 }
 
-interface BenchmarkRow {
+/** A benchmark_results row without its report (what the summaries read). */
+export interface BenchmarkSummaryRow {
   instance_id: string;
   at: number;
   verdict: string;
@@ -163,7 +164,24 @@ interface BenchmarkRow {
   machine_id: number | null;
   gpu_name: string | null;
   num_gpus: number | null;
+}
+
+interface BenchmarkRow extends BenchmarkSummaryRow {
   report_json: string;
+}
+
+/** A benchmark_results row as a record, less its report. */
+export function benchmarkSummaryFromRow(row: BenchmarkSummaryRow): Omit<BenchmarkResultRecord, "report"> {
+  return {
+    instanceId: row.instance_id,
+    at: row.at,
+    verdict: row.verdict,
+    proofsPerHour: row.proofs_per_hour,
+    minProofsPerHour: row.min_proofs_per_hour,
+    machineId: row.machine_id ?? undefined,
+    gpuName: row.gpu_name ?? undefined,
+    numGpus: row.num_gpus ?? undefined,
+  };
 }
 
 const changeColumns: Record<keyof TransitionChanges, string> = {
@@ -406,14 +424,7 @@ export function openFleetStore(options: FleetStoreOptions): FleetStore {
       const row = selectBenchmark.get(id) as BenchmarkRow | undefined;
       if (row === undefined) return undefined;
       return {
-        instanceId: row.instance_id,
-        at: row.at,
-        verdict: row.verdict,
-        proofsPerHour: row.proofs_per_hour,
-        minProofsPerHour: row.min_proofs_per_hour,
-        machineId: row.machine_id ?? undefined,
-        gpuName: row.gpu_name ?? undefined,
-        numGpus: row.num_gpus ?? undefined,
+        ...benchmarkSummaryFromRow(row),
         report: JSON.parse(row.report_json) as Record<string, unknown>,
       };
     },
