@@ -24,6 +24,7 @@ import {
 } from "@cuzkit/sim";
 import { Command, Option } from "commander";
 import { hardwareOptions } from "../hardware-flags.js";
+import { interruptOnSignals } from "../interrupt.js";
 import { type CliIO, CommandExit } from "../io.js";
 import { paramCacheOf } from "../param-cache.js";
 import { parseSize, parseWholeNumber, positiveNumberOption, wholeNumberOption } from "../parse.js";
@@ -149,21 +150,6 @@ function waitForEnd(daemon: SimDaemon, signal: AbortSignal): Promise<SimCrashDet
   });
 }
 
-/** An AbortSignal that fires on SIGINT or SIGTERM, and a disposer that removes the handlers. */
-function processShutdownSignal(): { signal: AbortSignal; dispose(): void } {
-  const controller = new AbortController();
-  const onSignal = () => controller.abort();
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
-  return {
-    signal: controller.signal,
-    dispose() {
-      process.off("SIGINT", onSignal);
-      process.off("SIGTERM", onSignal);
-    },
-  };
-}
-
 /**
  * `cuzkit sim`: runs a simulated cuzk daemon until SIGINT/SIGTERM (exit 0). Prints
  * `listening <address>` as the first stdout line (then `status <url>` if --status-listen),
@@ -277,7 +263,7 @@ export function createSimCommand(io: CliIO, deps: SimCommandDeps = {}): Command 
       });
       const shutdown = deps.shutdownSignal
         ? { signal: deps.shutdownSignal, dispose() {} }
-        : processShutdownSignal();
+        : interruptOnSignals(["SIGINT", "SIGTERM"]);
       let daemon: SimDaemon | undefined;
       try {
         daemon = await startSimDaemon({

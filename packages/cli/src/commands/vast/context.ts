@@ -3,6 +3,7 @@ import { createInterface } from "node:readline/promises";
 import { CuzkitError, createConsoleLogger } from "@cuzkit/core";
 import { createVastClient, type VastClient, type VastClientOptions } from "@cuzkit/vast";
 import type { Command } from "commander";
+import { interruptOnSignals } from "../../interrupt.js";
 import { type CliIO, CommandExit } from "../../io.js";
 
 /** What `createVastCommand` can be given besides the IO; all optional, for tests and embedding. */
@@ -79,25 +80,11 @@ export function createVastContext(io: CliIO, deps: VastCommandDeps): VastContext
         throw new CommandExit(1);
       }
     },
-    interrupt: deps.interrupt ?? processInterrupt,
+    // SIGINT or SIGTERM while installed, so a wait can clean up instead of dying mid-way.
+    interrupt: deps.interrupt ?? (() => interruptOnSignals(["SIGINT", "SIGTERM"])),
     baseUrl(command) {
       const url = command.optsWithGlobals<VastGlobals>().url ?? io.env.VAST_URL ?? "https://console.vast.ai";
       return url.replace(/\/+$/, "");
-    },
-  };
-}
-
-/** Fires on SIGINT or SIGTERM while installed, so a wait can clean up instead of dying mid-way. */
-function processInterrupt(): { signal: AbortSignal; dispose(): void } {
-  const controller = new AbortController();
-  const onSignal = () => controller.abort(new Error("interrupted"));
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
-  return {
-    signal: controller.signal,
-    dispose() {
-      process.off("SIGINT", onSignal);
-      process.off("SIGTERM", onSignal);
     },
   };
 }
