@@ -14,6 +14,10 @@ const cliHints: Readonly<Record<string, string | ((error: Pick<CuzkitError, "cod
     /resubmit/.test(error.hint)
       ? "run again, or pass --resubmit N to resubmit automatically; if the daemon was OOM-killed, lower its concurrency (`cuzkit tune`)"
       : error.hint,
+  C1_INVALID: (error) =>
+    `${/SectorSize|registered proof/.test(error.hint) ? `${error.hint}; ` : ""}` +
+    "check the file given to --c1: it must be the C1 output wrapper Curio writes " +
+    '({"SectorNum", "Phase1Out", "SectorSize"}, about 51 MB for 32 GiB); for SnapDeals or PoSt give --kind and --vanilla',
   DEADLINE_EXCEEDED:
     "the job may still be running on the daemon (do not submit it again while it does); raise the deadline with --timeout (prove) or --proof-timeout (bench)",
   VAST_NO_API_KEY:
