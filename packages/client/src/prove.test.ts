@@ -26,8 +26,8 @@ import type { ProveEvent } from "./events.js";
 import { type CuzkClientOptions, resolveClientOptions } from "./options.js";
 import {
   type InternalCallOptions,
-  type ProveDeps,
   maxRecoveryProbes,
+  type ProveDeps,
   type ProveOptions,
   proveWithResume,
   type SubmitCallOptions,
