@@ -212,7 +212,7 @@ describe("proveWithResume", () => {
     const error = await t.run(porep).catch((e) => e);
     expect(error).toBeInstanceOf(DaemonRestartedError);
     expect(error.message).toMatch(/uptime went back from 5000 s to 2 s/);
-    expect(error.hint).toMatch(/OOM-killed.*dmesg.*cuzkit tune/);
+    expect(error.hint).toMatch(/OOM-killed.*dmesg.*@cuzkit\/tuner.*resubmit: true/);
     expect(error.jobId).toBe(t.calls.submitted[0]);
     expect(t.calls.submitted).toHaveLength(1);
     expect(t.types().at(-1)).toBe("failed");

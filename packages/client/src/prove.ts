@@ -404,7 +404,7 @@ export async function proveWithResume(
           jobId: requestId,
           address: deps.address,
           cause,
-          hint: `${oomHint}; resubmit the proof${maxResubmits === 0 ? " (prove with resubmit: true)" : ""}`,
+          hint: `${oomHint}; resubmit the proof${maxResubmits === 0 ? " (prove(request, { resubmit: true }))" : ""}`,
         },
       );
     }
