@@ -83,7 +83,16 @@ describe("packages as published", () => {
   // What each entry must give its users, and internals or test kits it must not expose.
   const entries: Record<string, { has: string[]; lacks?: string[] }> = {
     "@cuzkit/core": {
-      has: ["CuzkitError", "InvalidInputError", "modelDaemon", "withDefaults", "linkSignals"],
+      has: [
+        "CuzkitError",
+        "InvalidInputError",
+        "C1InputError",
+        "readC1Wrapper",
+        "inspectC1",
+        "modelDaemon",
+        "withDefaults",
+        "linkSignals",
+      ],
       lacks: ["createManualClock"],
     },
     "@cuzkit/core/testing": { has: ["createManualClock"] },
@@ -93,13 +102,14 @@ describe("packages as published", () => {
         "porepRequest",
         "DaemonRestartedError",
         "clientErrorCodes",
+        "parseVanillaProofsFile",
         "fetchStatusJson",
       ],
       lacks: ["encodeSubmitFrame", "toCuzkError", "normalizeStatus", "decideRecovery", "startTcpProxy"],
     },
     "@cuzkit/client/testing": { has: ["startTcpProxy"] },
     "@cuzkit/vast": {
-      has: ["createVastClient", "VastApiError", "parseOfferQuery", "offerHardware"],
+      has: ["createVastClient", "VastApiError", "vastErrorCodes", "parseOfferQuery", "offerHardware"],
       lacks: ["startFakeVastServer", "backoffDelayMs", "classifyResponse"],
     },
     "@cuzkit/vast/testing": { has: ["startFakeVastServer", "sampleOffers", "fakeRateLimitSeconds"] },

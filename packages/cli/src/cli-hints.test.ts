@@ -1,14 +1,41 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import * as client from "@cuzkit/client";
+import { clientErrorCodes } from "@cuzkit/client";
+import * as core from "@cuzkit/core";
+import { CuzkitError } from "@cuzkit/core";
+import * as vast from "@cuzkit/vast";
+import { vastErrorCodes } from "@cuzkit/vast";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cliHint, cliMessage } from "./cli-hints.js";
+import { cliHint, cliMessage, libraryOnlyWords } from "./cli-hints.js";
 import { runCli } from "./run-cli.js";
 import { memoryIO } from "./testing/memory-io.js";
 
 /** Words of the libraries' API that mean nothing on the command line. */
-const libraryWords =
-  /waitForReady|awaitProof|resubmit: true|with resubmit\)|timeoutMs|pollTimeoutMs|minIntervalMs|apiKey/;
+const libraryWords = libraryOnlyWords;
+
+/** Every error class a package exports, constructed with its defaults (the details each one requires given). */
+function exportedErrors(module: Record<string, unknown>): CuzkitError[] {
+  const details = {
+    endpoint: "GET /api/v0/instances/",
+    label: "cuzkit-abc123",
+    offerId: 7,
+    instanceId: 42,
+    searched: [],
+    actualStatus: null,
+    thresholdMs: 1000,
+    requestId: "porep-1000-7-a1-xyz",
+    daemonMessage: "bad input",
+    limitBytes: 1,
+  };
+  return Object.values(module)
+    .filter(
+      (value): value is new (message: string, options: object) => CuzkitError =>
+        typeof value === "function" && value.prototype instanceof CuzkitError,
+    )
+    .map((ErrorClass) => new ErrorClass("it went wrong", details));
+}
 
 describe("cliHint", () => {
   it.each([
@@ -28,6 +55,58 @@ describe("cliHint", () => {
     const hint = cliHint({ code, hint: libraryHint });
     expect(hint).toMatch(flag);
     expect(hint).not.toMatch(libraryWords);
+  });
+
+  // The client's advice for a job that may still run (its awaitJobHint), word for word: if the
+  // client rewords it, the rewrite below stops matching and this test says so.
+  const awaitJobHint = (jobId: string) =>
+    `the job may still be running on the daemon: wait for it with awaitProof("${jobId}"); ` +
+    "do not submit the same request id again (the daemon does not deduplicate: the work would run twice)";
+  const libraryErrors = [...exportedErrors(client), ...exportedErrors(vast), ...exportedErrors(core)];
+
+  it("walks an error of every code the client and the Vast.ai client define", () => {
+    const codes = new Set(libraryErrors.map((error) => error.code));
+    for (const code of [...clientErrorCodes, ...vastErrorCodes, "C1_INVALID"]) expect(codes).toContain(code);
+  });
+
+  it.each(libraryErrors.map((error) => [`${error.name} (${error.code})`, error] as const))(
+    "prints %s with a hint in command-line terms",
+    (_name, error) => {
+      const hint = cliHint(error);
+      expect(hint).not.toMatch(libraryWords);
+      if (error.hint !== "") expect(hint).not.toBe("");
+    },
+  );
+
+  it.each([
+    [
+      "a deadline with the job running",
+      new client.DeadlineExceededError("late", { hint: awaitJobHint("j-1") }),
+    ],
+    [
+      "a frozen daemon with the job running",
+      new client.DaemonFrozenError("frozen", { hint: awaitJobHint("j-1") }),
+    ],
+    ["a lost connection", new client.ConnectionLostError("lost", { hint: awaitJobHint("j-1") })],
+    ["a bad digest", new client.InvalidRequestError("bad", { hint: "give commRNew as 64 hex characters" })],
+  ])("rewrites %s in command-line terms", (_name, error) => {
+    expect(cliHint(error)).not.toMatch(libraryWords);
+  });
+
+  it("tells a Vast.ai timeout from a proof deadline, and names the flags of each", () => {
+    expect(cliHint(new vast.VastTimeoutError("slow", { endpoint: "GET /x" }))).toBe(
+      "Vast.ai did not answer in time; run the command again",
+    );
+    expect(cliHint(new client.DeadlineExceededError("late"))).toMatch(/--timeout \(prove\)/);
+    expect(cliHint(new client.InvalidRequestError("bad", { hint: "give commRNew as 64 hex" }))).toBe(
+      "give --comm-r-new as 64 hex",
+    );
+    expect(
+      cliHint(new vast.VastCreateUncertainError("?", { endpoint: "PUT /x", label: "cuzkit-q1" })),
+    ).toMatch(/`cuzkit vast instances --label cuzkit-q1`/);
+    expect(
+      cliHint(new vast.VastDuplicateRentError("twice", { endpoint: "PUT /x", offerId: 1, instanceId: 9 })),
+    ).toMatch(/`cuzkit vast destroy 9`/);
   });
 
   it("keeps the library's hint where no flag is involved", () => {

@@ -1,13 +1,14 @@
-import { readFile, stat } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import {
+  parseVanillaProofsFile,
   porepRequest,
   type SubmitProofInput,
   snapRequest,
   windowPostRequest,
   winningPostRequest,
 } from "@cuzkit/client";
-import { InvalidInputError, inspectC1, type ProofKind, parseProofKind, proofKinds } from "@cuzkit/core";
+import { InvalidInputError, type ProofKind, parseProofKind, proofKinds } from "@cuzkit/core";
 import { createSyntheticC1 } from "@cuzkit/sim";
 import type { Command } from "commander";
 import type { CliIO } from "./io.js";
@@ -62,27 +63,15 @@ export function addProofInputOptions(command: Command): Command {
     );
 }
 
-async function readInputFile(what: string, path: string, io: CliIO): Promise<Uint8Array> {
-  return inputFile(what, path, io, async (full) => {
-    const buffer = await readFile(full);
-    return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
-  });
-}
-
-/** The size of an input file the request builder reads itself (so it is read once, not twice). */
-async function inputFileBytes(what: string, path: string, io: CliIO): Promise<number> {
-  return inputFile(what, path, io, async (full) => (await stat(full)).size);
-}
-
-async function inputFile<T>(
-  what: string,
-  path: string,
-  io: CliIO,
-  read: (full: string) => Promise<T>,
-): Promise<T> {
+/**
+ * Reads an input file once, into one buffer that the request then holds by reference (the
+ * client sends it without copies). A file it cannot read is an InvalidInputError naming the flag.
+ */
+async function readInputFile(what: "C1" | "vanilla", path: string, io: CliIO): Promise<Uint8Array> {
   const full = resolve(io.cwd, path);
   try {
-    return await read(full);
+    const buffer = await readFile(full);
+    return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
   } catch (error) {
     throw new InvalidInputError(
       `cannot read the ${what} file ${full}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
@@ -102,7 +91,7 @@ export async function buildProofInput(flags: ProofInputFlags, io: CliIO): Promis
   const zeros = "00".repeat(32);
   const common = {
     minerId: flags.minerId,
-    ...(flags.registeredProof === undefined ? {} : { registeredProof: flags.registeredProof }),
+    registeredProof: flags.registeredProof,
   };
   if (kind === "porep") {
     if ((flags.c1 === undefined) === (flags.synthetic !== true)) {
@@ -114,21 +103,25 @@ export async function buildProofInput(flags: ProofInputFlags, io: CliIO): Promis
       flags.c1 === undefined
         ? createSyntheticC1({ sectorNumber: flags.sectorNum })
         : await readInputFile("C1", flags.c1, io);
-    const summary = inspectC1(c1);
+    // porepRequest reads SectorNum from the wrapper (core's copy-free C1 reader) and refuses a bad one.
+    const request = await porepRequest({ ...common, c1 });
     return {
       kind,
-      request: await porepRequest({ ...common, c1, sectorNumber: summary.sectorNumber }),
+      request,
       inputBytes: c1.byteLength,
       description:
-        flags.c1 === undefined ? "synthetic C1 input" : `C1 ${flags.c1} (sector ${summary.sectorNumber})`,
+        flags.c1 === undefined
+          ? "synthetic C1 input"
+          : `C1 ${flags.c1} (sector ${String(request.sectorNumber)})`,
     };
   }
   if (flags.vanilla === undefined)
     throw new InvalidInputError(`${kind} needs --vanilla FILE`, {
       hint: "give the vanilla proofs file (a JSON array of base64 strings)",
     });
-  const vanillaBytes = await inputFileBytes("vanilla", flags.vanilla, io);
-  const vanillaProofs = { path: resolve(io.cwd, flags.vanilla) };
+  const vanillaFile = await readInputFile("vanilla", flags.vanilla, io);
+  const vanillaBytes = vanillaFile.byteLength;
+  const vanillaProofs = parseVanillaProofsFile(vanillaFile);
   const description = `vanilla proofs ${flags.vanilla}`;
   if (kind === "snap") {
     const missing = (["commROld", "commRNew", "commDNew"] as const).filter((key) => flags[key] === undefined);

@@ -143,6 +143,14 @@ export interface CuzkClient {
 /** Longest timer Node can run (about 24.8 days). */
 const maxTimerMs = 2_147_483_647;
 
+/** A call's signal and its checked deadline (the caller's, else `fallbackMs`). */
+function callDeadline(
+  callOptions: { signal?: AbortSignal | undefined; timeoutMs?: number | undefined } | undefined,
+  fallbackMs: number,
+): { signal: AbortSignal | undefined; timeoutMs: number } {
+  return { signal: callOptions?.signal, timeoutMs: checkTimeout(callOptions?.timeoutMs, fallbackMs) };
+}
+
 function checkTimeout(timeoutMs: number | undefined, fallback: number): number {
   if (timeoutMs === undefined) return Math.min(fallback, maxTimerMs);
   if (typeof timeoutMs !== "number" || Number.isNaN(timeoutMs) || timeoutMs <= 0) {
@@ -358,53 +366,29 @@ export function createCuzkClient(clientOptions: CuzkClientOptions): CuzkClient {
     },
     async cancelProof(request, callOptions) {
       const jobId = typeof request === "string" ? request : (request.jobId ?? "");
-      return invoke(
-        "CancelProof",
-        {
-          signal: callOptions?.signal,
-          timeoutMs: checkTimeout(callOptions?.timeoutMs, options.deadlines.cancelMs),
-          jobId,
-        },
-        (o) => rpc.cancelProof({ jobId }, o),
+      return invoke("CancelProof", { ...callDeadline(callOptions, options.deadlines.cancelMs), jobId }, (o) =>
+        rpc.cancelProof({ jobId }, o),
       );
     },
     async getStatus(callOptions) {
-      return status({
-        signal: callOptions?.signal,
-        timeoutMs: checkTimeout(callOptions?.timeoutMs, options.deadlines.statusMs),
-      });
+      return status(callDeadline(callOptions, options.deadlines.statusMs));
     },
     async getMetrics(callOptions) {
-      const raw = await invoke(
-        "GetMetrics",
-        {
-          signal: callOptions?.signal,
-          timeoutMs: checkTimeout(callOptions?.timeoutMs, options.deadlines.metricsMs),
-        },
-        (o) => rpc.getMetrics({}, o),
+      const raw = await invoke("GetMetrics", callDeadline(callOptions, options.deadlines.metricsMs), (o) =>
+        rpc.getMetrics({}, o),
       );
       return parseDaemonMetrics(raw.prometheusText);
     },
     async preloadSrs(request, callOptions) {
       const circuitId = circuit("PreloadSRS", request);
-      return invoke(
-        "PreloadSRS",
-        {
-          signal: callOptions?.signal,
-          timeoutMs: checkTimeout(callOptions?.timeoutMs, options.deadlines.preloadMs),
-        },
-        (o) => rpc.preloadSRS({ circuitId }, o),
+      return invoke("PreloadSRS", callDeadline(callOptions, options.deadlines.preloadMs), (o) =>
+        rpc.preloadSRS({ circuitId }, o),
       );
     },
     async evictSrs(request, callOptions) {
       const circuitId = circuit("EvictSRS", request);
-      return invoke(
-        "EvictSRS",
-        {
-          signal: callOptions?.signal,
-          timeoutMs: checkTimeout(callOptions?.timeoutMs, options.deadlines.evictMs),
-        },
-        (o) => rpc.evictSRS({ circuitId }, o),
+      return invoke("EvictSRS", callDeadline(callOptions, options.deadlines.evictMs), (o) =>
+        rpc.evictSRS({ circuitId }, o),
       );
     },
     async waitForReady(waitOptions = {}) {

@@ -17,7 +17,7 @@ export interface ClientErrorContext {
 const oomEvidence =
   "check `dmesg` (or `journalctl -k`) for 'Out of memory: Killed process' and the supervisor's log " +
   "(`journalctl -u cuzk`, `systemctl status cuzk`); if it was, lower the partition workers / concurrency " +
-  "(pipeline.max_parallel_synthesis, fewer proofs in flight), see `cuzkit tune`";
+  "(pipeline.max_parallel_synthesis, fewer proofs in flight); @cuzkit/tuner picks values that fit the machine";
 
 /** Hint for a daemon that restarted: an OOM kill is the usual cause, the kernel log says. */
 export const oomHint = `the daemon may have been OOM-killed; ${oomEvidence}`;
@@ -110,7 +110,7 @@ export class DaemonRestartedError extends CuzkClientError<"DAEMON_RESTARTED"> {
         options,
         "DAEMON_RESTARTED",
         true,
-        `${oomHint}; resubmit the proof (prove with resubmit)`,
+        `${oomHint}; resubmit the proof (prove(request, { resubmit: true }))`,
       ),
     );
   }

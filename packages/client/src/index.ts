@@ -49,6 +49,7 @@ export {
   type BytesOrFile,
   type CommonRequestInput,
   type PorepRequestInput,
+  parseVanillaProofsFile,
   porepRequest,
   type SnapRequestInput,
   snapRequest,

@@ -26,6 +26,7 @@ import type { ProveEvent } from "./events.js";
 import { type CuzkClientOptions, resolveClientOptions } from "./options.js";
 import {
   type InternalCallOptions,
+  maxRecoveryProbes,
   type ProveDeps,
   type ProveOptions,
   proveWithResume,
@@ -211,7 +212,7 @@ describe("proveWithResume", () => {
     const error = await t.run(porep).catch((e) => e);
     expect(error).toBeInstanceOf(DaemonRestartedError);
     expect(error.message).toMatch(/uptime went back from 5000 s to 2 s/);
-    expect(error.hint).toMatch(/OOM-killed.*dmesg.*cuzkit tune/);
+    expect(error.hint).toMatch(/OOM-killed.*dmesg.*@cuzkit\/tuner.*resubmit: true/);
     expect(error.jobId).toBe(t.calls.submitted[0]);
     expect(t.calls.submitted).toHaveLength(1);
     expect(t.types().at(-1)).toBe("failed");
@@ -331,6 +332,28 @@ describe("proveWithResume", () => {
     expect(t.calls.submitted).toHaveLength(2);
     expect(t.calls.awaited).toEqual([t.calls.submitted[1]]);
     expect(result).toMatchObject({ resubmits: 0, attempts: 2 });
+  });
+
+  it("caps the probes after a break: zero delays on a clock that does not move end as DaemonUnavailableError", async () => {
+    // Mutation check: without retry()'s maxAttempts cap the fake daemon's refusals run out and
+    // its fallback answer (same uptime) would resume the job instead.
+    const refusals = Array.from({ length: maxRecoveryProbes + 50 }, () => refused());
+    const t = setup({ status: [100, ...refusals], await: [lost()] }, { reconnect: { initialDelayMs: 0 } });
+    const error = await t.run(winning).catch((e) => e);
+    expect(error).toBeInstanceOf(DaemonUnavailableError);
+    expect(t.calls.status).toBe(1 + maxRecoveryProbes);
+    expect(t.calls.submitted).toHaveLength(1);
+  });
+
+  it("re-sends a submit cut before its body was written at most 3 times, then fails saying nothing runs", async () => {
+    // Mutation check: without the resend cap the fifth submit would go out and succeed.
+    const t = setup({ submit: [cut(), cut(), cut(), cut()] });
+    const error = await t.run(winning).catch((e) => e);
+    expect(error).toBeInstanceOf(ConnectionLostError);
+    expect(error.message).toMatch(/not accepted|never reached|not completely/);
+    expect(t.calls.submitted).toHaveLength(4);
+    expect(new Set(t.calls.submitted).size).toBe(4);
+    expect(t.calls.awaited).toEqual([]);
   });
 
   it("fails a submit deadline with an unfinished upload as not accepted (slow link), without re-sending", async () => {

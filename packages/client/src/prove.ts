@@ -1,5 +1,5 @@
 import { create } from "@bufbuild/protobuf";
-import { type CuzkitError, type ProofKind, proofKindLabel } from "@cuzkit/core";
+import { type CuzkitError, type ProofKind, proofKindLabel, retry } from "@cuzkit/core";
 import {
   type AwaitProofResponse,
   AwaitProofResponse_Status,
@@ -122,6 +122,12 @@ export interface ProveDeps {
 
 /** A submit that broke before the daemon took it is re-sent at most this many times. */
 const maxNotAcceptedResends = 3;
+/**
+ * A backstop on status probes after one break. The reconnect window ends probing long before
+ * (250 ms doubling to 5 s is about 30 probes in 2 min); this stops a loop with zero delays on
+ * a clock that does not move from probing forever.
+ */
+export const maxRecoveryProbes = 1_000;
 /** After a submit sent in full broke, a NOT_FOUND is checked once more after this long, ms (the daemon may still be registering it). */
 const notFoundRecheckMs = 1_000;
 
@@ -299,15 +305,19 @@ export async function proveWithResume(
       },
     );
 
-  /** Probes the daemon after a break until decideRecovery settles, with the configured backoff. */
+  /** Probes the daemon after a break until decideRecovery settles, on core's retry() with the reconnect backoff. */
   const recover = async (breakError: CuzkitError, breakKind: BreakKind): Promise<Settled> => {
     emit({ type: "connection-lost", ...common(), phase, error: breakError });
     const r = options.reconnect;
     const breakAtMs = clock.now();
-    const untilDeadline = Math.max(0, deadlineAt - breakAtMs);
+    const windowMs = Math.min(r.giveUpAfterMs, Math.max(0, deadlineAt - breakAtMs));
     const probes: ProbeResult[] = [];
     let lastError: CuzkitError | undefined;
-    for (let probe = 1; ; probe++) {
+    /** Not enough evidence yet: the one outcome retry() probes again for. */
+    class Undecided {
+      constructor(readonly error: CuzkitError) {}
+    }
+    const probe = async (): Promise<Settled> => {
       try {
         probes.push({
           outcome: "answered",
@@ -325,29 +335,42 @@ export async function proveWithResume(
         nowMs: clock.now(),
         before: baseline,
         probes,
-        unreachableAfterMs: Math.min(r.giveUpAfterMs, untilDeadline),
-        frozenAfterMs: Math.min(r.frozenAfterMs, untilDeadline),
+        unreachableAfterMs: windowMs,
+        frozenAfterMs: Math.min(r.frozenAfterMs, windowMs),
       });
-      switch (decision.kind) {
-        case "resume":
-        case "restarted":
-          uptimeBeforeBreak = baseline?.uptimeSeconds;
-          baseline = decision.status;
-          return decision;
-        case "frozen":
-          throw frozenError(breakError, lastError, decision.silentForMs);
-        case "lost":
-          throw unreachableError(lastError, decision.unreachableForMs);
-        case "unknown": {
-          const windowLeftMs = breakAtMs + Math.min(r.giveUpAfterMs, untilDeadline) - clock.now();
-          const delayMs = Math.max(
-            0,
-            Math.min(r.maxDelayMs, r.initialDelayMs * r.factor ** (probe - 1), windowLeftMs),
-          );
-          emit({ type: "reconnecting", ...common(), probe, delayMs, error: lastError ?? breakError });
-          await sleep(delayMs, callerSignal);
-        }
-      }
+      if (decision.kind === "frozen") throw frozenError(breakError, lastError, decision.silentForMs);
+      if (decision.kind === "lost") throw unreachableError(lastError, decision.unreachableForMs);
+      if (decision.kind === "unknown") throw new Undecided(lastError ?? breakError);
+      return decision;
+    };
+    try {
+      const decision = await retry(probe, {
+        maxAttempts: maxRecoveryProbes,
+        minDelayMs: r.initialDelayMs,
+        maxDelayMs: r.maxDelayMs,
+        factor: r.factor,
+        jitter: 0,
+        shouldRetry: (error) => error instanceof Undecided,
+        // The last probe goes out when the window closes, not after it.
+        delayFor: (_error, backoffMs) => Math.max(0, Math.min(backoffMs, breakAtMs + windowMs - clock.now())),
+        onRetry: ({ error, attempt, delayMs }) =>
+          emit({
+            type: "reconnecting",
+            ...common(),
+            probe: attempt,
+            delayMs,
+            error: (error as Undecided).error,
+          }),
+        signal: callerSignal,
+        clock,
+        sleep,
+      });
+      uptimeBeforeBreak = baseline?.uptimeSeconds;
+      baseline = decision.status;
+      return decision;
+    } catch (error) {
+      if (error instanceof Undecided) throw unreachableError(lastError, clock.now() - breakAtMs);
+      throw error;
     }
   };
 
@@ -381,7 +404,7 @@ export async function proveWithResume(
           jobId: requestId,
           address: deps.address,
           cause,
-          hint: `${oomHint}; resubmit the proof${maxResubmits === 0 ? " (prove with resubmit: true)" : ""}`,
+          hint: `${oomHint}; resubmit the proof${maxResubmits === 0 ? " (prove(request, { resubmit: true }))" : ""}`,
         },
       );
     }

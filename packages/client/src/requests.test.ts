@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { curioPriority, registeredProof32GiB, sectorSizeBytes } from "@cuzkit/core";
+import { C1InputError, curioPriority, registeredProof32GiB, sectorSizeBytes } from "@cuzkit/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { InvalidRequestError } from "./errors.js";
 import {
@@ -14,6 +14,9 @@ import {
 } from "./requests.js";
 
 const hex32 = "ab".repeat(32);
+const phase1Out = Buffer.from('{"registered_proof":"StackedDrg32GiBV1_1"}').toString("base64");
+const c1Text = (sectorNum: number) =>
+  `{"SectorNum":${sectorNum},"Phase1Out":"${phase1Out}","SectorSize":34359738368}`;
 let dir: string;
 
 beforeEach(async () => {
@@ -26,9 +29,9 @@ afterEach(async () => {
 describe("request builders", () => {
   it("builds a PoRep request from a C1 file with Curio's values for 32 GiB", async () => {
     const path = join(dir, "c1.json");
-    await writeFile(path, '{"SectorNum":7}');
-    const req = await porepRequest({ c1: { path }, sectorNumber: 7, minerId: 1000 });
-    expect(Buffer.from(req.vanillaProof).toString()).toBe('{"SectorNum":7}');
+    await writeFile(path, c1Text(7));
+    const req = await porepRequest({ c1: { path }, minerId: 1000 });
+    expect(Buffer.from(req.vanillaProof).toString()).toBe(c1Text(7));
     expect(req.proofKind).toBe(1);
     expect(req.sectorSize).toBe(BigInt(sectorSizeBytes["32GiB"]));
     expect(req.registeredProof).toBe(BigInt(registeredProof32GiB.porep));
@@ -39,9 +42,10 @@ describe("request builders", () => {
   });
 
   it("keeps a C1 buffer by reference (no copy of 51 MB)", async () => {
-    const c1 = new Uint8Array(1000).fill(1);
+    const c1 = new Uint8Array(Buffer.from(c1Text(3)));
     const req = await porepRequest({ c1, sectorNumber: 1, minerId: 1, requestId: "mine", priority: 4 });
     expect(req.vanillaProof).toBe(c1);
+    expect(req.sectorNumber).toBe(1n);
     expect(req.requestId).toBe("mine");
     expect(req.priority).toBe(4);
   });
@@ -53,8 +57,20 @@ describe("request builders", () => {
     const empty = join(dir, "empty");
     await writeFile(empty, "");
     await expect(porepRequest({ c1: { path: empty }, sectorNumber: 1, minerId: 1 })).rejects.toBeInstanceOf(
-      InvalidRequestError,
+      C1InputError,
     );
+  });
+
+  it("refuses a C1 that is not a wrapper, or a vanilla proofs file given as C1, before sending", async () => {
+    await expect(porepRequest({ c1: new Uint8Array(1000).fill(1), minerId: 1 })).rejects.toMatchObject({
+      code: "C1_INVALID",
+      reason: "malformed",
+    });
+    const vanilla = new Uint8Array(Buffer.from(JSON.stringify([phase1Out])));
+    await expect(porepRequest({ c1: vanilla, minerId: 1 })).rejects.toMatchObject({
+      code: "C1_INVALID",
+      reason: "wrong-kind",
+    });
   });
 
   it("builds Snap, WindowPoSt and WinningPoSt requests with hex or byte digests", async () => {
@@ -108,10 +124,10 @@ describe("request builders", () => {
   });
 
   it("rejects invalid numbers", async () => {
-    await expect(porepRequest({ c1: new Uint8Array(1), sectorNumber: -1, minerId: 1 })).rejects.toThrow(
+    await expect(porepRequest({ c1: Buffer.from(c1Text(1)), sectorNumber: -1, minerId: 1 })).rejects.toThrow(
       /sectorNumber/,
     );
-    await expect(porepRequest({ c1: new Uint8Array(1), sectorNumber: 1.5, minerId: 1 })).rejects.toThrow(
+    await expect(porepRequest({ c1: Buffer.from(c1Text(1)), sectorNumber: 1.5, minerId: 1 })).rejects.toThrow(
       /sectorNumber/,
     );
     await expect(

@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { create } from "@bufbuild/protobuf";
 import {
   curioPriority,
+  inspectC1,
   type ProofKind,
   proofKindWireValue,
   registeredProof32GiB,
@@ -37,10 +38,10 @@ export interface CommonRequestInput {
 
 /** Input of porepRequest. */
 export interface PorepRequestInput extends CommonRequestInput {
-  /** The C1 wrapper JSON (about 51 MB for 32 GiB), as bytes or a file path. */
+  /** The C1 wrapper JSON (about 51 MB for 32 GiB), as bytes (sent by reference, never copied) or a file path (read once). */
   c1: BytesOrFile;
-  /** Sector number. */
-  sectorNumber: number | bigint;
+  /** Sector number. Default: the C1 wrapper's SectorNum. */
+  sectorNumber?: number | bigint | undefined;
 }
 
 /** Input of snapRequest. */
@@ -163,17 +164,18 @@ function common(kind: ProofKind, input: CommonRequestInput) {
   };
 }
 
-/** Builds a PoRep C2 request from the C1 output (bytes or a file read here). */
+/**
+ * Builds a PoRep C2 request from the C1 output (bytes, or a file read here once). The wrapper
+ * is checked with core's inspectC1, a scan of its top-level keys that copies nothing, so a bad
+ * or wrong-kind input fails here with C1InputError (code C1_INVALID) instead of minutes later
+ * on the daemon.
+ */
 export async function porepRequest(input: PorepRequestInput): Promise<SubmitProofRequest> {
   const c1 = input.c1 instanceof Uint8Array ? input.c1 : await readInput("C1 output", input.c1.path);
-  if (c1.byteLength === 0) {
-    throw new InvalidRequestError("the C1 output is empty", {
-      hint: "pass the C1 wrapper JSON produced by sealing (about 51 MB)",
-    });
-  }
+  const wrapper = inspectC1(c1);
   return create(SubmitProofRequestSchema, {
     ...common("porep", input),
-    sectorNumber: toUint64("sectorNumber", input.sectorNumber),
+    sectorNumber: toUint64("sectorNumber", input.sectorNumber ?? wrapper.sectorNumber),
     vanillaProof: c1,
   });
 }

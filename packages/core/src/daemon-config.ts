@@ -284,31 +284,32 @@ function applyKey(config: DaemonConfig, key: string, value: unknown, findings: C
       }
       break;
     }
-    case "gpus.gpu_threads":
-      config.gpuThreads = value as number;
-      break;
-    case "gpus.gpu_workers_per_device":
-      config.gpuWorkersPerDevice = value as number;
-      break;
-    case "scheduler.max_batch_size":
-      config.maxBatchSize = Math.max(1, value as number);
-      break;
-    case "synthesis.threads":
-      config.synthesisThreads = value as number;
-      break;
-    case "synthesis.partition_workers":
-      config.partitionWorkers = value as number;
-      break;
     case "pipeline.enabled":
       config.pipelineEnabled = value as boolean;
       break;
-    case "pipeline.synthesis_concurrency":
-      config.synthesisConcurrency = Math.max(1, value as number);
-      break;
-    case "pipeline.max_parallel_synthesis":
-      config.maxParallelSynthesis = (value as number) === 0 ? 18 : (value as number);
-      break;
-    default:
-      break;
+    default: {
+      const numeric = numericKeys[key];
+      if (numeric !== undefined) config[numeric.field] = numeric.read(value as number);
+    }
   }
 }
+
+/** The fields of DaemonConfig that hold a plain number. */
+type NumericField = {
+  [K in keyof DaemonConfig]-?: DaemonConfig[K] extends number ? K : never;
+}[keyof DaemonConfig];
+
+const asWritten = (n: number) => n;
+const atLeastOne = (n: number) => Math.max(1, n);
+
+/** Whole-number keys: the field each sets and how the daemon reads the value (config.rs). */
+const numericKeys: Readonly<Record<string, { field: NumericField; read: (n: number) => number }>> = {
+  "gpus.gpu_threads": { field: "gpuThreads", read: asWritten },
+  "gpus.gpu_workers_per_device": { field: "gpuWorkersPerDevice", read: asWritten },
+  "scheduler.max_batch_size": { field: "maxBatchSize", read: atLeastOne },
+  "synthesis.threads": { field: "synthesisThreads", read: asWritten },
+  "synthesis.partition_workers": { field: "partitionWorkers", read: asWritten },
+  "pipeline.synthesis_concurrency": { field: "synthesisConcurrency", read: atLeastOne },
+  // 0 means "as many as the daemon's default", 18.
+  "pipeline.max_parallel_synthesis": { field: "maxParallelSynthesis", read: (n) => (n === 0 ? 18 : n) },
+};

@@ -1,5 +1,5 @@
 /** Codes core's own errors use; the packages add theirs (each a closed union). */
-export type CoreErrorCode = "INTERNAL" | "INVALID_INPUT" | "ABORTED" | "DEADLINE_EXCEEDED";
+export type CoreErrorCode = "INTERNAL" | "INVALID_INPUT" | "C1_INVALID" | "ABORTED" | "DEADLINE_EXCEEDED";
 
 /**
  * Options every cuzkit error takes, the second argument of every constructor:
@@ -75,6 +75,35 @@ Object.defineProperty(CuzkitError.prototype, brand, { value: true });
 export class InvalidInputError extends CuzkitError<"INVALID_INPUT"> {
   constructor(message: string, options: Omit<CuzkitErrorOptions<"INVALID_INPUT">, "retryable"> = {}) {
     super(message, { ...options, code: "INVALID_INPUT", retryable: false });
+  }
+}
+
+/** Why a C1 input was refused: it is not a readable wrapper, or it is one for something the daemon does not prove. */
+export type C1InputProblem = "malformed" | "wrong-kind";
+
+/** Options of C1InputError. */
+export interface C1InputErrorOptions extends Omit<CuzkitErrorOptions<"C1_INVALID">, "code" | "retryable"> {
+  /** Why it was refused. Default "malformed". */
+  reason?: C1InputProblem | undefined;
+}
+
+/** A PoRep C1 input (the wrapper Curio writes) that cannot be read, or is for a sector the daemon does not prove. */
+export class C1InputError extends CuzkitError<"C1_INVALID"> {
+  /** Why it was refused. */
+  readonly reason: C1InputProblem;
+
+  constructor(message: string, options: C1InputErrorOptions = {}) {
+    const { reason, hint, ...rest } = options;
+    super(message, {
+      ...rest,
+      hint:
+        hint ??
+        'pass the C1 output wrapper Curio writes, {"SectorNum", "Phase1Out" (base64 of the C1 JSON), "SectorSize"}, ' +
+          "about 51 MB for a 32 GiB sector; SnapDeals and PoSt inputs are vanilla proofs, not C1",
+      code: "C1_INVALID",
+      retryable: false,
+    });
+    this.reason = reason ?? "malformed";
   }
 }
 

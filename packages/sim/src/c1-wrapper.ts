@@ -1,29 +1,20 @@
-import { GiB, InvalidInputError, sectorSizeBytes } from "@cuzkit/core";
+import {
+  C1InputError,
+  type C1Wrapper,
+  GiB,
+  InvalidInputError,
+  readC1Wrapper,
+  sectorSizeBytes,
+} from "@cuzkit/core";
 import { C1ParseError } from "./errors.js";
 
 // The PoRep C1 input Curio and cuzk-bench send: a JSON wrapper
 // {"SectorNum": n, "Phase1Out": "<base64 of the SealCommitPhase1Output JSON>", "SectorSize": bytes}
-// (docs/daemon-facts.md section 5). A real one is ~51 MB, so parsing avoids
-// decoding or copying Phase1Out: only its first bytes (where serde writes `registered_proof`)
-// and its last bytes are decoded.
+// (docs/daemon-facts.md section 5). The simulator reads it with core's readC1Wrapper, the
+// same copy-free reader the CLI and the client use, and only reshapes its error as the
+// daemon's "C1 parse failed".
 
-/** What the simulated daemon reads from a C1 wrapper. */
-export interface C1Wrapper {
-  /** SectorNum of the wrapper. */
-  sectorNumber: number;
-  /** SectorSize of the wrapper, in bytes. */
-  sectorSizeBytes: number;
-  /** `registered_proof` inside Phase1Out, e.g. "StackedDrg32GiBV1_1". */
-  registeredProof: string;
-  /** Sector size named by registeredProof, in bytes (undefined when the name has none). */
-  registeredProofSectorBytes: number | undefined;
-  /** True for inputs made by createSyntheticC1 (Phase1Out carries "synthetic": true). */
-  synthetic: boolean;
-  /** Length of the Phase1Out base64 text, in bytes. */
-  phase1OutBase64Bytes: number;
-  /** Length of the whole wrapper, in bytes. */
-  wrapperBytes: number;
-}
+export type { C1Wrapper };
 
 /** Options of createSyntheticC1. */
 export interface SyntheticC1Options {
@@ -38,127 +29,18 @@ export interface SyntheticC1Options {
 /** Default size of a synthetic C1 wrapper in bytes. */
 export const defaultSyntheticC1Bytes = 1024;
 
-const headCheckChars = 64 * 1024;
-const quote = 0x22;
-const backslash = 0x5c;
-
-function asBuffer(bytes: Uint8Array): Buffer {
-  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-}
-
-function skipWhitespace(buf: Buffer, index: number): number {
-  let i = index;
-  while (i < buf.length && (buf[i] === 0x20 || buf[i] === 0x09 || buf[i] === 0x0a || buf[i] === 0x0d)) i++;
-  return i;
-}
-
-/** The sector size a registered proof name such as "StackedDrg32GiBV1_1" stands for, in bytes. */
-export function sectorBytesOfRegisteredProof(name: string): number | undefined {
-  const match = /^StackedDrg(\d+)(KiB|MiB|GiB)V1/.exec(name);
-  if (!match) return undefined;
-  const unit = match[2] === "GiB" ? GiB : match[2] === "MiB" ? 1024 ** 2 : 1024;
-  return Number(match[1]) * unit;
-}
-
-function parseJson(text: Buffer, what: string): unknown {
-  try {
-    return JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(text));
-  } catch (error) {
-    throw new C1ParseError(
-      `${what} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
-      { cause: error },
-    );
-  }
-}
-
-/** Finds the Phase1Out string value: [start, end) of its text inside the wrapper, or undefined when it holds escapes. */
-function findPhase1Out(buf: Buffer): { start: number; end: number } | undefined {
-  const key = buf.indexOf('"Phase1Out"');
-  if (key < 0) throw new C1ParseError("missing field `Phase1Out`");
-  let i = skipWhitespace(buf, key + '"Phase1Out"'.length);
-  if (buf[i] !== 0x3a) throw new C1ParseError("expected `:` after `Phase1Out`");
-  i = skipWhitespace(buf, i + 1);
-  if (buf[i] !== quote) throw new C1ParseError("invalid type for `Phase1Out`: expected a base64 string");
-  const start = i + 1;
-  const end = buf.indexOf(quote, start);
-  if (end < 0) throw new C1ParseError("EOF while parsing the `Phase1Out` string");
-  const firstEscape = buf.indexOf(backslash, start);
-  if (firstEscape >= 0 && firstEscape < end) return undefined;
-  return { start, end };
-}
-
-function decodeBase64Slice(text: string): Buffer {
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text)) throw new C1ParseError("Phase1Out is not valid base64");
-  return Buffer.from(text, "base64");
-}
-
 /**
- * Parses a PoRep C1 wrapper as the simulated daemon does and returns what it read. Throws
+ * Reads a PoRep C1 wrapper as the simulated daemon does (core's readC1Wrapper). Throws
  * C1ParseError (code C1_PARSE_FAILED) for anything the daemon would fail with
- * "C1 parse failed: ...": not JSON, a missing or mistyped field, Phase1Out that is not base64
- * of a JSON object, or a Phase1Out without `registered_proof`.
+ * "C1 parse failed: ...", with the reader's message.
  */
 export function parseC1Wrapper(bytes: Uint8Array): C1Wrapper {
-  const buf = asBuffer(bytes);
-  if (buf.length === 0) throw new C1ParseError("EOF while parsing a value at line 1 column 0");
-  let wrapper: Record<string, unknown>;
-  let phase1Out: string | { start: number; end: number };
-  const located = findPhase1Out(buf);
-  if (located === undefined) {
-    // Escapes inside Phase1Out: rare, so the whole wrapper is parsed the slow way.
-    const parsed = parseJson(buf, "the C1 wrapper");
-    if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-      throw new C1ParseError("invalid type: expected a JSON object");
-    }
-    wrapper = parsed as Record<string, unknown>;
-    if (typeof wrapper.Phase1Out !== "string")
-      throw new C1ParseError("invalid type for `Phase1Out`: expected a string");
-    phase1Out = wrapper.Phase1Out;
-  } else {
-    const rest = Buffer.concat([buf.subarray(0, located.start), buf.subarray(located.end)]);
-    const parsed = parseJson(rest, "the C1 wrapper");
-    if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed) || !("Phase1Out" in parsed)) {
-      throw new C1ParseError("invalid type: expected a JSON object with `Phase1Out`");
-    }
-    wrapper = parsed as Record<string, unknown>;
-    phase1Out = located;
+  try {
+    return readC1Wrapper(bytes);
+  } catch (error) {
+    if (error instanceof C1InputError) throw new C1ParseError(error.message, { cause: error });
+    throw error;
   }
-  const { SectorNum, SectorSize } = wrapper;
-  if (typeof SectorNum !== "number" || !Number.isInteger(SectorNum) || SectorNum < 0) {
-    throw new C1ParseError("missing or invalid field `SectorNum`: expected a u64");
-  }
-  if (typeof SectorSize !== "number" || !Number.isInteger(SectorSize) || SectorSize <= 0) {
-    throw new C1ParseError("missing or invalid field `SectorSize`: expected a u64");
-  }
-  const base64Length = typeof phase1Out === "string" ? phase1Out.length : phase1Out.end - phase1Out.start;
-  const slice = (from: number, to: number) =>
-    typeof phase1Out === "string"
-      ? phase1Out.slice(from, to)
-      : buf.toString("latin1", phase1Out.start + from, phase1Out.start + to);
-  if (base64Length === 0 || base64Length % 4 !== 0) {
-    throw new C1ParseError("Phase1Out is not valid base64 (empty, or its length is not a multiple of 4)");
-  }
-  const headChars = Math.min(base64Length, headCheckChars);
-  const head = decodeBase64Slice(slice(0, headChars)).toString("utf8");
-  const tail = decodeBase64Slice(slice(Math.max(0, base64Length - 8), base64Length)).toString("latin1");
-  if (!/^\s*\{/.test(head) || !/\}\s*$/.test(tail)) {
-    throw new C1ParseError("Phase1Out does not decode to a SealCommitPhase1Output JSON object");
-  }
-  let registered = /"registered_proof"\s*:\s*"([^"]+)"/.exec(head)?.[1];
-  if (registered === undefined && headChars < base64Length) {
-    const whole = decodeBase64Slice(slice(0, base64Length)).toString("utf8");
-    registered = /"registered_proof"\s*:\s*"([^"]+)"/.exec(whole)?.[1];
-  }
-  if (registered === undefined) throw new C1ParseError("missing field `registered_proof` in Phase1Out");
-  return {
-    sectorNumber: SectorNum,
-    sectorSizeBytes: SectorSize,
-    registeredProof: registered,
-    registeredProofSectorBytes: sectorBytesOfRegisteredProof(registered),
-    synthetic: /"synthetic"\s*:\s*true/.test(head),
-    phase1OutBase64Bytes: base64Length,
-    wrapperBytes: buf.length,
-  };
 }
 
 function registeredProofFor(sectorBytes: number): string {

@@ -24,11 +24,14 @@ const decode =
     // A plain Uint8Array view, so decoded bytes fields compare equal to other Uint8Arrays.
     fromBinary(schema, new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
 
-/**
- * The client-side definition: every method of ProvingEngine keyed by its proto name
- * ("SubmitProof", "PreloadSRS", ...), encoding requests and decoding responses with protobuf-es.
- */
-export function provingEngineClientDefinition(): ServiceDefinition {
+type MethodOf = (typeof ProvingEngine.methods)[number];
+
+/** Every method of ProvingEngine keyed by its proto name, with the request codec given and protobuf-es responses. */
+function definitionWith(
+  requestCodec: (
+    method: MethodOf,
+  ) => Pick<MethodDefinition<unknown, unknown>, "requestSerialize" | "requestDeserialize">,
+): ServiceDefinition {
   const definition: Record<string, MethodDefinition<unknown, unknown>> = {};
   for (const method of ProvingEngine.methods) {
     definition[method.name] = {
@@ -36,8 +39,7 @@ export function provingEngineClientDefinition(): ServiceDefinition {
       requestStream: false,
       responseStream: false,
       originalName: method.localName,
-      requestSerialize: encode(method.input) as (value: unknown) => Buffer,
-      requestDeserialize: decode(method.input),
+      ...requestCodec(method),
       responseSerialize: encode(method.output) as (value: unknown) => Buffer,
       responseDeserialize: decode(method.output),
     };
@@ -46,23 +48,24 @@ export function provingEngineClientDefinition(): ServiceDefinition {
 }
 
 /**
+ * The client-side definition: every method of ProvingEngine keyed by its proto name
+ * ("SubmitProof", "PreloadSRS", ...), encoding requests and decoding responses with protobuf-es.
+ */
+export function provingEngineClientDefinition(): ServiceDefinition {
+  return definitionWith((method) => ({
+    requestSerialize: encode(method.input) as (value: unknown) => Buffer,
+    requestDeserialize: decode(method.input),
+  }));
+}
+
+/**
  * The server-side definition: requests arrive as raw bytes (so the handler can enforce the
  * daemon's 128 MiB cap with tonic's OUT_OF_RANGE before decoding), responses are encoded with
  * protobuf-es.
  */
 export function provingEngineServerDefinition(): ServiceDefinition {
-  const definition: Record<string, MethodDefinition<unknown, unknown>> = {};
-  for (const method of ProvingEngine.methods) {
-    definition[method.name] = {
-      path: methodPath(method),
-      requestStream: false,
-      responseStream: false,
-      originalName: method.localName,
-      requestSerialize: (value: unknown) => value as Buffer,
-      requestDeserialize: (bytes: Buffer) => bytes,
-      responseSerialize: encode(method.output) as (value: unknown) => Buffer,
-      responseDeserialize: decode(method.output),
-    };
-  }
-  return definition;
+  return definitionWith(() => ({
+    requestSerialize: (value: unknown) => value as Buffer,
+    requestDeserialize: (bytes: Buffer) => bytes,
+  }));
 }

@@ -396,7 +396,7 @@ describe("create errors", () => {
       .catch((e: unknown) => e);
     expect(error).toMatchObject({ code: "VAST_CREATE_UNCERTAIN", label: "bench-unknown" });
     expect((error as Error).message).toMatch(/may or may not/);
-    expect((error as { hint: string }).hint).toContain("cuzkit vast instances --label bench-unknown");
+    expect((error as { hint: string }).hint).toContain(`listInstances({ label: "bench-unknown" })`);
     expect(server.requestsTo("/api/v0/asks/1001/")).toHaveLength(1);
     expect(server.requestsTo("/api/v1/instances/")).toHaveLength(4); // the uniqueness check, then three look-ups
     expect(server.instances.size).toBe(0);
@@ -443,7 +443,7 @@ describe("create errors", () => {
       .createInstance(1001, { image: "img", recheckOffer: false })
       .catch((e: unknown) => e);
     expect(error).toMatchObject({ code: "VAST_DUPLICATE_RENT", instanceId: first.instanceId });
-    expect((error as { hint: string }).hint).toContain(`cuzkit vast destroy ${first.instanceId}`);
+    expect((error as { hint: string }).hint).toContain(`destroyInstance(${first.instanceId})`);
     await client.destroyInstance(first.instanceId);
     await client.createInstance(1001, { image: "img", recheckOffer: false });
     expect(server.requestsTo("/api/v0/asks/1001/")).toHaveLength(2);

@@ -1,27 +1,30 @@
 import { CuzkitError } from "@cuzkit/core";
 
 /** Stable codes of the Vast.ai client's errors (ABORTED and DEADLINE_EXCEEDED shared with the other packages). */
-export type VastErrorCode =
-  | "ABORTED"
-  | "VAST_AUTH"
-  | "VAST_BAD_REQUEST"
-  | "VAST_CREATE_UNCERTAIN"
-  | "VAST_DUPLICATE_RENT"
-  | "VAST_ENDPOINT_GONE"
-  | "VAST_INSTANCE_FAILED"
-  | "VAST_INSUFFICIENT_CREDIT"
-  | "VAST_LOGS_TIMEOUT"
-  | "VAST_MALFORMED_RESPONSE"
-  | "VAST_NETWORK"
-  | "VAST_NOT_FOUND"
-  | "VAST_NO_API_KEY"
-  | "VAST_OFFER_GONE"
-  | "VAST_RATE_LIMITED"
-  | "VAST_SERVER_ERROR"
-  | "DEADLINE_EXCEEDED"
-  | "VAST_UNEXPECTED_STATUS"
-  | "VAST_UNSUCCESSFUL"
-  | "VAST_WAIT_TIMEOUT";
+export const vastErrorCodes = [
+  "ABORTED",
+  "VAST_AUTH",
+  "VAST_BAD_REQUEST",
+  "VAST_CREATE_UNCERTAIN",
+  "VAST_DUPLICATE_RENT",
+  "VAST_ENDPOINT_GONE",
+  "VAST_INSTANCE_FAILED",
+  "VAST_INSUFFICIENT_CREDIT",
+  "VAST_LOGS_TIMEOUT",
+  "VAST_MALFORMED_RESPONSE",
+  "VAST_NETWORK",
+  "VAST_NOT_FOUND",
+  "VAST_NO_API_KEY",
+  "VAST_OFFER_GONE",
+  "VAST_RATE_LIMITED",
+  "VAST_SERVER_ERROR",
+  "DEADLINE_EXCEEDED",
+  "VAST_UNEXPECTED_STATUS",
+  "VAST_UNSUCCESSFUL",
+  "VAST_WAIT_TIMEOUT",
+] as const;
+/** A stable code of a Vast.ai client error. */
+export type VastErrorCode = (typeof vastErrorCodes)[number];
 
 /** What every Vast.ai error carries besides code, message, hint and retryable. */
 export interface VastErrorDetails {
@@ -84,8 +87,8 @@ interface ErrorDefaults {
 }
 
 const keyHowTo =
-  "set VAST_API_KEY, or save the key with `vastai set api-key KEY` (it writes $XDG_CONFIG_HOME/vastai/vast_api_key, " +
-  "default ~/.config/vastai/vast_api_key); cuzkit never takes the key as a command-line flag";
+  "pass the apiKey option, set VAST_API_KEY, or save the key with `vastai set api-key KEY` (it writes " +
+  "$XDG_CONFIG_HOME/vastai/vast_api_key, default ~/.config/vastai/vast_api_key)";
 
 /** No API key in the options, VAST_API_KEY, or the key files. Raised at the first call that needs one. */
 export class VastMissingApiKeyError extends VastApiError<"VAST_NO_API_KEY"> {
@@ -116,7 +119,7 @@ export class VastNotFoundError extends VastApiError<"VAST_NOT_FOUND"> {
     super(
       message,
       classDefaults(details, "VAST_NOT_FOUND", {
-        hint: "check the id; the instance may have been destroyed (list yours with `cuzkit vast instances`)",
+        hint: "check the id; the instance may have been destroyed (listInstances() lists yours)",
       }),
     );
   }
@@ -128,7 +131,7 @@ export class VastOfferGoneError extends VastApiError<"VAST_OFFER_GONE"> {
     super(
       message,
       classDefaults(details, "VAST_OFFER_GONE", {
-        hint: "the offer was rented or withdrawn: search again (`cuzkit vast offers`) and pick another; do not retry the same offer",
+        hint: "the offer was rented or withdrawn: search again (searchOffers()) and pick another; do not retry the same offer",
       }),
     );
   }
@@ -151,7 +154,7 @@ export class VastDuplicateRentError extends VastApiError<"VAST_DUPLICATE_RENT"> 
         hint:
           instanceId === undefined
             ? "another create of this offer is in flight in this process; wait for it instead of renting twice (Vast.ai would accept both and bill both)"
-            : `this client already rented instance ${instanceId} from this offer; use it, or destroy it first (\`cuzkit vast destroy ${instanceId}\`)`,
+            : `this client already rented instance ${instanceId} from this offer; use it, or destroy it first (destroyInstance(${instanceId}))`,
       }),
     );
     this.offerId = offerId;
@@ -260,7 +263,7 @@ export class VastUnexpectedStatusError extends VastApiError<"VAST_UNEXPECTED_STA
     super(
       message,
       classDefaults(details, "VAST_UNEXPECTED_STATUS", {
-        hint: "check VAST_URL (it should be https://console.vast.ai) and keep trailing slashes on paths",
+        hint: "check the baseUrl option or VAST_URL (it should be https://console.vast.ai) and keep trailing slashes on paths",
       }),
     );
   }
@@ -273,7 +276,7 @@ export class VastNetworkError extends VastApiError<"VAST_NETWORK"> {
       message,
       classDefaults(details, "VAST_NETWORK", {
         retryable: true,
-        hint: "check the network and VAST_URL; reads are retried automatically",
+        hint: "check the network and the baseUrl option or VAST_URL; reads are retried automatically",
       }),
     );
   }
@@ -311,7 +314,7 @@ export class VastCreateUncertainError extends VastApiError<"VAST_CREATE_UNCERTAI
     super(
       message,
       classDefaults(details, "VAST_CREATE_UNCERTAIN", {
-        hint: `the rental may or may not have happened: check with \`cuzkit vast instances --label ${label}\` before renting again, and destroy any duplicate`,
+        hint: `the rental may or may not have happened: look for it with listInstances({ label: "${label}" }) before renting again, and destroy any duplicate`,
       }),
     );
     this.label = label;
@@ -327,7 +330,7 @@ export class VastInstanceFailedError extends VastApiError<"VAST_INSTANCE_FAILED"
     super(
       message,
       classDefaults(details, "VAST_INSTANCE_FAILED", {
-        hint: "destroy the instance (`cuzkit vast destroy ID`) and rent another offer; status_msg says why it failed",
+        hint: "destroy the instance (destroyInstance(id)) and rent another offer; its statusMsg says why it failed",
       }),
     );
     this.actualStatus = actualStatus;
@@ -340,7 +343,7 @@ export class VastWaitTimeoutError extends VastApiError<"VAST_WAIT_TIMEOUT"> {
     super(
       message,
       classDefaults(details, "VAST_WAIT_TIMEOUT", {
-        hint: "the instance is still starting (large images can take long); check `cuzkit vast show ID`, or destroy it and rent another",
+        hint: "the instance is still starting (large images can take long): check it with showInstance(id), wait longer (waitForStatus timeoutMs), or destroy it and rent another",
       }),
     );
   }

@@ -138,7 +138,7 @@ describe("cuzkit bench", () => {
   describe("rejects bad input before any daemon work", () => {
     it.each([
       ["a missing C1 file", ["--c1", "missing.json"], /cannot read the C1 file .*missing\.json: ENOENT/],
-      ["a file that is not a C1 output", ["--c1", "notc1.json"], /C1 input has no valid SectorNum/],
+      ["a file that is not a C1 output", ["--c1", "notc1.json"], /C1 input has no `SectorNum` field/],
       ["an input over 128 MiB", ["--c1", "huge.json"], /over the daemon's 128 MiB message cap/],
       [
         "concurrency 0",

@@ -61,32 +61,22 @@ export class PlainGrpcCallError extends CuzkitError<`GRPC_${string}`> {
 }
 
 type Init<Desc extends DescMessage> = MessageInitShape<Desc>;
+/** One RPC with a request message. */
+type Call<Request extends DescMessage, Response> = (
+  request: Init<Request>,
+  options?: PlainCallOptions,
+) => Promise<Response>;
 
 /** Every RPC of the daemon as a promise. */
 export interface PlainGrpcClient {
-  submitProof(
-    request: Init<typeof SubmitProofRequestSchema>,
-    options?: PlainCallOptions,
-  ): Promise<SubmitProofResponse>;
-  awaitProof(
-    request: Init<typeof AwaitProofRequestSchema>,
-    options?: PlainCallOptions,
-  ): Promise<AwaitProofResponse>;
-  prove(request: Init<typeof ProveRequestSchema>, options?: PlainCallOptions): Promise<ProveResponse>;
-  cancelProof(
-    request: Init<typeof CancelProofRequestSchema>,
-    options?: PlainCallOptions,
-  ): Promise<CancelProofResponse>;
+  submitProof: Call<typeof SubmitProofRequestSchema, SubmitProofResponse>;
+  awaitProof: Call<typeof AwaitProofRequestSchema, AwaitProofResponse>;
+  prove: Call<typeof ProveRequestSchema, ProveResponse>;
+  cancelProof: Call<typeof CancelProofRequestSchema, CancelProofResponse>;
   getStatus(options?: PlainCallOptions): Promise<GetStatusResponse>;
   getMetrics(options?: PlainCallOptions): Promise<GetMetricsResponse>;
-  preloadSrs(
-    request: Init<typeof PreloadSrsRequestSchema>,
-    options?: PlainCallOptions,
-  ): Promise<PreloadSrsResponse>;
-  evictSrs(
-    request: Init<typeof EvictSrsRequestSchema>,
-    options?: PlainCallOptions,
-  ): Promise<EvictSrsResponse>;
+  preloadSrs: Call<typeof PreloadSrsRequestSchema, PreloadSrsResponse>;
+  evictSrs: Call<typeof EvictSrsRequestSchema, EvictSrsResponse>;
   /** The underlying grpc-js client. */
   readonly raw: grpc.Client;
   /** Closes the channel. */
