@@ -1,4 +1,5 @@
 import type { FastifyInstance } from "fastify";
+import type { FleetConfig } from "../manager/config.js";
 import { createDaemonStatusBoard, type DaemonStatusBoard } from "../server/daemon-status-board.js";
 import type { DashboardOptions } from "../server/dashboard-routes.js";
 import { testOffer, testPlan } from "./fixtures.js";
@@ -44,10 +45,12 @@ export const sampleDaemonStatus = {
 /** Starts a test fleet with the dashboard (reads open, as on loopback) listening on 127.0.0.1:0. */
 export async function startDashboardFleet(
   options: Partial<Omit<DashboardOptions, "manager">> = {},
+  /** Fleet config over the test's (minimum 40 proofs/h). */
+  config: Partial<FleetConfig> = {},
 ): Promise<DashboardFleet> {
   const board = createDaemonStatusBoard();
   const fleet = await startTestFleet({
-    config: { minProofsPerHour: 40 },
+    config: { minProofsPerHour: 40, ...config },
     fake: { rateLimits: false },
     dashboard: {
       adminToken: testAdminToken,
