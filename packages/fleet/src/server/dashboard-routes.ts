@@ -10,9 +10,11 @@ import { adminTokenChecker, bearer } from "./admin-token.js";
 import type { DaemonStatusBoard } from "./daemon-status-board.js";
 import {
   eventView,
+  excludedOfferView,
   fleetSummary,
   hostPerformance,
   instanceView,
+  offerView,
   proofsPerHourSeries,
 } from "./dashboard-views.js";
 import { openEventStream } from "./event-stream.js";
@@ -159,19 +161,10 @@ export async function dashboardPlugin(app: FastifyInstance, options: DashboardOp
   app.get("/api/proofs-per-hour", read, async () => proofsPerHourSeries(store, clock.now()));
   app.get("/api/offers", read, async (_request, reply) => {
     try {
-      const ranked = await manager.rank();
+      const { ranked, excluded } = await manager.rankAll();
       return {
-        offers: ranked.slice(0, 50).map((r) => ({
-          offerId: r.offer.id,
-          machineId: r.offer.machineId ?? null,
-          gpuName: r.offer.gpuName,
-          numGpus: r.offer.numGpus,
-          dphPerHour: r.offer.dphTotal,
-          geolocation: r.offer.geolocation ?? null,
-          modelledProofsPerHour: r.modelledProofsPerHour,
-          // From the fleet's ranking (measured, else class-corrected, else modelled): 1000 / its $ per 1000 proofs.
-          proofsPerDollar: 1000 / r.ranking.costPer1000,
-        })),
+        offers: ranked.slice(0, 50).map(offerView),
+        excluded: excluded.slice(0, 50).map(excludedOfferView),
       };
     } catch (error) {
       const code = (error as { code?: unknown }).code;

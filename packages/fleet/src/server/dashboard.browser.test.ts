@@ -170,6 +170,39 @@ describe("the fleet dashboard in Chromium", () => {
     await p.waitForSelector("#pph-chart canvas");
     expect(await paintedPixels(p, "#pph-chart canvas")).toBeGreaterThan(500);
 
+    // The offers overlay: each estimate of the rate, the one used in bold, the price per proof.
+    await p.waitForSelector("#offers-table tbody tr");
+    const offerRow = (id: number) =>
+      p.$eval(`#offers-table tr[data-offer-id="${id}"]`, (row) => ({
+        source: row.getAttribute("data-source"),
+        cells: [...row.querySelectorAll("td")].map((c) => c.textContent),
+        used: row.querySelector("td.used")?.getAttribute("data-estimate"),
+      }));
+    const measured = await offerRow(1002);
+    expect(measured.source).toBe("measured");
+    expect(measured.used).toBe("measured");
+    // Offer, machine, GPUs, where, fits, predicted, corrected, measured (runs), used, $/h, $/1000, reliability.
+    expect(measured.cells.slice(0, 12)).toEqual([
+      "1002",
+      "502",
+      "2× RTX 3090",
+      "Czechia, CZ",
+      "yes",
+      "62.6",
+      "48.5",
+      "48.5 (1)",
+      "measured",
+      "0.450",
+      ((0.45 / (48.5 * 0.98)) * 1000).toFixed(2),
+      "0.98",
+    ]);
+    const corrected = await offerRow(1005);
+    expect(corrected.used).toBe("corrected");
+    expect(corrected.cells[7]).toBe("–");
+    expect(
+      await p.$$eval("#excluded-offers-table tbody tr td.fits", (c) => c.map((x) => x.textContent)),
+    ).toEqual(["no", "no"]);
+
     // No reload: a marker set on the window survives while the row changes.
     await p.evaluate(() => {
       (window as unknown as { marker: number }).marker = 42;
