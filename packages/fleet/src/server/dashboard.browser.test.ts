@@ -175,7 +175,7 @@ describe("the fleet dashboard in Chromium", () => {
     const offerRow = (id: number) =>
       p.$eval(`#offers-table tr[data-offer-id="${id}"]`, (row) => ({
         source: row.getAttribute("data-source"),
-        cells: [...row.querySelectorAll("td")].map((c) => c.textContent),
+        cells: Array.from(row.querySelectorAll("td"), (c) => c.textContent),
         used: row.querySelector("td.used")?.getAttribute("data-estimate"),
       }));
     const measured = await offerRow(1002);
