@@ -128,10 +128,7 @@ Exit codes: 0 kept (served until stopped), 2 not kept, 1 a step failed.`,
       const readDaemonStatus =
         statusListen === undefined
           ? undefined
-          : async () =>
-              (await fetchStatusJson(`http://${statusListen}/status`, {
-                timeoutMs: statusReadTimeoutMs,
-              })) as unknown as Record<string, unknown>;
+          : () => fetchStatusJson(`http://${statusListen}/status`, { timeoutMs: statusReadTimeoutMs });
       const fleetReporter =
         url !== undefined
           ? createHttpReporter({ url, token: token as string, instanceId: instanceId as string })
