@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -45,17 +45,43 @@ afterAll(async () => {
 afterEach(async () => {
   await page?.close();
   page = undefined;
-  if (agent !== undefined) {
-    // The agent and the daemon it spawned share a process group.
-    if (agent.child.exitCode === null && agent.child.signalCode === null && agent.child.pid !== undefined)
-      process.kill(-agent.child.pid, "SIGKILL");
-    await agent.exited;
-    rmSync(agent.dir, { recursive: true, force: true });
-    agent = undefined;
+  // The agent before the manager: with no manager its report would wait out the reporter's retries.
+  try {
+    await stopAgent();
+  } finally {
+    await d?.close();
+    d = undefined;
   }
-  await d?.close();
-  d = undefined;
-});
+}, 40_000);
+
+/** Stops the test's agent and checks that it took its daemon with it. */
+async function stopAgent(): Promise<void> {
+  if (agent !== undefined) {
+    const a = agent;
+    agent = undefined;
+    // SIGTERM: the agent stops the daemon it started (the daemon runs in its own process group,
+    // so killing the agent's group would leave it behind). SIGKILL only if it does not end.
+    if (a.child.exitCode === null && a.child.signalCode === null) a.child.kill("SIGTERM");
+    const ended = await Promise.race([
+      a.exited.then(() => true),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 20_000).unref()),
+    ]);
+    if (!ended && a.child.pid !== undefined) process.kill(-a.child.pid, "SIGKILL");
+    await a.exited;
+    const left = processesUsing(a.dir);
+    for (const line of left) process.kill(Number(line.trim().split(/\s+/)[0]), "SIGKILL");
+    rmSync(a.dir, { recursive: true, force: true });
+    expect(ended, "the agent did not end on SIGTERM").toBe(true);
+    expect(left, "the agent left its daemon running").toEqual([]);
+  }
+}
+
+/** `ps` lines of the processes whose command line names `dir` (the agent's daemon dials a socket in it). */
+function processesUsing(dir: string): string[] {
+  return execFileSync("ps", ["-eo", "pid=,args="], { encoding: "utf8" })
+    .split("\n")
+    .filter((line) => line.includes(dir) && !line.includes("ps -eo"));
+}
 
 /** A free loopback TCP port (the simulated daemon's /status must be known before it starts). */
 async function freePort(): Promise<number> {
