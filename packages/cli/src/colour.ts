@@ -19,3 +19,25 @@ export function colourEnabled(
 export function bold(text: string, enabled: boolean): string {
   return enabled ? `\u001b[1m${text}\u001b[22m` : text;
 }
+
+/** The colours cuzkit paints with: a state word, never a whole table. */
+export type Paint = "red" | "green" | "yellow";
+
+const paintCodes: Record<Paint, number> = { red: 31, green: 32, yellow: 33 };
+
+/** `text` in `paint` when `enabled`, else the text unchanged. */
+export function painted(text: string, paint: Paint, enabled: boolean): string {
+  return enabled ? `\u001b[${paintCodes[paint]}m${text}\u001b[39m` : text;
+}
+
+// C0 controls but newline and tab, DEL and C1 controls: what a terminal would act on.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters it removes
+const controlCharacters = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/**
+ * Text from outside (the daemon's GPU names, job ids, error messages) made safe for a terminal:
+ * control characters, escape sequences' ESC among them, become U+FFFD, so they show and do nothing.
+ */
+export function terminalSafe(text: string): string {
+  return text.replace(controlCharacters, "\ufffd");
+}

@@ -136,6 +136,13 @@ export {
   isLoopbackHost,
   loadOrCreateAdminToken,
 } from "./server/admin-token.js";
+export {
+  type AgentPage,
+  type AgentPageOptions,
+  defaultAgentPageListen,
+  localInstanceId,
+  startAgentPage,
+} from "./server/agent-page.js";
 export { createDaemonStatusBoard, type DaemonStatusBoard } from "./server/daemon-status-board.js";
 export { type DashboardOptions, dashboardPlugin } from "./server/dashboard-routes.js";
 export { type InstanceView, instanceView } from "./server/dashboard-views.js";

@@ -1,5 +1,5 @@
 import { mkdirSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createConsoleLogger, InvalidInputError } from "@cuzkit/core";
 import { Command } from "commander";
@@ -19,7 +19,16 @@ interface AgentFlags extends ProofInputFlags, HardwareFlags {
   readyTimeout?: number;
   proofTimeout?: number;
   warmupTimeout?: number;
+  statusListen: string;
+  uiListen?: string;
+  uiToken?: string;
 }
+
+/** The daemon's HTTP /status address the agent configures and reads by default (cuzk's usual 9821). */
+export const defaultAgentStatusListen = "127.0.0.1:9821";
+
+/** How long one read of the daemon's /status may take before a heartbeat goes without it, ms. */
+const statusReadTimeoutMs = 2_000;
 
 /** `cuzkit agent`: runs on a rented machine, vets it and reports to `cuzkit fleet serve`. */
 export function createAgentCommand(io: CliIO): Command {
@@ -63,6 +72,19 @@ export function createAgentCommand(io: CliIO): Command {
       "--warmup-timeout <duration>",
       "deadline of the warmup proof (default 60m)",
       durationOption("--warmup-timeout"),
+    )
+    .option(
+      "--status-listen <host:port>",
+      "the daemon's HTTP /status (daemon.status_listen, written into the tuned cuzk.toml): forwarded with each heartbeat; off turns it off",
+      defaultAgentStatusListen,
+    )
+    .option(
+      "--ui-listen <host:port>",
+      "serve this machine's instance page (phases, benchmark, the daemon's /status) there, e.g. 127.0.0.1:7321 (default: not served)",
+    )
+    .option(
+      "--ui-token <token>",
+      "the token the page asks for; required when --ui-listen is beyond loopback (env CUZKIT_UI_TOKEN)",
     );
   addHardwareOptions(command)
     .addHelpText(
@@ -75,9 +97,9 @@ Exit codes: 0 kept (served until stopped), 2 not kept, 1 a step failed.`,
     )
     .action(async (flags: AgentFlags) => {
       // Loaded here, not at start-up: other commands need none of the fleet.
-      const { agentEnvNames, createDiskReporter, createHttpReporter, runAgent } = await import(
-        "@cuzkit/fleet"
-      );
+      const { agentEnvNames, createDiskReporter, createHttpReporter, runAgent, startAgentPage } =
+        await import("@cuzkit/fleet");
+      const { fetchStatusJson } = await import("@cuzkit/client");
       const url = io.env[agentEnvNames.url];
       const token = io.env[agentEnvNames.token];
       const instanceId = io.env[agentEnvNames.instanceId];
@@ -95,7 +117,19 @@ Exit codes: 0 kept (served until stopped), 2 not kept, 1 a step failed.`,
         mkdirSync(dir, { recursive: true });
         address = `unix://${join(dir, "cuzk.sock")}`;
       }
-      const reporter =
+      const statusListen = flags.statusListen === "off" ? undefined : flags.statusListen;
+      if (statusListen !== undefined && !/^(?:\[[0-9a-fA-F:.]+\]|[^\s:/]+):\d{1,5}$/.test(statusListen)) {
+        throw new InvalidInputError(`--status-listen "${statusListen}" is not HOST:PORT`, {
+          hint: `pass --status-listen ${defaultAgentStatusListen} (the daemon's status_listen), or --status-listen off`,
+        });
+      }
+      // The daemon's /status, read with the client's reader (typed, camelCased); a failed read
+      // throws, and the agent then heartbeats without it.
+      const readDaemonStatus =
+        statusListen === undefined
+          ? undefined
+          : () => fetchStatusJson(`http://${statusListen}/status`, { timeoutMs: statusReadTimeoutMs });
+      const fleetReporter =
         url !== undefined
           ? createHttpReporter({ url, token: token as string, instanceId: instanceId as string })
           : createDiskReporter({
@@ -103,6 +137,17 @@ Exit codes: 0 kept (served until stopped), 2 not kept, 1 a step failed.`,
               minProofsPerHour: flags.minProofsPerHour,
               benchmarkProofs: flags.count,
             });
+      const page =
+        flags.uiListen === undefined
+          ? undefined
+          : await startAgentPage({
+              listen: flags.uiListen,
+              token: flags.uiToken ?? io.env.CUZKIT_UI_TOKEN,
+              readDaemonStatus,
+              label: instanceId ?? hostname(),
+            });
+      if (page !== undefined) io.stderr.write(`agent page at ${page.url}/\n`);
+      const reporter = page === undefined ? fleetReporter : page.observe(fleetReporter);
       const stop = new AbortController();
       const onSignal = () => stop.abort();
       process.once("SIGINT", onSignal);
@@ -120,6 +165,8 @@ Exit codes: 0 kept (served until stopped), 2 not kept, 1 a step failed.`,
           proofTimeoutMs: flags.proofTimeout,
           warmupTimeoutMs: flags.warmupTimeout,
           signal: stop.signal,
+          readDaemonStatus,
+          daemonStatusListen: statusListen,
           logger: createConsoleLogger("info", (line) => io.stderr.write(`${line}\n`)),
           ...(given === undefined ? {} : { detectHardware: async () => given }),
         });
@@ -128,6 +175,7 @@ Exit codes: 0 kept (served until stopped), 2 not kept, 1 a step failed.`,
       } finally {
         process.off("SIGINT", onSignal);
         process.off("SIGTERM", onSignal);
+        await page?.close();
       }
     });
   return command;

@@ -5,23 +5,37 @@ import {
   type DaemonStatusJson,
   fetchStatusJson,
 } from "@cuzkit/client";
-import { formatBytes, proofKindLabel, proofKinds } from "@cuzkit/core";
+import { formatBytes, InvalidInputError, proofKindLabel, proofKinds } from "@cuzkit/core";
 import { Command } from "commander";
 import { colourEnabled } from "../colour.js";
 import { addrHelp, resolveAddress } from "../common.js";
+import { interruptOnSignals } from "../interrupt.js";
 import type { CliIO } from "../io.js";
+import { durationOption, durationText } from "../parse.js";
 import { createTable } from "../table.js";
+import { defaultWatchIntervalMs, type WatchOptions, watchStatus } from "./status-watch.js";
 
 interface StatusFlags {
   addr?: string;
   statusUrl?: string;
   json?: boolean;
+  watch?: boolean;
+  interval?: number;
+}
+
+/** What tests give the status command: the end of a watch, and each frame as it is written. */
+export interface StatusCommandDeps {
+  /** Ends `--watch` (instead of SIGINT/SIGTERM). Default: the process's signals. */
+  stopSignal?: AbortSignal | undefined;
+  /** Called with each `--watch` frame after it is written. Default: none. */
+  onFrame?: WatchOptions["onFrame"];
 }
 
 const unknown = "unknown";
 const bytesOrUnknown = (bytes: number | undefined) => (bytes === undefined ? unknown : formatBytes(bytes));
 
-function duration(seconds: number): string {
+/** Seconds as people read an uptime: `2h 5m`, `3m 12s`. */
+export function uptimeText(seconds: number): string {
   const h = Math.floor(seconds / 3600);
   const m = Math.floor((seconds % 3600) / 60);
   return h > 0 ? `${h}h ${m}m` : `${m}m ${Math.floor(seconds % 60)}s`;
@@ -36,7 +50,7 @@ export function formatStatus(
   colour = false,
 ): string {
   const out: string[] = [
-    `daemon ${address}: up ${duration(status.uptimeSeconds)}, ${status.totalProofsCompleted} proofs completed, ${status.totalProofsFailed} failed`,
+    `daemon ${address}: up ${uptimeText(status.uptimeSeconds)}, ${status.totalProofsCompleted} proofs completed, ${status.totalProofsFailed} failed`,
   ];
   const gpus = createTable(["GPU", "name", "VRAM total", "VRAM free", "workers", "current jobs"], {
     colour,
@@ -97,7 +111,7 @@ export function formatStatus(
 }
 
 /** `cuzkit status`: gRPC status and metrics, plus the daemon's HTTP /status JSON when given. */
-export function createStatusCommand(io: CliIO): Command {
+export function createStatusCommand(io: CliIO, deps: StatusCommandDeps = {}): Command {
   return new Command("status")
     .description(
       "show the daemon's status: GPUs (one row per GPU, not per worker), counters, metrics, memory",
@@ -108,12 +122,48 @@ export function createStatusCommand(io: CliIO): Command {
       "the daemon's HTTP status endpoint (daemon.status_listen), e.g. http://127.0.0.1:9821/status",
     )
     .option("--json", "print everything as JSON")
+    .option("--watch", "refresh until Ctrl-C, saying whether the daemon is up, frozen, down or cut off")
+    .option(
+      "--interval <duration>",
+      `between --watch refreshes (default ${durationText(defaultWatchIntervalMs)})`,
+      durationOption("--interval"),
+    )
     .addHelpText(
       "after",
-      "\nExamples:\n  cuzkit status --addr 127.0.0.1:9820\n  cuzkit status --addr unix:///run/curio/cuzk.sock --status-url http://127.0.0.1:9821/status --json",
+      "\nExamples:\n  cuzkit status --addr 127.0.0.1:9820\n  cuzkit status --addr unix:///run/curio/cuzk.sock --status-url http://127.0.0.1:9821/status --json\n  cuzkit status --watch --interval 1s --status-url 127.0.0.1:9821",
     )
     .action(async (flags: StatusFlags) => {
+      if (flags.watch && flags.json) {
+        throw new InvalidInputError("--watch and --json do not go together", {
+          hint: "leave --json out to watch, or --watch out for one JSON snapshot",
+        });
+      }
+      if (flags.interval !== undefined && !flags.watch) {
+        throw new InvalidInputError("--interval is for --watch", {
+          hint: "add --watch, or leave --interval out",
+        });
+      }
       const client = createCuzkClient({ address: resolveAddress(flags.addr, io) });
+      if (flags.watch) {
+        const shutdown = deps.stopSignal
+          ? { signal: deps.stopSignal, dispose() {} }
+          : interruptOnSignals(["SIGINT", "SIGTERM"]);
+        try {
+          await watchStatus({
+            client,
+            statusUrl: flags.statusUrl,
+            io,
+            intervalMs: flags.interval,
+            colour: colourEnabled(io.stdout, io.env),
+            signal: shutdown.signal,
+            onFrame: deps.onFrame,
+          });
+        } finally {
+          shutdown.dispose();
+          await client.close();
+        }
+        return;
+      }
       try {
         const [status, metrics, json] = await Promise.all([
           client.getStatus(),

@@ -62,6 +62,12 @@ export interface AgentOptions {
    * Default: none.
    */
   readDaemonStatus?: (() => Promise<Record<string, unknown> | undefined>) | undefined;
+  /**
+   * The daemon's HTTP status address (`HOST:PORT`), written into the tuned cuzk.toml as
+   * `daemon.status_listen` so the daemon serves the /status that readDaemonStatus reads.
+   * Default: none (the tuned config leaves the endpoint off, as the daemon does).
+   */
+  daemonStatusListen?: string | undefined;
   /** Heartbeat timers. Default: the global setInterval. */
   timers?: AgentTimers | undefined;
   /** The benchmark harness (tests). Default runBenchmark via the vetting adapter. */
@@ -94,6 +100,14 @@ const errorClassOf = (error: unknown) =>
       : "Unknown";
 const codeOf = (error: unknown) => (CuzkitError.is(error) ? error.code : "INTERNAL");
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 4000);
+
+type TomlSections = Record<string, Record<string, string | number | boolean>>;
+
+/** The config with `daemon.status_listen` set when an address is given (the daemon's /status is off by default). */
+function withStatusListen<C extends TomlSections>(config: C, listen: string | undefined): C {
+  if (listen === undefined) return config;
+  return { ...config, daemon: { ...config.daemon, status_listen: listen } };
+}
 
 /** A failed step, with the error class the manager records. */
 class AgentStepError extends CuzkitError {
@@ -209,8 +223,14 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
           `no safe daemon config for this machine: ${recommendation.infeasibleReason ?? ""}`,
         );
       }
-      configToml = emitCuzkToml(recommendation);
-      if (recommendation.warmup.restart) warmupConfigToml = `${toToml(recommendation.warmup.config)}\n`;
+      configToml = emitCuzkToml({
+        ...recommendation,
+        config: withStatusListen(recommendation.config, options.daemonStatusListen),
+      });
+      if (recommendation.warmup.restart) {
+        const warmupConfig = withStatusListen(recommendation.warmup.config, options.daemonStatusListen);
+        warmupConfigToml = `${toToml(warmupConfig)}\n`;
+      }
     } catch (error) {
       return await fail("tune", error);
     }

@@ -17,6 +17,11 @@ export interface AdminToken {
 
 const tokenShape = /^[A-Za-z0-9_-]{16,128}$/;
 
+/** True for a usable admin (or local page) token: 16 to 128 characters of A-Z, a-z, 0-9, _ and -. */
+export function isTokenShaped(token: string): boolean {
+  return tokenShape.test(token);
+}
+
 /**
  * The admin token: the given one, else the one kept in `<stateDir>/admin-token`, else a new one
  * written there with mode 0600. An in-memory store (`:memory:`) gets a new one each start.
@@ -63,4 +68,10 @@ export function adminTokenChecker(token: string): (candidate: string | undefined
 /** True for a loopback listen host (127.0.0.0/8, ::1, localhost): reads need no token there. */
 export function isLoopbackHost(host: string): boolean {
   return host === "localhost" || host === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/** The token of an `Authorization: Bearer <token>` header, or undefined. */
+export function bearer(request: { headers: { authorization?: string | undefined } }): string | undefined {
+  const header = request.headers.authorization;
+  return typeof header === "string" ? /^Bearer (\S{1,256})$/.exec(header)?.[1] : undefined;
 }

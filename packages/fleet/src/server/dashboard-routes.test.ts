@@ -10,6 +10,7 @@ import {
 import { startTestFleet } from "../testing/test-fleet.js";
 import { createDaemonStatusBoard } from "./daemon-status-board.js";
 import { dashboardPlugin } from "./dashboard-routes.js";
+import type { OfferView } from "./dashboard-views.js";
 import { openApiDocument } from "./openapi.js";
 
 let d: DashboardFleet | undefined;
@@ -83,15 +84,50 @@ describe("the dashboard's JSON API over HTTP", () => {
   it("answers the host table, the fleet series, ranked offers and events", async () => {
     d = await startDashboardFleet();
     // Offers first, while the fake market still has some: the manager's ranking, in its order.
-    const offers = JSON.parse((await get("/api/offers")).text).offers as {
-      offerId: number;
-      proofsPerDollar: number;
-    }[];
+    const before = JSON.parse((await get("/api/offers")).text) as { offers: OfferView[] };
     const ranked = await d.fleet.manager.rank();
-    expect(offers.length).toBeGreaterThan(0);
-    expect(offers.map((o) => o.offerId)).toEqual(ranked.map((r) => r.offer.id));
-    expect(offers[0]?.proofsPerDollar).toBeCloseTo(1000 / (ranked[0]?.ranking.costPer1000 as number), 9);
+    expect(before.offers.length).toBeGreaterThan(0);
+    expect(before.offers.map((o) => o.offerId)).toEqual(ranked.map((r) => r.offer.id));
+    // Nothing measured yet: the model alone.
+    expect(before.offers.every((o) => o.source === "predicted" && o.correctedProofsPerHour === null)).toBe(
+      true,
+    );
     const seeded = await seedDashboardFleet(d);
+    // After a benchmark: the overlay of `fleet offers`, row for row the manager's ranking.
+    const after = JSON.parse((await get("/api/offers")).text) as {
+      offers: OfferView[];
+      excluded: { offerId: number; fits: boolean; reason: string }[];
+    };
+    const { ranked: now, excluded } = await d.fleet.manager.rankAll();
+    expect(after.offers).toEqual(
+      now.map((r) =>
+        expect.objectContaining({
+          offerId: r.offer.id,
+          fits: true,
+          predictedProofsPerHour: r.ranking.predictedProofsPerHour,
+          correctedProofsPerHour: r.ranking.correctedProofsPerHour ?? null,
+          measuredProofsPerHour: r.ranking.measured?.proofsPerHour ?? null,
+          measuredRuns: r.ranking.measured?.runs ?? 0,
+          source: r.ranking.source,
+          dphPerHour: r.offer.dphTotal,
+          costPer1000: r.ranking.costPer1000,
+          reliability: r.ranking.reliability,
+        }),
+      ),
+    );
+    const byId = new Map(after.offers.map((o) => [o.offerId, o]));
+    expect(byId.get(1002)).toMatchObject({
+      source: "measured",
+      measuredProofsPerHour: 48.5,
+      measuredRuns: 1,
+    });
+    expect(byId.get(1005)).toMatchObject({ source: "corrected", correctedProofsPerHour: 48.5 });
+    expect(byId.get(1002)?.costPer1000).toBeCloseTo((0.45 / (48.5 * 0.98)) * 1000, 6);
+    expect(after.excluded.map((x) => x.offerId)).toEqual(excluded.map((x) => x.offer.id));
+    expect(after.excluded.every((x) => x.fits === false && x.reason.length > 0)).toBe(true);
+    // The OpenAPI document's Offer schema names fields the answer has.
+    for (const field of openApiDocument.components.schemas.Offer.required)
+      expect(after.offers.every((o) => field in o)).toBe(true);
     const hosts = JSON.parse((await get("/api/host-performance")).text).hosts;
     expect(hosts).toEqual([
       expect.objectContaining({ instanceId: seeded.kept, verdict: "MET", proofsPerHour: 48.5 }),

@@ -6,18 +6,21 @@ import { FleetInstanceNotFoundError } from "../errors.js";
 import { isInstanceId } from "../manager/config.js";
 import type { FleetManager } from "../manager/fleet-manager.js";
 import { lastEventSeq } from "../store/dashboard-reads.js";
-import { adminTokenChecker } from "./admin-token.js";
+import { adminTokenChecker, bearer } from "./admin-token.js";
 import type { DaemonStatusBoard } from "./daemon-status-board.js";
 import {
   eventView,
+  excludedOfferView,
   fleetSummary,
   hostPerformance,
   instanceView,
+  offerView,
   proofsPerHourSeries,
 } from "./dashboard-views.js";
+import { openEventStream } from "./event-stream.js";
 import { createFleetMetrics } from "./metrics.js";
 import { openApiDocument } from "./openapi.js";
-import { contentSecurityPolicy, dashboardAssets, pageHtml } from "./web-assets.js";
+import { dashboardAssets, pageHtml, securityHeaders } from "./web-assets.js";
 
 /** Options of the dashboard and admin API. */
 export interface DashboardOptions {
@@ -36,14 +39,6 @@ export interface DashboardOptions {
   streamTickMs?: number | undefined;
 }
 
-const securityHeaders = {
-  "content-security-policy": contentSecurityPolicy,
-  "x-content-type-options": "nosniff",
-  "referrer-policy": "no-referrer",
-  "x-frame-options": "DENY",
-  "cache-control": "no-store",
-};
-
 type IdParams = { id: string };
 const deployBody = z.strictObject({ offerId: z.number().int().positive() });
 const eventsQuery = z.object({
@@ -51,11 +46,6 @@ const eventsQuery = z.object({
   limit: z.coerce.number().int().min(1).max(1000).optional(),
   instance: z.string().max(64).optional(),
 });
-
-function bearer(request: FastifyRequest): string | undefined {
-  const header = request.headers.authorization;
-  return typeof header === "string" ? /^Bearer (\S{1,256})$/.exec(header)?.[1] : undefined;
-}
 
 /**
  * The dashboard pages (`/`, `/instances/:id`), their JSON (`/api/...`), the live stream
@@ -104,7 +94,7 @@ export async function dashboardPlugin(app: FastifyInstance, options: DashboardOp
     reply.type("text/html; charset=utf-8").send(pageHtml("fleet", "cuzkit fleet")),
   );
   app.get<{ Params: IdParams }>("/instances/:id", async (_request, reply) =>
-    reply.type("text/html; charset=utf-8").send(pageHtml("instance", "cuzkit instance")),
+    reply.type("text/html; charset=utf-8").send(pageHtml("instance", "cuzkit fleet")),
   );
   app.get("/assets/dashboard.js", async (_request, reply) =>
     reply.type("text/javascript; charset=utf-8").send(dashboardAssets().js),
@@ -171,19 +161,10 @@ export async function dashboardPlugin(app: FastifyInstance, options: DashboardOp
   app.get("/api/proofs-per-hour", read, async () => proofsPerHourSeries(store, clock.now()));
   app.get("/api/offers", read, async (_request, reply) => {
     try {
-      const ranked = await manager.rank();
+      const { ranked, excluded } = await manager.rankAll();
       return {
-        offers: ranked.slice(0, 50).map((r) => ({
-          offerId: r.offer.id,
-          machineId: r.offer.machineId ?? null,
-          gpuName: r.offer.gpuName,
-          numGpus: r.offer.numGpus,
-          dphPerHour: r.offer.dphTotal,
-          geolocation: r.offer.geolocation ?? null,
-          modelledProofsPerHour: r.modelledProofsPerHour,
-          // From the fleet's ranking (measured, else class-corrected, else modelled): 1000 / its $ per 1000 proofs.
-          proofsPerDollar: 1000 / r.ranking.costPer1000,
-        })),
+        offers: ranked.slice(0, 50).map(offerView),
+        excluded: excluded.slice(0, 50).map(excludedOfferView),
       };
     } catch (error) {
       const code = (error as { code?: unknown }).code;
@@ -194,36 +175,27 @@ export async function dashboardPlugin(app: FastifyInstance, options: DashboardOp
       });
     }
   });
-  app.get("/api/stream", read, async (request, reply) => {
-    reply.hijack();
-    const res = reply.raw;
-    res.writeHead(200, {
-      ...securityHeaders,
-      "content-type": "text/event-stream; charset=utf-8",
-      connection: "keep-alive",
-    });
-    streams.add(res);
-    let cursor = lastEventSeq(store);
-    res.write(`event: hello\ndata: ${JSON.stringify({ seq: cursor })}\n\n`);
-    const poll = setInterval(() => {
-      const events = store.events({ afterSeq: cursor, limit: 200 });
-      const last = events.at(-1);
-      if (last === undefined) return;
-      cursor = last.seq;
-      res.write(`event: change\ndata: ${JSON.stringify(events.map(eventView))}\n\n`);
-    }, options.streamPollMs ?? 1000);
-    const tick = setInterval(
-      () => res.write(`event: tick\ndata: ${clock.now()}\n\n`),
-      options.streamTickMs ?? 10_000,
-    );
-    const stop = () => {
-      clearInterval(poll);
-      clearInterval(tick);
-      streams.delete(res);
-    };
-    request.raw.on("close", stop);
-    res.on("close", stop);
-  });
+  app.get("/api/stream", read, async (request, reply) =>
+    openEventStream(request, reply, streams, (stream) => {
+      let cursor = lastEventSeq(store);
+      stream.send("hello", { seq: cursor });
+      const poll = setInterval(() => {
+        const events = store.events({ afterSeq: cursor, limit: 200 });
+        const last = events.at(-1);
+        if (last === undefined) return;
+        cursor = last.seq;
+        stream.send("change", events.map(eventView));
+      }, options.streamPollMs ?? 1000);
+      const tick = setInterval(
+        () => stream.send("tick", String(clock.now())),
+        options.streamTickMs ?? 10_000,
+      );
+      return () => {
+        clearInterval(poll);
+        clearInterval(tick);
+      };
+    }),
+  );
 
   const action = { preHandler: admin, bodyLimit: 4096 };
   app.post("/api/deploy", action, async (request, reply) => {

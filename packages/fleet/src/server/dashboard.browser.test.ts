@@ -1,10 +1,13 @@
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import chromium from "@sparticuz/chromium";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { cuzkitArgv, cuzkitShellCommand } from "../../../../test/support/cuzkit-process.js";
 import { type DashboardFleet, seedDashboardFleet, startDashboardFleet } from "../testing/dashboard-fleet.js";
 
 // The dashboard in a real headless Chromium (the one @sparticuz/chromium ships; no download).
@@ -14,6 +17,7 @@ let browser: Browser;
 let profile: string;
 let d: DashboardFleet | undefined;
 let page: Page | undefined;
+let agent: { child: ChildProcess; output: string[]; exited: Promise<unknown>; dir: string } | undefined;
 
 beforeAll(async () => {
   profile = mkdtempSync(join(tmpdir(), "cuzkit-dashboard-chromium-"));
@@ -41,17 +45,120 @@ afterAll(async () => {
 afterEach(async () => {
   await page?.close();
   page = undefined;
-  await d?.close();
-  d = undefined;
-});
+  // The agent before the manager: with no manager its report would wait out the reporter's retries.
+  try {
+    await stopAgent();
+  } finally {
+    await d?.close();
+    d = undefined;
+  }
+}, 40_000);
 
-async function open(path: string): Promise<Page> {
+/** Stops the test's agent and checks that it took its daemon with it. */
+async function stopAgent(): Promise<void> {
+  if (agent !== undefined) {
+    const a = agent;
+    agent = undefined;
+    // SIGTERM: the agent stops the daemon it started (the daemon runs in its own process group,
+    // so killing the agent's group would leave it behind). SIGKILL only if it does not end.
+    if (a.child.exitCode === null && a.child.signalCode === null) a.child.kill("SIGTERM");
+    const ended = await Promise.race([
+      a.exited.then(() => true),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 20_000).unref()),
+    ]);
+    if (!ended && a.child.pid !== undefined) process.kill(-a.child.pid, "SIGKILL");
+    await a.exited;
+    const left = processesUsing(a.dir);
+    for (const line of left) process.kill(Number(line.trim().split(/\s+/)[0]), "SIGKILL");
+    rmSync(a.dir, { recursive: true, force: true });
+    expect(ended, "the agent did not end on SIGTERM").toBe(true);
+    expect(left, "the agent left its daemon running").toEqual([]);
+  }
+}
+
+/** `ps` lines of the processes whose command line names `dir` (the agent's daemon dials a socket in it). */
+function processesUsing(dir: string): string[] {
+  return execFileSync("ps", ["-eo", "pid=,args="], { encoding: "utf8" })
+    .split("\n")
+    .filter((line) => line.includes(dir) && !line.includes("ps -eo"));
+}
+
+/** A free loopback TCP port (the simulated daemon's /status must be known before it starts). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return typeof address === "object" && address !== null ? address.port : 0;
+}
+
+/** Starts a real `cuzkit agent` process (its own process group) in front of a simulated daemon serving /status. */
+function startAgent(args: string[], env: Record<string, string>, statusPort: number) {
+  const dir = mkdtempSync(join(tmpdir(), "cuzkit-agent-page-"));
+  const machine = ["--ram", "251GiB", "--cores", "32", "--gpus", "2xRTX3090"];
+  const sim = `${cuzkitShellCommand()} sim ${machine.join(" ")} --time-scale 0.004 --pce-cached --status-listen 127.0.0.1:${statusPort}`;
+  const [node, base] = cuzkitArgv();
+  const child = spawn(
+    node,
+    [
+      ...base,
+      "agent",
+      "--synthetic",
+      "--spawn",
+      sim,
+      "--addr",
+      `unix://${join(dir, "cuzk.sock")}`,
+      "--status-listen",
+      `127.0.0.1:${statusPort}`,
+      "--ready-timeout",
+      "30s",
+      "--report-dir",
+      join(dir, "reports"),
+      ...machine,
+      ...args,
+    ],
+    { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"], detached: true },
+  );
+  const output: string[] = [];
+  child.stdout?.on("data", (chunk: Buffer) => output.push(chunk.toString()));
+  child.stderr?.on("data", (chunk: Buffer) => output.push(chunk.toString()));
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  agent = { child, output, exited, dir };
+  return agent;
+}
+
+/** Resolves with the first line of the agent's output that matches, or rejects when it exits first. */
+function agentLine(a: NonNullable<typeof agent>, pattern: RegExp): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const look = () => {
+      const line = a.output
+        .join("")
+        .split("\n")
+        .find((l) => pattern.test(l));
+      if (line !== undefined) resolve(line);
+      return line !== undefined;
+    };
+    if (look()) return;
+    const onData = () => {
+      if (!look()) return;
+      a.child.stdout?.off("data", onData);
+      a.child.stderr?.off("data", onData);
+    };
+    a.child.stdout?.on("data", onData);
+    a.child.stderr?.on("data", onData);
+    void a.exited.then(() => {
+      if (!look()) reject(new Error(`the agent exited before printing ${pattern}: ${a.output.join("")}`));
+    });
+  });
+}
+
+async function open(path: string, base = (d as DashboardFleet).url): Promise<Page> {
   page = await browser.newPage();
   await page.setViewport({ width: 1280, height: 1000 });
   const errors: string[] = [];
   page.setDefaultTimeout(10_000);
   page.on("pageerror", (error) => errors.push(String(error)));
-  await page.goto(`${(d as DashboardFleet).url}${path}`, { waitUntil: "domcontentloaded" });
+  await page.goto(`${base}${path}`, { waitUntil: "domcontentloaded" });
   // The live stream is connected once the page says so.
   await page.waitForSelector('body[data-live="yes"]').catch((error) => {
     throw new Error(`the page did not go live: ${errors.join("; ") || String(error)}`);
@@ -88,6 +195,39 @@ describe("the fleet dashboard in Chromium", () => {
     // The chart: uPlot draws the proofs/hour lines onto its canvas.
     await p.waitForSelector("#pph-chart canvas");
     expect(await paintedPixels(p, "#pph-chart canvas")).toBeGreaterThan(500);
+
+    // The offers overlay: each estimate of the rate, the one used in bold, the price per proof.
+    await p.waitForSelector("#offers-table tbody tr");
+    const offerRow = (id: number) =>
+      p.$eval(`#offers-table tr[data-offer-id="${id}"]`, (row) => ({
+        source: row.getAttribute("data-source"),
+        cells: Array.from(row.querySelectorAll("td"), (c) => c.textContent),
+        used: row.querySelector("td.used")?.getAttribute("data-estimate"),
+      }));
+    const measured = await offerRow(1002);
+    expect(measured.source).toBe("measured");
+    expect(measured.used).toBe("measured");
+    // Offer, machine, GPUs, where, fits, predicted, corrected, measured (runs), used, $/h, $/1000, reliability.
+    expect(measured.cells.slice(0, 12)).toEqual([
+      "1002",
+      "502",
+      "2× RTX 3090",
+      "Czechia, CZ",
+      "yes",
+      "62.6",
+      "48.5",
+      "48.5 (1)",
+      "measured",
+      "0.450",
+      ((0.45 / (48.5 * 0.98)) * 1000).toFixed(2),
+      "0.98",
+    ]);
+    const corrected = await offerRow(1005);
+    expect(corrected.used).toBe("corrected");
+    expect(corrected.cells[7]).toBe("–");
+    expect(
+      await p.$$eval("#excluded-offers-table tbody tr td.fits", (c) => c.map((x) => x.textContent)),
+    ).toEqual(["no", "no"]);
 
     // No reload: a marker set on the window survives while the row changes.
     await p.evaluate(() => {
@@ -148,4 +288,83 @@ describe("the fleet dashboard in Chromium", () => {
     expect(await p.$eval("#pipelines-table tbody", (t) => t.textContent)).toContain("4 / 10");
     expect(await p.$eval("#workers-table tbody", (t) => t.textContent)).toContain("proving");
   });
+});
+
+describe("a real agent's daemon /status in Chromium", () => {
+  it("the fleet's instance page shows what a real agent forwarded from its simulated daemon", async () => {
+    d = await startDashboardFleet({}, { heartbeatIntervalMs: 100, benchmarkProofs: 3, minProofsPerHour: 1 });
+    const fleet = d;
+    const { id, token } = await fleet.deploy(1002);
+    // Keep the first status taken while a proof ran: later heartbeats (idle daemon) replace nothing.
+    const busy = new Promise<Record<string, unknown>>((resolve) => {
+      const set = fleet.board.set.bind(fleet.board);
+      let kept = false;
+      fleet.board.set = (instanceId, status, at) => {
+        if (kept) return;
+        set(instanceId, status, at);
+        if (Array.isArray(status.pipelines) && status.pipelines.length > 0) {
+          kept = true;
+          resolve(status);
+        }
+      };
+    });
+    const statusPort = await freePort();
+    const a = startAgent(
+      [],
+      { CUZKIT_FLEET_URL: fleet.url, CUZKIT_FLEET_TOKEN: token, CUZKIT_INSTANCE_ID: id },
+      statusPort,
+    );
+    const status = await Promise.race([
+      busy,
+      a.exited.then(() => {
+        throw new Error(`the agent ended before it forwarded a busy /status: ${a.output.join("")}`);
+      }),
+    ]);
+    expect(status.raw).toBeUndefined(); // the parsed copy only
+    expect(status.memory).toMatchObject({ totalBytes: expect.any(Number), usedBytes: expect.any(Number) });
+    // The tuned config the agent reported turns the daemon's /status on where the agent reads it.
+    expect(fleet.fleet.manager.store.require(id).tunedConfig).toContain(
+      `status_listen = "127.0.0.1:${statusPort}"`,
+    );
+
+    const p = await open(`/instances/${id}`);
+    await p.waitForSelector("#workers-table tbody tr");
+    expect(await p.$$eval("#workers-table tbody tr", (rows) => rows.length)).toBe(
+      (status.gpuWorkers as unknown[]).length,
+    );
+    expect(await p.$eval("#pipelines-table tbody", (t) => t.textContent)).toMatch(/porep-c2\d+ \/ 10/);
+    expect(await p.$eval("#memory", (m) => m.textContent)).toMatch(
+      /memory \d+\.\d GiB of \d+\.\d GiB budget/,
+    );
+  }, 90_000);
+});
+
+describe("the agent's own page (cuzkit agent --ui-listen) in Chromium", () => {
+  it("shows the agent's phase live and the daemon's /status, with no fleet", async () => {
+    const statusPort = await freePort();
+    const a = startAgent(["--ui-listen", "127.0.0.1:0", "--count", "2"], {}, statusPort);
+    const line = await agentLine(a, /^agent page at /);
+    const base = (/at (http:\/\/127\.0\.0\.1:\d+)\//.exec(line) ?? [])[1] as string;
+    const p = await open("/", base);
+    expect(p.url()).toBe(`${base}/instances/local`);
+    // The phase moves on without a reload until the machine is kept and serves.
+    await p.evaluate(() => {
+      (window as unknown as { marker: number }).marker = 7;
+    });
+    await p.waitForSelector("#instance-state", { timeout: 60_000 });
+    await p.waitForFunction(() => document.querySelector("#instance-state")?.textContent === "serving", {
+      timeout: 60_000,
+    });
+    expect(await p.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(7);
+    expect(
+      await p.$$eval("#phases-table tbody tr td:first-child", (cells) => cells.map((c) => c.textContent)),
+    ).toEqual(["starting", "registered", "params", "warmup", "benchmarking", "serving"]);
+    // The daemon's /status, read live from the simulated daemon the agent started.
+    await p.waitForSelector("#workers-table tbody tr");
+    expect(await p.$$eval("#workers-table tbody tr", (rows) => rows.length)).toBeGreaterThanOrEqual(2);
+    expect(await p.$eval("#memory", (m) => m.textContent)).toMatch(
+      /memory \d+\.\d GiB of \d+\.\d GiB budget/,
+    );
+    expect(await p.$eval("#facts", (f) => f.textContent)).not.toContain("$");
+  }, 90_000);
 });

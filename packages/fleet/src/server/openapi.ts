@@ -40,6 +40,15 @@ const page = (summary: string, extra: object = {}) => ({
   },
 });
 
+const offersSchema = {
+  type: "object",
+  required: ["offers", "excluded"],
+  properties: {
+    offers: { type: "array", items: { $ref: "#/components/schemas/Offer" } },
+    excluded: { type: "array", items: { $ref: "#/components/schemas/ExcludedOffer" } },
+  },
+};
+
 /** The OpenAPI document served at /openapi.json. */
 export const openApiDocument = {
   openapi: "3.1.0",
@@ -53,6 +62,65 @@ export const openApiDocument = {
   components: {
     securitySchemes: { adminToken: { type: "http", scheme: "bearer" } },
     schemas: {
+      Offer: {
+        type: "object",
+        description:
+          "A ranked offer: the model's, the class-corrected and the measured proofs/hour, the one used, and its price per proof",
+        required: [
+          "offerId",
+          "fits",
+          "predictedProofsPerHour",
+          "source",
+          "estimateProofsPerHour",
+          "dphPerHour",
+          "costPer1000",
+          "reliability",
+        ],
+        properties: {
+          offerId: { type: "integer" },
+          machineId: { type: ["integer", "null"] },
+          gpuName: { type: "string" },
+          numGpus: { type: "integer" },
+          geolocation: { type: ["string", "null"] },
+          fits: { const: true, description: "The tuner found a safe config" },
+          predictedProofsPerHour: { type: "number", description: "The tuner's model, uncalibrated" },
+          correctedProofsPerHour: {
+            type: ["number", "null"],
+            description:
+              "The model corrected by the hardware class's calibration; null before the class is measured",
+          },
+          measuredProofsPerHour: {
+            type: ["number", "null"],
+            description: "Measured on this machine (geometric mean of measuredRuns runs)",
+          },
+          measuredRuns: { type: "integer" },
+          source: {
+            enum: ["measured", "corrected", "predicted"],
+            description: "The estimate the ranking uses",
+          },
+          estimateProofsPerHour: { type: "number" },
+          dphPerHour: { type: "number" },
+          costPer1000: {
+            type: "number",
+            description: "$ per 1000 proofs at the estimate, reliability included",
+          },
+          optimisticCostPer1000: { type: "number", description: "At the optimistic estimate: the sort key" },
+          reliability: { type: "number", minimum: 0, maximum: 1 },
+          worthTrying: { type: "boolean" },
+        },
+      },
+      ExcludedOffer: {
+        type: "object",
+        required: ["offerId", "fits", "reason"],
+        properties: {
+          offerId: { type: "integer" },
+          machineId: { type: ["integer", "null"] },
+          gpuName: { type: "string" },
+          numGpus: { type: "integer" },
+          fits: { const: false },
+          reason: { type: "string" },
+        },
+      },
       Error: {
         type: "object",
         required: ["ok", "error", "message"],
@@ -136,7 +204,11 @@ export const openApiDocument = {
       "Proofs/hour over time per instance and for the fleet (x in epoch seconds)",
       { type: "object" },
     ),
-    "/api/offers": read("Offers ranked by the manager (modelled proofs/hour per dollar)", { type: "object" }),
+    "/api/offers": read(
+      "Offers ranked by $ per 1000 proofs, with every estimate of their rate (as `cuzkit fleet offers --json`), and those left out",
+      offersSchema,
+      { responses: { "200": json(offersSchema), ...refusals, "502": json(error, "Vast.ai did not answer") } },
+    ),
     "/api/stream": {
       get: {
         summary: "Server-sent events: `change` (new events, JSON array) and `tick`",

@@ -48,3 +48,12 @@ export function pageHtml(page: "fleet" | "instance", title: string): string {
 export const contentSecurityPolicy =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
   "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/** The headers of every dashboard answer: the CSP, no sniffing, no referrer, no framing, no caching. */
+export const securityHeaders = {
+  "content-security-policy": contentSecurityPolicy,
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+  "x-frame-options": "DENY",
+  "cache-control": "no-store",
+};

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from "fastify";
+import type { FleetConfig } from "../manager/config.js";
 import { createDaemonStatusBoard, type DaemonStatusBoard } from "../server/daemon-status-board.js";
 import type { DashboardOptions } from "../server/dashboard-routes.js";
 import { testOffer, testPlan } from "./fixtures.js";
@@ -44,10 +45,12 @@ export const sampleDaemonStatus = {
 /** Starts a test fleet with the dashboard (reads open, as on loopback) listening on 127.0.0.1:0. */
 export async function startDashboardFleet(
   options: Partial<Omit<DashboardOptions, "manager">> = {},
+  /** Fleet config over the test's (minimum 40 proofs/h). */
+  config: Partial<FleetConfig> = {},
 ): Promise<DashboardFleet> {
   const board = createDaemonStatusBoard();
   const fleet = await startTestFleet({
-    config: { minProofsPerHour: 40 },
+    config: { minProofsPerHour: 40, ...config },
     fake: { rateLimits: false },
     dashboard: {
       adminToken: testAdminToken,
@@ -87,7 +90,8 @@ export async function startDashboardFleet(
 
 /**
  * Seeds a fleet: one instance kept (benchmarked at 48.5 proofs/h, with per-proof records and a
- * forwarded daemon /status), one in warmup, and one planned row whose label is markup.
+ * forwarded daemon /status), one in warmup, and one planned row whose label is markup; then
+ * lists the kept machine's offer again (1002) and a twin of its class (1005).
  */
 export async function seedDashboardFleet(
   d: DashboardFleet,
@@ -123,5 +127,17 @@ export async function seedDashboardFleet(
       offer: testOffer(),
     }),
   );
+  // The market afterwards: the kept machine's offer is listed again (it has a free slot) and a
+  // twin of its hardware class on another machine appears, so the offers overlay shows a
+  // measured, a class-corrected and a predicted estimate.
+  const keptOffer = d.fleet.fake.offers.find((o) => o.id === 1002) as Record<string, unknown>;
+  keptOffer.rented = false;
+  d.fleet.fake.offers.push({
+    ...keptOffer,
+    id: 1005,
+    machine_id: 505,
+    host_id: 95,
+    geolocation: "Poland, PL",
+  });
   return { kept: kept.id, vetting, hostile };
 }

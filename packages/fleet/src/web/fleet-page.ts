@@ -2,9 +2,11 @@
 import type uPlot from "uplot";
 import type {
   EventView,
+  ExcludedOfferView,
   FleetSummary,
   HostPerformanceView,
   InstanceView,
+  OfferView,
   ProofsPerHourSeries,
 } from "../server/dashboard-views.js";
 import { ApiError, followStream, getJson, postJson } from "./api.js";
@@ -12,15 +14,95 @@ import { lineChart } from "./charts.js";
 import { el, formatDuration, formatNumber, replaceChildren, table } from "./dom.js";
 import { header, notice } from "./layout.js";
 
-interface OfferView {
-  offerId: number;
-  machineId: number | null;
-  gpuName: string;
-  numGpus: number;
-  dphPerHour: number;
-  geolocation: string | null;
-  modelledProofsPerHour: number;
-  proofsPerDollar: number;
+type OfferEstimate = OfferView["source"];
+
+/** A rate cell of the offers overlay; the estimate the ranking uses is marked. */
+function rateCell(
+  value: number | null,
+  estimate: OfferEstimate,
+  used: OfferEstimate,
+  suffix = "",
+): HTMLElement {
+  return el(
+    "td",
+    { class: estimate === used ? "num used" : "num", "data-estimate": estimate },
+    value === null ? "–" : `${formatNumber(value)}${suffix}`,
+  );
+}
+
+/** The ranked offers with their overlay, as `cuzkit fleet offers` prints it, and those left out. */
+function offersOverlay(ranked: { offers: OfferView[]; excluded: ExcludedOfferView[] }): Node[] {
+  const rows = ranked.offers.map((o) =>
+    el(
+      "tr",
+      { "data-offer-id": String(o.offerId), "data-source": o.source },
+      el("td", {}, String(o.offerId)),
+      el("td", {}, o.machineId === null ? "–" : String(o.machineId)),
+      el("td", {}, `${o.numGpus}× ${o.gpuName}`),
+      el("td", {}, o.geolocation ?? "–"),
+      el("td", { class: "fits" }, "yes"),
+      rateCell(o.predictedProofsPerHour, "predicted", o.source),
+      rateCell(o.correctedProofsPerHour, "corrected", o.source),
+      rateCell(
+        o.measuredProofsPerHour,
+        "measured",
+        o.source,
+        o.measuredProofsPerHour === null ? "" : ` (${o.measuredRuns})`,
+      ),
+      el("td", { class: "source" }, o.source),
+      el("td", { class: "num" }, formatNumber(o.dphPerHour, 3)),
+      el("td", { class: "num cost" }, formatNumber(o.costPer1000, 2)),
+      el("td", { class: "num" }, formatNumber(o.reliability, 2)),
+      el("td", { class: "muted" }, o.worthTrying ? "worth trying" : ""),
+    ),
+  );
+  const out: Node[] = [
+    table(
+      [
+        "Offer",
+        "Machine",
+        "GPUs",
+        "Where",
+        "Fits",
+        "Predicted (model)",
+        "Corrected (class)",
+        "Measured (runs)",
+        "Used",
+        "$/h",
+        "$ per 1000 proofs",
+        "Reliability",
+        "",
+      ],
+      rows,
+      { id: "offers-table" },
+    ),
+    el(
+      "p",
+      { class: "muted" },
+      "Proofs/hour: the tuner's model, corrected by its hardware class's benchmarks, and measured on this very machine; the ranking uses the best-informed one (bold). $ per 1000 proofs includes the reliability.",
+    ),
+  ];
+  if (ranked.excluded.length > 0) {
+    out.push(
+      el("h3", {}, `Left out (${ranked.excluded.length})`),
+      table(
+        ["Offer", "Machine", "GPUs", "Fits", "Why"],
+        ranked.excluded.map((x) =>
+          el(
+            "tr",
+            { "data-offer-id": String(x.offerId) },
+            el("td", {}, String(x.offerId)),
+            el("td", {}, x.machineId === null ? "–" : String(x.machineId)),
+            el("td", {}, `${x.numGpus}× ${x.gpuName}`),
+            el("td", { class: "fits" }, "no"),
+            el("td", { class: "muted" }, x.reason),
+          ),
+        ),
+        { id: "excluded-offers-table" },
+      ),
+    );
+  }
+  return out;
 }
 
 /** The bar of a timed phase: elapsed over the time it was given; red past the deadline. */
@@ -221,27 +303,8 @@ export function fleetPage(root: HTMLElement): void {
 
   const loadOffers = async () => {
     try {
-      const ranked = await getJson<{ offers: OfferView[] }>("/api/offers");
-      replaceChildren(
-        offers,
-        table(
-          ["Offer", "Machine", "GPUs", "Where", "$/h", "Modelled proofs/h", "Proofs per $"],
-          ranked.offers.map((o) =>
-            el(
-              "tr",
-              {},
-              el("td", {}, String(o.offerId)),
-              el("td", {}, o.machineId === null ? "–" : String(o.machineId)),
-              el("td", {}, `${o.numGpus}× ${o.gpuName}`),
-              el("td", {}, o.geolocation ?? "–"),
-              el("td", { class: "num" }, formatNumber(o.dphPerHour, 3)),
-              el("td", { class: "num" }, formatNumber(o.modelledProofsPerHour)),
-              el("td", { class: "num" }, formatNumber(o.proofsPerDollar)),
-            ),
-          ),
-          { id: "offers-table" },
-        ),
-      );
+      const ranked = await getJson<{ offers: OfferView[]; excluded: ExcludedOfferView[] }>("/api/offers");
+      replaceChildren(offers, ...offersOverlay(ranked));
     } catch (error) {
       replaceChildren(
         offers,

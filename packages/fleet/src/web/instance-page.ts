@@ -7,6 +7,8 @@ import { el, formatDuration, formatGiB, formatNumber, replaceChildren, table } f
 import { header, notice } from "./layout.js";
 
 interface InstanceDetail {
+  /** True on the agent's own page (`cuzkit agent --ui-listen`): no price, no fleet. */
+  local?: boolean;
   instance: InstanceView;
   now: number;
   phases: { state: string; at: number; type: string }[];
@@ -24,6 +26,8 @@ interface InstanceDetail {
     }[];
   } | null;
   daemonStatus: { at: number; status: Record<string, unknown> } | null;
+  /** The agent's page: why the last live read of /status failed. */
+  daemonStatusError?: string | null;
 }
 
 const asArray = (v: unknown): Record<string, unknown>[] =>
@@ -33,8 +37,15 @@ const asText = (v: unknown): string => (v === null || v === undefined ? "–" : 
 
 /** The daemon's /status as the agent forwarded it: memory vs budget, pipelines, GPU workers. */
 function daemonSection(detail: InstanceDetail): Node[] {
+  const readError =
+    detail.daemonStatusError === undefined || detail.daemonStatusError === null
+      ? null
+      : el("p", { class: "error", id: "daemon-error" }, `last read failed: ${detail.daemonStatusError}`);
   if (detail.daemonStatus === null)
-    return [el("p", { class: "muted" }, "The agent has not forwarded the daemon's /status.")];
+    return [
+      el("p", { class: "muted" }, "The agent has not forwarded the daemon's /status."),
+      ...(readError === null ? [] : [readError]),
+    ];
   const s = detail.daemonStatus.status;
   const memory = (s.memory ?? {}) as Record<string, unknown>;
   const used = asNumber(memory.usedBytes);
@@ -44,6 +55,7 @@ function daemonSection(detail: InstanceDetail): Node[] {
     fill.style.width = `${Math.min(100, (used / total) * 100).toFixed(1)}%`;
   return [
     el("p", { class: "muted" }, `received ${formatDuration(detail.now - detail.daemonStatus.at)} ago`),
+    ...(readError === null ? [] : [readError]),
     el(
       "div",
       { class: "phase", id: "memory" },
@@ -100,7 +112,7 @@ export function instancePage(root: HTMLElement, instanceId: string): void {
   const proofs = el("section", { id: "proofs" });
   const daemon = el("section", { id: "daemon" });
   root.append(
-    header("cuzkit fleet", status.element),
+    header(document.title, status.element),
     title,
     facts,
     el("h2", {}, "Phases"),
@@ -120,10 +132,12 @@ export function instancePage(root: HTMLElement, instanceId: string): void {
       replaceChildren(
         facts,
         el("span", { class: `badge ${i.state}`, id: "instance-state" }, i.state),
-        el("span", { class: "stat" }, `${i.numGpus}× ${i.gpuName}`),
+        d.local ? null : el("span", { class: "stat" }, `${i.numGpus}× ${i.gpuName}`),
         el("span", { class: "stat" }, `${formatNumber(i.proofsPerHour)} proofs/h`),
-        el("span", { class: "stat" }, `$${formatNumber(i.dphPerHour, 3)}/h`),
-        el("span", { class: "stat" }, `$${formatNumber(i.dollarsPer1000Proofs, 2)} per 1000 proofs`),
+        d.local ? null : el("span", { class: "stat" }, `$${formatNumber(i.dphPerHour, 3)}/h`),
+        d.local
+          ? null
+          : el("span", { class: "stat" }, `$${formatNumber(i.dollarsPer1000Proofs, 2)} per 1000 proofs`),
         i.reason === null ? null : el("span", { class: "muted" }, i.reason),
       );
       const rows = d.phases.map((p, n) => {

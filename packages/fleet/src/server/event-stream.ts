@@ -1,0 +1,44 @@
+import type { ServerResponse } from "node:http";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { securityHeaders } from "./web-assets.js";
+
+/** An open server-sent events stream. */
+export interface EventStream {
+  /** Sends one event; `data` is JSON-encoded unless it is a string. */
+  send(type: string, data: unknown): void;
+}
+
+/**
+ * Takes the reply over as a server-sent events stream: sends the headers, keeps the response in
+ * `open` (so the server's close can end it), calls `start` with the stream, and the disposer it
+ * returns when the browser goes away.
+ */
+export function openEventStream(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  open: Set<ServerResponse>,
+  start: (stream: EventStream) => () => void,
+): void {
+  reply.hijack();
+  const res = reply.raw;
+  res.writeHead(200, {
+    ...securityHeaders,
+    "content-type": "text/event-stream; charset=utf-8",
+    connection: "keep-alive",
+  });
+  open.add(res);
+  const stream: EventStream = {
+    send: (type, data) =>
+      void res.write(`event: ${type}\ndata: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`),
+  };
+  const dispose = start(stream);
+  let stopped = false;
+  const stop = () => {
+    if (stopped) return;
+    stopped = true;
+    dispose();
+    open.delete(res);
+  };
+  request.raw.on("close", stop);
+  res.on("close", stop);
+}
