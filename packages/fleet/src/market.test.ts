@@ -1,6 +1,7 @@
 import { createVastClient } from "@cuzkit/vast";
 import { type FakeVastServer, startFakeVastServer } from "@cuzkit/vast/testing";
 import { afterEach, describe, expect, it } from "vitest";
+import { cuzkitArgv } from "../../../test/support/cuzkit-process.js";
 import type { InstanceState } from "./lifecycle.js";
 import type { FleetConfig } from "./manager/config.js";
 import { createFleetManager, type FleetManager } from "./manager/fleet-manager.js";
@@ -59,7 +60,8 @@ async function startScenario(
       ...config,
     },
   });
-  const market = startMarket(fake, behaviours);
+  const [command, args] = cuzkitArgv();
+  const market = startMarket(fake, { cuzkit: { command, args }, behaviours });
   const stopLoops = manager.startLoops({ reconcileEveryMs: 300, monitorEveryMs: 100 });
   return {
     fake,

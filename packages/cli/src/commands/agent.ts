@@ -19,6 +19,8 @@ interface AgentFlags extends ProofInputFlags, HardwareFlags {
   readyTimeout?: number;
   proofTimeout?: number;
   warmupTimeout?: number;
+  throughputEvery?: number;
+  simTimeScale?: number;
 }
 
 /** `cuzkit agent`: runs on a rented machine, vets it and reports to `cuzkit fleet serve`. */
@@ -63,6 +65,16 @@ export function createAgentCommand(io: CliIO): Command {
       "--warmup-timeout <duration>",
       "deadline of the warmup proof (default 60m)",
       durationOption("--warmup-timeout"),
+    )
+    .option(
+      "--throughput-every <duration>",
+      "once kept: how often production throughput is reported (default 30m)",
+      durationOption("--throughput-every"),
+    )
+    .option(
+      "--sim-time-scale <factor>",
+      "the daemon is a `cuzkit sim --time-scale FACTOR`: rates and windows are reported in its modelled time (default 1, a real daemon)",
+      positiveNumberOption("--sim-time-scale"),
     );
   addHardwareOptions(command)
     .addHelpText(
@@ -75,8 +87,9 @@ Exit codes: 0 kept (served until stopped), 2 not kept, 1 a step failed.`,
     )
     .action(async (flags: AgentFlags) => {
       // Loaded here, not at start-up: other commands need none of the fleet.
+      // The agent's own entry: the manager's server, store and dashboard are not loaded.
       const { agentEnvNames, createDiskReporter, createHttpReporter, runAgent } = await import(
-        "@cuzkit/fleet"
+        "@cuzkit/fleet/agent"
       );
       const url = io.env[agentEnvNames.url];
       const token = io.env[agentEnvNames.token];
@@ -119,6 +132,8 @@ Exit codes: 0 kept (served until stopped), 2 not kept, 1 a step failed.`,
           readyTimeoutMs: flags.readyTimeout,
           proofTimeoutMs: flags.proofTimeout,
           warmupTimeoutMs: flags.warmupTimeout,
+          throughputIntervalMs: flags.throughputEvery,
+          timeScale: flags.simTimeScale,
           signal: stop.signal,
           logger: createConsoleLogger("info", (line) => io.stderr.write(`${line}\n`)),
           ...(given === undefined ? {} : { detectHardware: async () => given }),
