@@ -163,6 +163,7 @@ export type {
 } from "./store/host-performance.js";
 export { busyTimeoutMs, defaultStorePath } from "./store/open-database.js";
 export type { BenchmarkResultRecord, FleetEvent, InstanceRecord, OfferSnapshot } from "./store/records.js";
+export { type DemoOffer, demoMarket } from "./testing/demo-market.js";
 export { type EconomyDemoOptions, type EconomyDemoSummary, runEconomyDemo } from "./testing/economy-demo.js";
 export {
   type EconomyEvent,
@@ -177,4 +178,20 @@ export {
   type HiddenQuirk,
   hiddenMarket,
 } from "./testing/hidden-truth.js";
+export {
+  type CuzkitCommand,
+  type MachineBehaviour,
+  type Market,
+  type MarketMachine,
+  type MarketOptions,
+  type MarketProduction,
+  startMarket,
+} from "./testing/market.js";
+export {
+  type DemoInstanceOutcome,
+  type DemoProgress,
+  type MarketDemoOptions,
+  type MarketDemoSummary,
+  runMarketDemo,
+} from "./testing/market-demo.js";
 export { agentTokenMatches, generateAgentToken, hashAgentToken } from "./tokens.js";

@@ -28,6 +28,8 @@ export interface MarketDemoOptions {
   timeScale?: number | undefined;
   /** The per-machine spread's seed. Default 1. */
   seed?: number | undefined;
+  /** Ends the run early (the summary is still printed, every process stopped), such as on Ctrl-C. Default: none. */
+  signal?: AbortSignal | undefined;
   /** Ends the run early once this says so (checked after each fleet run step); `hours` is then the cap. Default: run all the hours. */
   until?: ((progress: DemoProgress) => boolean) | undefined;
 }
@@ -185,6 +187,8 @@ export async function runMarketDemo(options: MarketDemoOptions): Promise<MarketD
         clearTimeout(timer);
         resolve();
       };
+      if (options.signal?.aborted) finishEarly();
+      options.signal?.addEventListener("abort", () => finishEarly(), { once: true });
     });
     await stopRun();
     stopRun = undefined;
