@@ -89,10 +89,12 @@ const script: ReadonlyArray<{ shape: Shape; quirk: HiddenQuirk; specCostPer1000:
   { shape: rtx4090, quirk: "none", specCostPer1000: 6.0 },
 ];
 
+// A weak CPU here is weaker than the in-process market's (0.45): real processes on a loaded
+// machine measure up to a quarter low, and the demo's verdicts must not hang on the load.
 const quirkFactors: Record<HiddenQuirk, number> = {
   none: 1,
   "slow-memory": 0.55,
-  "weak-cpu": 0.45,
+  "weak-cpu": 0.3,
   flaky: 1,
   "never-params": 1,
 };

@@ -16,7 +16,10 @@ describe("the market demo", { timeout: 120_000 }, () => {
       cuzkit: { command, args },
       request,
       hours: 30,
-      write: (line) => lines.push(line),
+      write: (line) => {
+        lines.push(line);
+        if (process.env.CUZKIT_DEMO_LOG) process.stderr.write(`${line}\n`);
+      },
       until: (p) =>
         p.decisions.some((d) => d.decision.action === "destroy") &&
         p.failedInstances >= 2 &&
