@@ -1,15 +1,7 @@
 // @cuzkit/fleet: rents GPU machines on Vast.ai, lets each vet itself with the agent (parameters,
 // tuning, a benchmark), and keeps only those whose measured proofs/hour clears the minimum.
-export { type AgentOptions, type AgentOutcome, type AgentTimers, runAgent } from "./agent/agent.js";
-export {
-  AgentManagerUnreachableError,
-  type AgentReporter,
-  AgentRequestRefusedError,
-  createDiskReporter,
-  createHttpReporter,
-  type DiskReporterOptions,
-  type HttpReporterOptions,
-} from "./agent/reporter.js";
+// The agent (also its own entry, @cuzkit/fleet/agent).
+export * from "./agent/index.js";
 export { type VettingResult, verdictOf } from "./agent/vetting.js";
 export {
   type DeadlineInputs,
@@ -105,7 +97,7 @@ export {
   resolveFleetConfig,
 } from "./manager/config.js";
 export type { Checkpoint, FleetVast } from "./manager/context.js";
-export { agentEnvNames, type DeployOptions } from "./manager/deploy.js";
+export type { DeployOptions } from "./manager/deploy.js";
 export {
   createFleetManager,
   type FleetManager,

@@ -1,3 +1,4 @@
+import { sampleOffers } from "@cuzkit/vast/testing";
 import { hardwareClassKey } from "../economics/hardware-class.js";
 import type { HiddenQuirk } from "./hidden-truth.js";
 import { gaussian, predictFor, seededRandom } from "./hidden-truth.js";
@@ -146,7 +147,9 @@ const gpuRamMib: Record<string, number> = {
 /** The offer as the Vast API lists it (memory in MiB, prices in $/h), for the fake server. */
 export function vastOfferRecord(offer: DemoOffer): Record<string, unknown> {
   const perGpu = gpuRamMib[offer.gpuName] ?? 24576;
+  // The API's other fields (verified, rentable, network, CUDA) as the fake's sample offers have them.
   return {
+    ...(sampleOffers()[0] as Record<string, unknown>),
     id: offer.offerId,
     machine_id: offer.machineId,
     host_id: offer.hostId,
@@ -166,19 +169,7 @@ export function vastOfferRecord(offer: DemoOffer): Record<string, unknown> {
     min_bid: offer.dphTotal / 2,
     reliability: 0.99,
     reliability2: 0.99,
-    rentable: true,
-    rented: false,
-    verification: "verified",
-    external: false,
-    hosting_type: 0,
-    cuda_max_good: 12.4,
-    compute_cap: 860,
-    inet_up: 800,
-    inet_down: 900,
-    direct_port_count: 20,
-    disk_bw: 2000,
     geolocation: "Simulated, SIM",
-    score: 100,
   };
 }
 
