@@ -17,6 +17,7 @@ export default defineConfig({
       { find: /^@cuzkit\/sim$/, replacement: src("./packages/sim/src/index.ts") },
       { find: /^@cuzkit\/bench$/, replacement: src("./packages/bench/src/index.ts") },
       { find: /^@cuzkit\/fleet$/, replacement: src("./packages/fleet/src/index.ts") },
+      { find: /^@cuzkit\/fleet\/agent$/, replacement: src("./packages/fleet/src/agent/index.ts") },
       { find: /^@cuzkit\/core\/testing$/, replacement: src("./packages/core/src/testing/index.ts") },
       { find: /^@cuzkit\/client\/testing$/, replacement: src("./packages/client/src/testing/index.ts") },
       { find: /^@cuzkit\/sim\/testing$/, replacement: src("./packages/sim/src/testing/index.ts") },

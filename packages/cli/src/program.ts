@@ -3,7 +3,7 @@ import { Command } from "commander";
 import { createAgentCommand } from "./commands/agent.js";
 import { createBenchCommand } from "./commands/bench.js";
 import { createDemoCommand } from "./commands/demo.js";
-import { createFleetCommand } from "./commands/fleet.js";
+import { createFleetCommand } from "./commands/fleet/index.js";
 import { createProveCommand } from "./commands/prove.js";
 import { createSimCommand } from "./commands/sim.js";
 import { createStatusCommand } from "./commands/status.js";

@@ -1,15 +1,7 @@
 // @cuzkit/fleet: rents GPU machines on Vast.ai, lets each vet itself with the agent (parameters,
 // tuning, a benchmark), and keeps only those whose measured proofs/hour clears the minimum.
-export { type AgentOptions, type AgentOutcome, type AgentTimers, runAgent } from "./agent/agent.js";
-export {
-  AgentManagerUnreachableError,
-  type AgentReporter,
-  AgentRequestRefusedError,
-  createDiskReporter,
-  createHttpReporter,
-  type DiskReporterOptions,
-  type HttpReporterOptions,
-} from "./agent/reporter.js";
+// The agent (also its own entry, @cuzkit/fleet/agent).
+export * from "./agent/index.js";
 export { type VettingResult, verdictOf } from "./agent/vetting.js";
 export {
   type DeadlineInputs,
@@ -105,7 +97,7 @@ export {
   resolveFleetConfig,
 } from "./manager/config.js";
 export type { Checkpoint, FleetVast } from "./manager/context.js";
-export { agentEnvNames, type DeployOptions } from "./manager/deploy.js";
+export type { DeployOptions } from "./manager/deploy.js";
 export {
   createFleetManager,
   type FleetManager,
@@ -170,6 +162,7 @@ export type {
 } from "./store/host-performance.js";
 export { busyTimeoutMs, defaultStorePath } from "./store/open-database.js";
 export type { BenchmarkResultRecord, FleetEvent, InstanceRecord, OfferSnapshot } from "./store/records.js";
+export { type DemoOffer, demoMarket } from "./testing/demo-market.js";
 export { type EconomyDemoOptions, type EconomyDemoSummary, runEconomyDemo } from "./testing/economy-demo.js";
 export {
   type EconomyEvent,
@@ -184,4 +177,20 @@ export {
   type HiddenQuirk,
   hiddenMarket,
 } from "./testing/hidden-truth.js";
+export {
+  type CuzkitCommand,
+  type MachineBehaviour,
+  type Market,
+  type MarketMachine,
+  type MarketOptions,
+  type MarketProduction,
+  startMarket,
+} from "./testing/market.js";
+export {
+  type DemoInstanceOutcome,
+  type DemoProgress,
+  type MarketDemoOptions,
+  type MarketDemoSummary,
+  runMarketDemo,
+} from "./testing/market-demo.js";
 export { agentTokenMatches, generateAgentToken, hashAgentToken } from "./tokens.js";

@@ -1,12 +1,15 @@
+import { porepRequest } from "@cuzkit/client";
+import { createSyntheticC1 } from "@cuzkit/sim";
 import { createVastClient } from "@cuzkit/vast";
 import { type FakeVastServer, startFakeVastServer } from "@cuzkit/vast/testing";
 import { afterEach, describe, expect, it } from "vitest";
+import { cuzkitArgv } from "../../../test/support/cuzkit-process.js";
 import type { InstanceState } from "./lifecycle.js";
 import type { FleetConfig } from "./manager/config.js";
 import { createFleetManager, type FleetManager } from "./manager/fleet-manager.js";
 import { type ListeningFleetServer, startFleetServer } from "./server/fleet-server.js";
 import { openFleetStore } from "./store/fleet-store.js";
-import { type MachineBehaviour, type Market, startMarket } from "./testing/market.js";
+import { type MachineBehaviour, type Market, type MarketOptions, startMarket } from "./testing/market.js";
 
 // The market: a fake Vast server whose every rented instance is a local `cuzkit agent`
 // process benchmarking a `cuzkit sim` daemon sized to the offer, against a real manager
@@ -30,6 +33,7 @@ afterEach(async () => {
 async function startScenario(
   config: Partial<FleetConfig>,
   behaviours: Record<number, MachineBehaviour> = {},
+  market: Partial<MarketOptions> = {},
 ): Promise<Running> {
   const fake = await startFakeVastServer({ rateLimits: false }); // the client here does not pace
   const store = openFleetStore({ path: ":memory:" });
@@ -59,16 +63,17 @@ async function startScenario(
       ...config,
     },
   });
-  const market = startMarket(fake, behaviours);
+  const [command, args] = cuzkitArgv();
+  const started = startMarket(fake, { cuzkit: { command, args }, behaviours, ...market });
   const stopLoops = manager.startLoops({ reconcileEveryMs: 300, monitorEveryMs: 100 });
   return {
     fake,
     manager,
     server,
-    market,
+    market: started,
     async stop() {
       await stopLoops();
-      await market.close();
+      await started.close();
       await server.close();
       store.close();
       await fake.close();
@@ -130,6 +135,55 @@ describe("the market", { timeout: 120_000 }, () => {
     await r.manager.destroy(record.id);
     expect(r.manager.store.require(record.id).state).toBe("destroyed");
     expect(r.fake.instances.has(record.vastId as number)).toBe(false);
+  });
+
+  it("a kept machine serves: its agent reports production, kept apart from its benchmark", async () => {
+    const request = await porepRequest({ minerId: 1000, c1: createSyntheticC1(), sectorNumber: 1 });
+    // Proofs of about 0.1 s of real time (0.001), so the rates are the model's, not the event loop's;
+    // production reports every 500 ms of real time: about 8 simulated minutes.
+    running = await startScenario(
+      {},
+      {},
+      { production: { request }, throughputEveryMs: 500, timeScale: 0.001 },
+    );
+    const r = running;
+    const record = await r.manager.deploy(1002);
+    const active = await until(r, record.id, ["active", "failed", "destroyed"]);
+    expect(active.state, active.reason).toBe("active");
+    const production = async (count: number) => {
+      for (;;) {
+        const rows = r.manager.store.performance.list().filter((p) => p.kind === "production");
+        if (rows.length >= count) return rows;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    };
+    const reports = await production(2);
+    const rows = r.manager.store.performance.list();
+    const benchmark = rows.filter((p) => p.kind === "benchmark");
+    // One benchmark row: its verdict and per-proof records, no window.
+    expect(benchmark).toHaveLength(1);
+    expect(benchmark[0]?.verdict).toBe("MET");
+    expect(benchmark[0]?.windowMs).toBeUndefined();
+    expect(benchmark[0]?.records?.length).toBeGreaterThanOrEqual(3);
+    // Production rows: counted proofs over a window of simulated time, no verdict, the tuned config.
+    for (const p of reports) {
+      expect(p.instanceId).toBe(record.id);
+      expect(p.verdict).toBeUndefined();
+      expect(p.windowMs).toBeGreaterThanOrEqual(60_000);
+      expect(p.config).toBe(active.tunedConfig);
+      // The same machine at work: the rate is of the benchmark's order (not the real-time rate, 3000x).
+      expect(p.proofsPerHour).toBeGreaterThan((benchmark[0]?.proofsPerHour as number) / 3);
+      expect(p.proofsPerHour).toBeLessThan((benchmark[0]?.proofsPerHour as number) * 3);
+    }
+    // The agents reported no more proofs than the daemon completed for the market.
+    const machine = await r.market.machineFor(record.id);
+    const reported = reports.reduce(
+      (sum, p) => sum + (p.proofsPerHour * (p.windowMs as number)) / 3_600_000,
+      0,
+    );
+    expect(Math.round(reported)).toBeLessThanOrEqual(machine.completedProofs);
+    // The instance keeps its benchmark rate: production does not overwrite the keep decision's input.
+    expect(r.manager.store.require(record.id).proofsPerHour).toBe(benchmark[0]?.proofsPerHour);
   });
 
   it("destroys a machine below the minimum", async () => {

@@ -22,6 +22,8 @@ interface AgentFlags extends ProofInputFlags, HardwareFlags {
   statusListen: string;
   uiListen?: string;
   uiToken?: string;
+  throughputEvery?: number;
+  simTimeScale?: number;
 }
 
 /** The daemon's HTTP /status address the agent configures and reads by default (cuzk's usual 9821). */
@@ -85,6 +87,16 @@ export function createAgentCommand(io: CliIO): Command {
     .option(
       "--ui-token <token>",
       "the token the page asks for; required when --ui-listen is beyond loopback (env CUZKIT_UI_TOKEN)",
+    )
+    .option(
+      "--throughput-every <duration>",
+      "once kept: how often production throughput is reported (default 30m)",
+      durationOption("--throughput-every"),
+    )
+    .option(
+      "--sim-time-scale <factor>",
+      "the daemon is a `cuzkit sim --time-scale FACTOR`: rates and windows are reported in its modelled time (default 1, a real daemon)",
+      positiveNumberOption("--sim-time-scale"),
     );
   addHardwareOptions(command)
     .addHelpText(
@@ -97,8 +109,10 @@ Exit codes: 0 kept (served until stopped), 2 not kept, 1 a step failed.`,
     )
     .action(async (flags: AgentFlags) => {
       // Loaded here, not at start-up: other commands need none of the fleet.
-      const { agentEnvNames, createDiskReporter, createHttpReporter, runAgent, startAgentPage } =
-        await import("@cuzkit/fleet");
+      // The agent's own entry: the manager's server, store and dashboard are not loaded.
+      const { agentEnvNames, createDiskReporter, createHttpReporter, runAgent } = await import(
+        "@cuzkit/fleet/agent"
+      );
       const { fetchStatusJson } = await import("@cuzkit/client");
       const url = io.env[agentEnvNames.url];
       const token = io.env[agentEnvNames.token];
@@ -140,7 +154,7 @@ Exit codes: 0 kept (served until stopped), 2 not kept, 1 a step failed.`,
       const page =
         flags.uiListen === undefined
           ? undefined
-          : await startAgentPage({
+          : await (await import("@cuzkit/fleet")).startAgentPage({
               listen: flags.uiListen,
               token: flags.uiToken ?? io.env.CUZKIT_UI_TOKEN,
               readDaemonStatus,
@@ -164,6 +178,8 @@ Exit codes: 0 kept (served until stopped), 2 not kept, 1 a step failed.`,
           readyTimeoutMs: flags.readyTimeout,
           proofTimeoutMs: flags.proofTimeout,
           warmupTimeoutMs: flags.warmupTimeout,
+          throughputIntervalMs: flags.throughputEvery,
+          timeScale: flags.simTimeScale,
           signal: stop.signal,
           readDaemonStatus,
           daemonStatusListen: statusListen,

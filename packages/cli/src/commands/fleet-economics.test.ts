@@ -4,9 +4,10 @@ import { join } from "node:path";
 import { type FakeVastServer, startFakeVastServer } from "@cuzkit/vast/testing";
 import type { Command } from "commander";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { cuzkitArgv } from "../../../../test/support/cuzkit-process.js";
 import type { CliIO } from "../io.js";
 import { memorySink, parseCapturingError } from "../testing/memory-io.js";
-import { createFleetCommand } from "./fleet.js";
+import { createFleetCommand } from "./fleet/index.js";
 
 let fake: FakeVastServer;
 let home: string;
@@ -136,13 +137,31 @@ describe("cuzkit fleet run (serving)", () => {
 });
 
 describe("cuzkit fleet demo", () => {
-  it("prints the ranking before and after, the calibration and the $ per 1000 proofs achieved", async () => {
-    const { stdout, error } = await run(["demo", "--seed", "3"]);
+  it("--in-process: the ranking before and after, the calibration, and learning ahead of specs alone", async () => {
+    const { stdout, error } = await run(["demo", "--in-process", "--seed", "3"]);
     expect(error).toBeUndefined();
     expect(stdout).toMatch(
       /ranking before any measurement[\s\S]*kept[\s\S]*ranking after measurement[\s\S]*learnt calibration/,
     );
     const achieved = /learning fleet \$([\d.]+) {3}spec-only \$([\d.]+) {3}oracle \$([\d.]+)/.exec(stdout);
     expect(Number(achieved?.[1])).toBeLessThan(Number(achieved?.[2]));
+  });
+
+  // The whole story is asserted in the fleet's market-demo test; here, that the command runs it
+  // through real agent processes and ends with every one of them stopped.
+  it("runs the fleet on real agent processes and prints the summary", { timeout: 90_000 }, async () => {
+    const [command, args] = cuzkitArgv();
+    const stdout = memorySink();
+    const io: CliIO = { stdout, stderr: memorySink(), env: { HOME: home }, cwd: home };
+    const fleet = createFleetCommand(io, { cuzkitCommand: { command, args } });
+    exitOverrideAll(fleet);
+    const error = await parseCapturingError(fleet, ["demo", "--hours", "3"]);
+    expect(error).toBeUndefined();
+    const text = stdout.text();
+    expect(text).toContain("each rental is a real `cuzkit agent`");
+    expect(text).toMatch(/ranking before any measurement[\s\S]*2001 {3}2x A40 +predicted/);
+    expect(text).toMatch(/rent offer 2001: under target/);
+    expect(text).toMatch(/how each machine ended[\s\S]*offer 2001 i-[0-9a-f]{8}/);
+    expect(text).toContain("$ per 1000 proofs achieved");
   });
 });

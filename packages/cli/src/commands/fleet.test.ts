@@ -6,7 +6,7 @@ import type { Command } from "commander";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { CliIO } from "../io.js";
 import { memorySink, parseCapturingError } from "../testing/memory-io.js";
-import { createFleetCommand, type FleetCommandDeps } from "./fleet.js";
+import { createFleetCommand, type FleetCommandDeps } from "./fleet/index.js";
 
 let fake: FakeVastServer;
 let home: string;

@@ -48,6 +48,13 @@ export interface AgentOptions {
   serveCommand?: string | undefined;
   /** How often a kept machine reports its production throughput, ms. Default 30 minutes. */
   throughputIntervalMs?: number | undefined;
+  /**
+   * Real seconds per modelled second of a simulated daemon (`cuzkit sim --time-scale`): the
+   * benchmark's rate, the early verdict's threshold and the production windows are then in the
+   * daemon's modelled time, so a fleet on simulated machines sees rates a real one would.
+   * Default 1 (a real daemon).
+   */
+  timeScale?: number | undefined;
   /** How long to wait for the daemon to answer, ms. Default: the harness's (10 min). */
   readyTimeoutMs?: number | undefined;
   /** Deadline of each timed proof, ms. Default: the harness's. */
@@ -129,6 +136,7 @@ class AgentStepError extends CuzkitError {
  */
 export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
   const { reporter } = options;
+  const timeScale = options.timeScale ?? 1;
   const logger = options.logger ?? silentLogger;
   const timers = options.timers ?? { setInterval, clearInterval: (h) => clearInterval(h as NodeJS.Timeout) };
   const stop = new AbortController();
@@ -259,7 +267,10 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
         kind,
         count: instructions.benchmarkProofs,
         concurrency: recommendation.bench.concurrency,
-        ...(instructions.minProofsPerHour > 0 ? { minProofsPerHour: instructions.minProofsPerHour } : {}),
+        // The harness measures real time: a daemon at time scale s is 1/s times faster than modelled.
+        ...(instructions.minProofsPerHour > 0
+          ? { minProofsPerHour: instructions.minProofsPerHour / timeScale }
+          : {}),
         supervision: {
           supervisor,
           configToml,
@@ -295,10 +306,11 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
     // The final report: the manager decides.
     currentPhase = "report";
     let answer: Awaited<ReturnType<AgentReporter["report"]>>;
+    const proofsPerHour = vetting.proofsPerHour * timeScale;
     try {
       answer = await reporter.report({
         verdict: vetting.verdict,
-        proofsPerHour: vetting.proofsPerHour,
+        proofsPerHour,
         proofs: vetting.proofs,
         tunedConfig: configToml,
         summary: vetting.summary,
@@ -308,7 +320,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
     }
     const measured = {
       verdict: vetting.verdict,
-      proofsPerHour: vetting.proofsPerHour,
+      proofsPerHour,
       tunedConfig: configToml,
     };
     if (!answer.keep) {
@@ -337,7 +349,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
             .getMetrics()
             .then(async (metrics) => {
               if (metrics.proofsCompletedTotal === undefined) return;
-              const reading = { total: metrics.proofsCompletedTotal, at: Date.now() };
+              const reading = { total: metrics.proofsCompletedTotal, at: Date.now() / timeScale };
               const body = productionWindow(lastReading, reading);
               lastReading = reading;
               if (body !== undefined) await reporter.throughput?.(body);

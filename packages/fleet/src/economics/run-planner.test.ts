@@ -110,6 +110,17 @@ describe("planFleetStep", () => {
       },
       [],
     ],
+    [
+      // Without the dearest (100/h) the rest make 220: a 60/h trial could not take its place, so
+      // the over-target rule would drop the trial itself; a 90/h one can.
+      "at target, no trial too small to take the dearest's place",
+      {
+        members: [active("dear", 100, 3), active("cheap", 220, 2)],
+        ranked: offers([5, 60, 0.3], [6, 90, 0.6]),
+        target: { proofsPerHour: 300 },
+      },
+      ["rent 6"],
+    ],
   ])("%s", (_name, input, expected) => {
     expect(summary(input)).toEqual(expected);
   });

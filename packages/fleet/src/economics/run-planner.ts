@@ -52,8 +52,9 @@ function describe(c: RankedCandidate): string {
  * - Under target, counting vetting machines at their estimate, the best-ranked offers are
  *   rented while the budget allows, at most `maxVetting` vetting at once.
  * - At target, one offer is tried when its optimistic cost beats the dearest active
- *   machine's measured cost by `replaceMargin`: if it measures well, the over-target rule
- *   then destroys the dearer machine; if not, the benchmark rejects it.
+ *   machine's measured cost by `replaceMargin` and its estimated rate can take the dearest's
+ *   place in the target: if it measures well, the over-target rule then destroys the dearer
+ *   machine; if not, the benchmark rejects it.
  */
 export function planFleetStep(input: FleetPlanInput): FleetDecision[] {
   const { target } = input;
@@ -110,7 +111,12 @@ export function planFleetStep(input: FleetPlanInput): FleetDecision[] {
     const challenger = input.ranked.find(
       (c) =>
         c.optimisticCostPer1000 * margin < costOf(dearest) &&
-        (byRate ? c.estimateProofsPerHour >= dearest.proofsPerHour * 0.5 : true) &&
+        // The trial must be able to take the dearest's place: once it measures as estimated, the
+        // rest without the dearest still meets the target, so the over-target rule drops the
+        // dearest. A smaller one would be dropped itself (the dearest cannot go), a trial that
+        // only ever buys vetting: on the benchmark's markets such loops rented one machine
+        // 30 times a day.
+        (byRate ? activeCapacity - dearest.proofsPerHour + c.estimateProofsPerHour >= goal - 1e-9 : true) &&
         (input.maxDph === undefined || dph + c.candidate.dphTotal <= input.maxDph + 1e-9),
     );
     if (challenger !== undefined) {

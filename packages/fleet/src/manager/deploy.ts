@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { toCuzkitError } from "@cuzkit/core";
 import { offerHardware, VastCreateUncertainError, type VastOffer } from "@cuzkit/vast";
+import { agentEnvNames } from "../agent/env-names.js";
 import { derivePhaseDeadlines } from "../deadlines.js";
 import {
   FleetBudgetError,
@@ -16,12 +17,8 @@ import { instanceLabel } from "./config.js";
 import type { ManagerContext } from "./context.js";
 import { beginDestroy } from "./destroyer.js";
 
-/** The environment contract of the agent: what every rented instance is started with. */
-export const agentEnvNames = {
-  url: "CUZKIT_FLEET_URL",
-  token: "CUZKIT_FLEET_TOKEN",
-  instanceId: "CUZKIT_INSTANCE_ID",
-} as const;
+// Defined with the agent, so the agent's entry point loads none of the manager.
+export { agentEnvNames } from "../agent/env-names.js";
 
 /** Options of one deploy. */
 export interface DeployOptions {

@@ -7,7 +7,7 @@ import {
   planFleetStep,
 } from "../economics/run-planner.js";
 import { FleetBudgetError, FleetConfigError } from "../errors.js";
-import type { InstanceState } from "../lifecycle.js";
+import { type InstanceState, timedStates } from "../lifecycle.js";
 import { modelledDeadlineInputs } from "../modelled-durations.js";
 import type { FleetManager } from "./fleet-manager.js";
 
@@ -32,15 +32,8 @@ export interface FleetRunStep {
   skipped: Array<{ decision: FleetDecision; code: string }>;
 }
 
-const vettingStates: readonly InstanceState[] = [
-  "planned",
-  "renting",
-  "booting",
-  "registered",
-  "params",
-  "warmup",
-  "benchmarking",
-];
+/** States before the keep decision: planned, then every timed phase of renting and vetting. */
+const vettingStates: readonly InstanceState[] = ["planned", ...timedStates];
 
 /** Throws FleetConfigError unless exactly one target is a positive number. */
 export function checkFleetTarget(target: FleetTarget): void {

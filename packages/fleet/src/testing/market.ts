@@ -1,10 +1,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type CuzkClient, createCuzkClient, type SubmitProofInput } from "@cuzkit/client";
+import { hardwareFrom } from "@cuzkit/core";
+import { recommend } from "@cuzkit/tuner";
 import { vastMemoryToBytes } from "@cuzkit/vast";
 import type { FakeVastServer } from "@cuzkit/vast/testing";
-import { cuzkitArgv, cuzkitShellCommand } from "../../../../test/support/cuzkit-process.js";
 
 /** How the machine behind one offer behaves once rented. */
 export interface MachineBehaviour {
@@ -12,6 +14,41 @@ export interface MachineBehaviour {
   simFlags?: string | undefined;
   /** The agent's --params-command. Default "true". */
   paramsCommand?: string | undefined;
+  /**
+   * The machine's true speed over the model's (slow memory 0.55, a weak CPU 0.45): its sim runs
+   * each modelled second 1/speed times as long, so the agent measures the truth. Default 1.
+   */
+  speed?: number | undefined;
+  /** Real ms after its agent starts at which the host dies: Vast reports the instance exited. Default never. */
+  diesAfterMs?: number | undefined;
+}
+
+/** How the market runs the `cuzkit` command: a program and the arguments before the subcommand. */
+export interface CuzkitCommand {
+  command: string;
+  args: readonly string[];
+}
+
+/** Work the market sends a kept machine, as Curio would. */
+export interface MarketProduction {
+  /** The proof request submitted (a synthetic PoRep for the simulator). Required. */
+  request: SubmitProofInput;
+}
+
+/** Options of {@link startMarket}. */
+export interface MarketOptions {
+  /** How to run `cuzkit` (agents and their sims). Required. */
+  cuzkit: CuzkitCommand;
+  /** Behaviour per offer id. Default: every machine as the model says. */
+  behaviours?: Record<number, MachineBehaviour> | undefined;
+  /** The sims' time scale (real seconds per modelled second); agents report in modelled time. Default 0.0003. */
+  timeScale?: number | undefined;
+  /** The agents' --throughput-every, real ms. Default: the agent's (30 min). */
+  throughputEveryMs?: number | undefined;
+  /** Once a machine is kept, keep its daemon busy with this work (the tuner's concurrency in flight). Default: no work. */
+  production?: MarketProduction | undefined;
+  /** The agents' --ready-timeout, real ms. Default 30 s. */
+  readyTimeoutMs?: number | undefined;
 }
 
 /** One rented instance the market started an agent for. */
@@ -19,10 +56,26 @@ export interface MarketMachine {
   vastId: number;
   instanceId: string;
   offerId: number;
+  /** The offer's price, $/hour. */
+  dphTotal: number;
   agent: ChildProcess;
   /** Everything the agent printed. */
   output: string[];
   exited: Promise<number | null>;
+  /** When the agent started and (once Vast no longer has the instance) when it went, epoch ms. */
+  startedAt: number;
+  goneAt: number | undefined;
+  /** Set when the host died by its behaviour. */
+  diedAt: number | undefined;
+  /** True once its offer is listed again. */
+  returned: boolean;
+  /** Production proofs its daemon completed for the market (the market's own count, not the fleet's). */
+  completedProofs: number;
+  /** When the market began sending it work, epoch ms. */
+  servingSince: number | undefined;
+  /** When its first and latest production proofs completed, epoch ms. */
+  firstCompletedAt: number | undefined;
+  lastCompletedAt: number | undefined;
 }
 
 /** A test market: every instance the fake Vast creates becomes a local `cuzkit agent` process. */
@@ -34,15 +87,32 @@ export interface Market {
   freeze(vastId: number): void;
   /** Kills an agent and its daemon as Vast would on destroy or exit. */
   kill(vastId: number): void;
+  /** Real ms each machine has been billed: from its start to when Vast let it go (or `now`). */
+  billedMs(machine: MarketMachine, now?: number): number;
   close(): Promise<void>;
 }
 
-/** Starts the market: it polls the fake for new instances, starts their agents, and kills those Vast no longer has. */
-export function startMarket(fake: FakeVastServer, behaviours: Record<number, MachineBehaviour> = {}): Market {
+const quote = (part: string) => JSON.stringify(part);
+
+/**
+ * Starts the market: it polls the fake for new instances, starts their agents (each in front
+ * of a `cuzkit sim` sized to the offer and running at the machine's true speed), kills those
+ * Vast no longer has, kills hosts that die, and feeds kept machines production work.
+ */
+export function startMarket(fake: FakeVastServer, options: MarketOptions): Market {
   const dir = mkdtempSync(join(tmpdir(), "cuzkit-market-"));
   const machines = new Map<number, MarketMachine>();
   const waiters: { instanceId: string; resolve: (m: MarketMachine) => void }[] = [];
-  const [node, base] = cuzkitArgv();
+  const timeScale = options.timeScale ?? 0.0003;
+  const behaviours = options.behaviours ?? {};
+  const cuzkitShell = [options.cuzkit.command, ...options.cuzkit.args].map(quote).join(" ");
+  const loads = new Map<number, { abort: AbortController; client: CuzkClient; done: Promise<void> }>();
+  const deathTimers = new Set<NodeJS.Timeout>();
+  // Machines whose serve command has not run yet: where it will say so, and what the load needs.
+  const pendingWork = new Map<
+    number,
+    { servingFile: string; socket: string; ramGiB: number; cores: number; gpus: string }
+  >();
 
   function startAgent(vastId: number, record: Record<string, unknown>): void {
     const create = fake
@@ -50,15 +120,19 @@ export function startMarket(fake: FakeVastServer, behaviours: Record<number, Mac
       .find((r) => (r.body as { label?: string }).label === record.label);
     const env = (create?.body as { env?: Record<string, string> } | undefined)?.env ?? {};
     const offerId = Number(/\/asks\/(\d+)\//.exec(create?.path ?? "")?.[1]);
+    const offer = fake.offers.find((o) => o.id === offerId);
     const behaviour = behaviours[offerId] ?? {};
     const ramGiB = Math.floor(vastMemoryToBytes(record.cpu_ram as number) / 2 ** 30);
-    const cores = Math.floor((record.cpu_cores_effective as number | undefined) ?? 32);
+    const cores = Math.floor((offer?.cpu_cores_effective as number | undefined) ?? 32);
     const gpus = `${record.num_gpus as number}x${String(record.gpu_name).replace(/\s+/g, "")}`;
     const machine = `--ram ${ramGiB}GiB --cores ${cores} --gpus ${gpus}`;
     const socket = `unix://${join(dir, `${vastId}.sock`)}`;
-    const sim = `${cuzkitShellCommand()} sim ${machine} --time-scale 0.0003 --pce-cached ${behaviour.simFlags ?? ""}`;
+    // The true speed is the sim's time scale: a machine at 0.55 takes 1/0.55 as long per proof.
+    const simScale = timeScale / (behaviour.speed ?? 1);
+    const sim = `${cuzkitShell} sim ${machine} --time-scale ${simScale} --pce-cached --log-level warn ${behaviour.simFlags ?? ""}`;
+    const servingFile = join(dir, `${vastId}.serving`);
     const args = [
-      ...base,
+      ...options.cuzkit.args,
       "agent",
       "--synthetic",
       "--spawn",
@@ -68,10 +142,18 @@ export function startMarket(fake: FakeVastServer, behaviours: Record<number, Mac
       "--params-command",
       behaviour.paramsCommand ?? "true",
       "--ready-timeout",
-      "30s",
+      `${Math.round((options.readyTimeoutMs ?? 30_000) / 1000)}s`,
+      "--sim-time-scale",
+      String(timeScale),
+      // Kept: the serve command (Curio on a real machine) tells the market to send work.
+      "--serve-command",
+      `touch ${quote(servingFile)}`,
+      ...(options.throughputEveryMs === undefined
+        ? []
+        : ["--throughput-every", `${Math.max(1, Math.round(options.throughputEveryMs))}ms`]),
       ...machine.split(" "),
     ];
-    const agent = spawn(node, args, {
+    const agent = spawn(options.cuzkit.command, args, {
       env: { ...process.env, ...env },
       stdio: ["ignore", "pipe", "pipe"],
       detached: true, // its own process group: the daemon it spawns dies with it
@@ -84,15 +166,75 @@ export function startMarket(fake: FakeVastServer, behaviours: Record<number, Mac
       vastId,
       instanceId: env.CUZKIT_INSTANCE_ID ?? "",
       offerId,
+      dphTotal: Number(record.dph_total ?? offer?.dph_total ?? 0),
       agent,
       output,
       exited,
+      startedAt: Date.now(),
+      goneAt: undefined,
+      diedAt: undefined,
+      returned: false,
+      completedProofs: 0,
+      servingSince: undefined,
+      firstCompletedAt: undefined,
+      lastCompletedAt: undefined,
     };
     machines.set(vastId, entry);
+    if (behaviour.diesAfterMs !== undefined) {
+      const timer = setTimeout(() => {
+        deathTimers.delete(timer);
+        if (!fake.instances.has(vastId)) return;
+        entry.diedAt = Date.now();
+        killGroup(entry, "SIGCONT");
+        killGroup(entry, "SIGKILL");
+        fake.setInstanceStatus(vastId, "exited", "the host went away");
+      }, behaviour.diesAfterMs);
+      deathTimers.add(timer);
+    }
+    const work = { servingFile, socket, ramGiB, cores, gpus };
+    pendingWork.set(vastId, work);
     for (const waiter of waiters.filter((w) => w.instanceId === entry.instanceId)) waiter.resolve(entry);
   }
 
-  const killGroup = (machine: MarketMachine, signal: NodeJS.Signals) => {
+  /** Keeps the tuner's concurrency of proofs in flight on a kept machine's daemon until it goes. */
+  function startLoad(vastId: number, work: { socket: string; ramGiB: number; cores: number; gpus: string }) {
+    const production = options.production;
+    const machine = machines.get(vastId);
+    if (production === undefined || machine === undefined) return;
+    machine.servingSince = Date.now();
+    const hardware = hardwareFrom({ ram: `${work.ramGiB}GiB`, cores: work.cores, gpus: work.gpus });
+    const concurrency = Math.max(1, recommend(hardware, { dialect: "budget" }).bench.concurrency);
+    const abort = new AbortController();
+    const client = createCuzkClient({ address: work.socket, maxInFlight: concurrency });
+    const worker = async () => {
+      while (!abort.signal.aborted) {
+        const proved = await client.prove(production.request, { signal: abort.signal }).then(
+          () => true,
+          () => false,
+        );
+        if (proved && !abort.signal.aborted) {
+          machine.completedProofs += 1;
+          machine.firstCompletedAt ??= Date.now();
+          machine.lastCompletedAt = Date.now();
+        }
+        // A daemon that refuses work (dying, restarting) is not hammered.
+        if (!proved) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    };
+    const done = Promise.all(Array.from({ length: concurrency }, worker)).then(() => undefined);
+    loads.set(vastId, { abort, client, done });
+  }
+
+  async function stopLoad(vastId: number): Promise<void> {
+    const load = loads.get(vastId);
+    if (load === undefined) return;
+    loads.delete(vastId);
+    load.abort.abort();
+    await load.done;
+    await load.client.close().catch(() => undefined);
+  }
+
+  function killGroup(machine: MarketMachine, signal: NodeJS.Signals): void {
     if (
       machine.agent.pid === undefined ||
       machine.agent.exitCode !== null ||
@@ -104,13 +246,31 @@ export function startMarket(fake: FakeVastServer, behaviours: Record<number, Mac
     } catch {
       // already gone
     }
-  };
+  }
 
   const timer = setInterval(() => {
     for (const [vastId, record] of fake.instances) {
       if (!machines.has(vastId) && typeof record.label === "string") startAgent(vastId, record);
     }
+    for (const [vastId, work] of pendingWork) {
+      if (existsSync(work.servingFile)) {
+        pendingWork.delete(vastId);
+        startLoad(vastId, work);
+      }
+    }
     for (const [vastId, machine] of machines) {
+      const gone = !fake.instances.has(vastId) || machine.diedAt !== undefined;
+      if (gone && machine.goneAt === undefined) {
+        machine.goneAt = machine.diedAt ?? Date.now();
+        pendingWork.delete(vastId);
+        void stopLoad(vastId);
+      }
+      if (!fake.instances.has(vastId) && !machine.returned) {
+        // Vast lists a machine again once its rental ends (the fake alone keeps it rented).
+        machine.returned = true;
+        const offer = fake.offers.find((o) => o.id === machine.offerId);
+        if (offer !== undefined) offer.rented = false;
+      }
       if (!fake.instances.has(vastId)) {
         killGroup(machine, "SIGCONT");
         killGroup(machine, "SIGKILL");
@@ -136,8 +296,13 @@ export function startMarket(fake: FakeVastServer, behaviours: Record<number, Mac
         killGroup(machine, "SIGKILL");
       }
     },
+    billedMs(machine, now = Date.now()) {
+      return (machine.goneAt ?? now) - machine.startedAt;
+    },
     async close() {
       clearInterval(timer);
+      for (const t of deathTimers) clearTimeout(t);
+      await Promise.all([...loads.keys()].map(stopLoad));
       for (const machine of machines.values()) {
         killGroup(machine, "SIGCONT");
         killGroup(machine, "SIGKILL");

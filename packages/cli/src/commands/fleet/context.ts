@@ -1,0 +1,84 @@
+import { homedir } from "node:os";
+import { createConsoleLogger, type Logger } from "@cuzkit/core";
+import type { FleetManager, FleetStore } from "@cuzkit/fleet";
+import { createVastClient, type VastClientOptions } from "@cuzkit/vast";
+import { interruptOnSignals } from "../../interrupt.js";
+import type { CliIO } from "../../io.js";
+import { type ConfigFlags, configFrom, type StoreFlags } from "./flags.js";
+
+/** What `createFleetCommand` can be given besides the IO, for tests. */
+export interface FleetCommandDeps {
+  /** Extra Vast client options (fetch, sleep, retry). */
+  clientOptions?: Partial<VastClientOptions>;
+  /** Resolves when `fleet serve` (or `run`, `demo`) should stop. Default: SIGINT or SIGTERM. */
+  untilStopped?: () => Promise<void>;
+  /** How `fleet demo` runs `cuzkit` for its agents and sims. Default: this process's own program and arguments. */
+  cuzkitCommand?: { command: string; args: readonly string[] } | undefined;
+}
+
+// The fleet (Fastify, SQLite, zod) loads only when a fleet command runs, so every other
+// command starts as fast as before.
+export const fleetLib = () => import("@cuzkit/fleet");
+
+/** What the fleet subcommands share. */
+export interface FleetContext {
+  io: CliIO;
+  deps: FleetCommandDeps;
+  logger: Logger;
+  /** Writes a line to stdout. */
+  print(line: string): void;
+  /** Opens the store, runs `use`, and closes the store whatever happens. */
+  withStore<T>(flags: StoreFlags, use: (store: FleetStore) => Promise<T>): Promise<T>;
+  /** A manager on the store, with the flags over the saved settings. */
+  managerFor(flags: ConfigFlags, store: FleetStore): Promise<FleetManager>;
+  /** Resolves when the command should stop (SIGINT or SIGTERM by default). */
+  untilStopped(): Promise<void>;
+}
+
+/** Builds the context of the fleet subcommands. */
+export function createFleetContext(io: CliIO, deps: FleetCommandDeps): FleetContext {
+  const logger = createConsoleLogger("info", (line) => io.stderr.write(`${line}\n`));
+  return {
+    io,
+    deps,
+    logger,
+    print: (line) => io.stdout.write(`${line}\n`),
+    async withStore(flags, use) {
+      const { openFleetStore, defaultStorePath } = await fleetLib();
+      const store = openFleetStore({ path: flags.db ?? defaultStorePath(io.env) });
+      try {
+        return await use(store);
+      } finally {
+        store.close();
+      }
+    },
+    async managerFor(flags, store) {
+      const { createFleetManager, timedStates } = await fleetLib();
+      const vast = createVastClient({
+        env: io.env,
+        homeDir: io.env.HOME ?? homedir(),
+        ...(flags.url === undefined ? {} : { baseUrl: flags.url }),
+        ...deps.clientOptions,
+      });
+      return createFleetManager({
+        store,
+        vast,
+        logger,
+        config: configFrom(flags, store.loadSettings(flags.fleet), timedStates),
+      });
+    },
+    untilStopped: deps.untilStopped ?? untilSignal,
+  };
+}
+
+async function untilSignal(): Promise<void> {
+  const interrupt = interruptOnSignals(["SIGINT", "SIGTERM"]);
+  try {
+    await new Promise<void>((resolve) => {
+      if (interrupt.signal.aborted) resolve();
+      interrupt.signal.addEventListener("abort", () => resolve(), { once: true });
+    });
+  } finally {
+    interrupt.dispose();
+  }
+}

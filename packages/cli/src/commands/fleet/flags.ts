@@ -1,0 +1,148 @@
+import { InvalidInputError } from "@cuzkit/core";
+import type { DeadlinePhase, FleetConfig } from "@cuzkit/fleet";
+import { type Command, InvalidArgumentError } from "commander";
+import { parseDurationMs, positiveNumberOption, wholeNumberOption } from "../../parse.js";
+
+/** Flags of every fleet subcommand that opens the store. */
+export interface StoreFlags {
+  db?: string;
+  fleet: string;
+  url?: string;
+}
+
+/** Flags of the subcommands that build a manager (the fleet's config). */
+export interface ConfigFlags extends StoreFlags {
+  minProofsPerHour?: number;
+  managerUrl?: string;
+  image?: string;
+  disk?: number;
+  maxDph?: number;
+  maxInstances?: number;
+  benchProofs?: number;
+  adopt?: boolean;
+  deadline: string[];
+  deadlineMargin?: number;
+  env: string[];
+}
+
+/** PHASE=DURATION with a valid duration; the phase is checked against the fleet's own list in {@link configFrom}. */
+function parseDeadline(text: string, previous: string[]): string[] {
+  const [phase, duration] = text.split("=");
+  if (phase === undefined || phase === "" || duration === undefined) {
+    throw new InvalidArgumentError(`"${text}" is not PHASE=DURATION, such as params=40m`);
+  }
+  parseDurationMs(duration, { what: `--deadline ${phase}`, example: `${phase}=30m` });
+  return [...previous, text];
+}
+
+function parseEnv(text: string, previous: string[]): string[] {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*=/.test(text)) throw new InvalidArgumentError(`"${text}" is not NAME=VALUE`);
+  return [...previous, text];
+}
+
+/** --db, --fleet, --url. */
+export function addStoreOptions(command: Command): Command {
+  return command
+    .option(
+      "--db <path>",
+      "the fleet's SQLite store (default $XDG_STATE_HOME/cuzkit/fleet.db, else ~/.local/state/cuzkit/fleet.db)",
+    )
+    .option(
+      "--fleet <name>",
+      "the fleet's name, part of every label cuzkit-fleet-<fleet>-<instance>",
+      "default",
+    )
+    .option("--url <url>", "Vast.ai API base URL (default: VAST_URL, else https://console.vast.ai)");
+}
+
+/** The fleet's config flags: the keep rule, what to rent, budget caps, deadlines. */
+export function addConfigOptions(command: Command): Command {
+  return command
+    .option(
+      "--min-proofs-per-hour <n>",
+      "keep a machine only at or above this measured rate (required)",
+      positiveNumberOption("--min-proofs-per-hour"),
+    )
+    .option("--manager-url <url>", "the URL agents reach this manager at (CUZKIT_FLEET_URL)")
+    .option("--image <image>", "the prover image; its entrypoint runs `cuzkit agent`")
+    .option("--disk <gb>", "disk per instance in GB (default 150)", positiveNumberOption("--disk"))
+    .option(
+      "--max-dph <usd>",
+      "cap on $/hour of all billing instances together",
+      positiveNumberOption("--max-dph"),
+    )
+    .option(
+      "--max-instances <n>",
+      "cap on billing instances at once",
+      wholeNumberOption("--max-instances", 1),
+    )
+    .option(
+      "--bench-proofs <n>",
+      "timed proofs of each machine's benchmark (default 12)",
+      wholeNumberOption("--bench-proofs", 1),
+    )
+    .option("--adopt", "keep labelled instances the store does not know instead of destroying them")
+    .option(
+      "--deadline <phase=duration>",
+      "fix one phase's deadline, e.g. params=40m (repeatable)",
+      parseDeadline,
+      [],
+    )
+    .option(
+      "--deadline-margin <factor>",
+      "factor on modelled durations (default 1.5)",
+      positiveNumberOption("--deadline-margin"),
+    )
+    .option("--env <NAME=VALUE>", "extra environment for instances (repeatable)", parseEnv, []);
+}
+
+/**
+ * The fleet's config from the flags over what `fleet serve` saved. `phases` are the deadline
+ * phases the fleet knows (its `timedStates`), passed in so this module loads none of the fleet.
+ */
+export function configFrom(
+  flags: ConfigFlags,
+  saved: Record<string, unknown> | undefined,
+  phases: readonly string[],
+): FleetConfig {
+  const base = (saved ?? {}) as Partial<FleetConfig>;
+  const overridesMs: Partial<Record<DeadlinePhase, number>> = { ...base.deadlines?.overridesMs };
+  for (const entry of flags.deadline) {
+    const [phase, duration] = entry.split("=") as [DeadlinePhase, string];
+    if (!phases.includes(phase)) {
+      throw new InvalidInputError(`--deadline ${entry}: "${phase}" is not a phase with a deadline`, {
+        hint: `use one of ${phases.join(", ")}, such as --deadline params=40m`,
+      });
+    }
+    overridesMs[phase] = parseDurationMs(duration, { what: `--deadline ${phase}` });
+  }
+  const env: Record<string, string> = { ...base.env };
+  for (const entry of flags.env) {
+    const at = entry.indexOf("=");
+    env[entry.slice(0, at)] = entry.slice(at + 1);
+  }
+  const pick = <T>(flag: T | undefined, savedValue: T | undefined) => flag ?? savedValue;
+  const config: FleetConfig = {
+    fleet: flags.fleet,
+    minProofsPerHour: pick(flags.minProofsPerHour, base.minProofsPerHour) as number,
+    managerUrl: pick(flags.managerUrl, base.managerUrl),
+    image: pick(flags.image, base.image),
+    diskGb: pick(flags.disk, base.diskGb),
+    maxDph: pick(flags.maxDph, base.maxDph),
+    maxInstances: pick(flags.maxInstances, base.maxInstances),
+    benchmarkProofs: pick(flags.benchProofs, base.benchmarkProofs),
+    adopt: pick(flags.adopt, base.adopt),
+    env,
+    deadlines: {
+      ...base.deadlines,
+      overridesMs,
+      ...(flags.deadlineMargin === undefined ? {} : { margin: flags.deadlineMargin }),
+    },
+  };
+  if (config.minProofsPerHour === undefined) {
+    throw new InvalidInputError("the fleet needs a minimum proofs/hour to decide which machines to keep", {
+      hint: "pass --min-proofs-per-hour N (to cuzkit fleet serve; deploy and destroy reuse what serve saved)",
+    });
+  }
+  return config;
+}

@@ -1,0 +1,86 @@
+import type { Command } from "commander";
+import { colourEnabled } from "../../colour.js";
+import { wholeNumberOption } from "../../parse.js";
+import { createTable } from "../../table.js";
+import type { FleetContext } from "./context.js";
+import { addConfigOptions, addStoreOptions, type ConfigFlags } from "./flags.js";
+import { offerRow } from "./rows.js";
+
+/** `cuzkit fleet offers`: the Vast search ranked by $ per 1000 proofs, with every estimate. */
+export function addOffersCommand(fleet: Command, ctx: FleetContext): void {
+  addConfigOptions(addStoreOptions(fleet.command("offers")))
+    .description(
+      "search Vast and rank the offers by $ per 1000 proofs: modelled, class-corrected and measured proofs/hour",
+    )
+    .option("--limit <n>", "offers to show (default 20)", wholeNumberOption("--limit", 1))
+    .option("--json", "print the ranking and the excluded offers as JSON")
+    .addHelpText(
+      "after",
+      `
+Ranking: each offer's rate is this machine's measurements, else the model corrected by its
+hardware class's calibration, else the model. Offers are sorted by $ per 1000 proofs at an
+optimistic rate (estimate x exp(spread)): an unmeasured offer is tried only while its best case
+beats what is known ("worth trying"); every benchmark narrows its class's spread. Machines that
+failed, were unstable or measured below --min-proofs-per-hour are left out (--json says why).`,
+    )
+    .action(async (flags: ConfigFlags & { limit?: number; json?: boolean }) =>
+      ctx.withStore(flags, async (store) => {
+        const manager = await ctx.managerFor(flags, store);
+        const { ranked, excluded } = await manager.rankAll();
+        const rows = ranked
+          .slice(0, flags.limit ?? 20)
+          .map((r) => offerRow(r.ranking, r.offer.gpuName, r.offer.numGpus));
+        if (flags.json) {
+          ctx.print(
+            JSON.stringify(
+              {
+                offers: rows,
+                excluded: excluded.map((e) => ({
+                  offerId: e.offer.id,
+                  machineId: e.offer.machineId ?? null,
+                  reason: e.reason,
+                })),
+              },
+              null,
+              2,
+            ),
+          );
+          return;
+        }
+        const table = createTable(
+          [
+            "OFFER",
+            "GPUS",
+            "PREDICTED",
+            "CORRECTED",
+            "MEASURED (N)",
+            "USED",
+            "$/H",
+            "$/1K PROOFS",
+            "OPTIMISTIC",
+            "RELIAB.",
+            "",
+          ],
+          { colour: colourEnabled(ctx.io.stdout, ctx.io.env) },
+        );
+        const f = (x: number | null) => (x === null ? "-" : x.toFixed(1));
+        for (const r of rows) {
+          table.push([
+            r.offerId,
+            r.gpus,
+            f(r.predictedProofsPerHour),
+            f(r.correctedProofsPerHour),
+            r.measuredProofsPerHour === null ? "-" : `${f(r.measuredProofsPerHour)} (${r.measuredRuns})`,
+            r.source,
+            r.dphPerHour.toFixed(3),
+            r.costPer1000.toFixed(2),
+            r.optimisticCostPer1000.toFixed(2),
+            r.reliability.toFixed(2),
+            r.worthTrying ? "worth trying" : "",
+          ]);
+        }
+        ctx.print(rows.length === 0 ? "no offers fit" : table.toString());
+        if (excluded.length > 0) ctx.print(`${excluded.length} offer(s) left out; --json says why`);
+      }),
+    );
+}

@@ -1,0 +1,81 @@
+import type { FleetRunStep } from "@cuzkit/fleet";
+import type { Command } from "commander";
+import { durationOption, positiveNumberOption, wholeNumberOption } from "../../parse.js";
+import { type FleetContext, fleetLib } from "./context.js";
+import { addConfigOptions, addStoreOptions, type ConfigFlags } from "./flags.js";
+import { defaultListen, serveManager } from "./serve.js";
+
+interface RunFlags extends ConfigFlags {
+  targetProofsPerHour?: number;
+  targetInstances?: number;
+  every?: number;
+  once?: boolean;
+  listen: string;
+}
+
+/** `cuzkit fleet run`: keeps the fleet at a target by the ranking, logging every decision with its reason. */
+export function addRunCommand(fleet: Command, ctx: FleetContext): void {
+  addConfigOptions(addStoreOptions(fleet.command("run")))
+    .description(
+      "keep the fleet at a target: rent the best-ranked offers, keep what pays, replace what dies, destroy the dearest per proof when over",
+    )
+    .option(
+      "--target-proofs-per-hour <n>",
+      "the total measured proofs/hour to keep",
+      positiveNumberOption("--target-proofs-per-hour"),
+    )
+    .option(
+      "--target-instances <n>",
+      "the number of kept machines to keep",
+      wholeNumberOption("--target-instances", 1),
+    )
+    .option("--every <duration>", "time between steps (default 1m)", durationOption("--every"))
+    .option("--once", "run one step and exit (a `fleet serve` must be running for the agents)")
+    .option(
+      "--listen <host:port>",
+      "where agents reach the manager (0.0.0.0:PORT to expose it)",
+      defaultListen,
+    )
+    .addHelpText(
+      "after",
+      `
+Each step ranks the offers as \`fleet offers\` does and decides: under target, rent the
+best-ranked (at most 2 vetting at once, within --max-dph); over target with measured capacity,
+destroy the active machine with the highest measured $ per 1000 proofs while the rest still meet
+the target; at target, try one offer whose optimistic cost beats the dearest kept machine's
+measured cost by 25%, and let the over-target rule drop the dearer one if it measures well.`,
+    )
+    .action(async (flags: RunFlags) => {
+      const { runFleetStep, startFleetRun, checkFleetTarget } = await fleetLib();
+      const target = { proofsPerHour: flags.targetProofsPerHour, instances: flags.targetInstances };
+      checkFleetTarget(target);
+      await ctx.withStore(flags, async (store) => {
+        const manager = await ctx.managerFor(flags, store);
+        const print = (step: FleetRunStep) => {
+          for (const d of step.decisions) {
+            const what = d.action === "rent" ? `rent offer ${d.offerId}` : `destroy ${d.instanceId}`;
+            const skipped = step.skipped.find((x) => x.decision === d);
+            ctx.print(`${what}: ${d.reason}${skipped ? ` (not done: ${skipped.code})` : ""}`);
+          }
+        };
+        if (flags.once) {
+          print(await runFleetStep(manager, { target }));
+          return;
+        }
+        // Without --once, run is the manager too: the agents it rents report to this process.
+        await serveManager(ctx, manager, store, { listen: flags.listen }, async () => {
+          const stopRun = startFleetRun(manager, {
+            target,
+            intervalMs: flags.every,
+            onStep: print,
+            onError: (error) => ctx.logger.warn("fleet run step failed", { error: String(error) }),
+          });
+          try {
+            await ctx.untilStopped();
+          } finally {
+            await stopRun();
+          }
+        });
+      });
+    });
+}

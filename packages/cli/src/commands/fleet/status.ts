@@ -1,0 +1,50 @@
+import type { Command } from "commander";
+import { colourEnabled } from "../../colour.js";
+import { createTable } from "../../table.js";
+import { type FleetContext, fleetLib } from "./context.js";
+import { addStoreOptions, type StoreFlags } from "./flags.js";
+import { statusRow } from "./rows.js";
+
+const minutes = (ms: number) => `${Math.max(0, Math.round(ms / 60_000))}m`;
+
+/** `cuzkit fleet status`: instances by state. */
+export function addStatusCommand(fleet: Command, ctx: FleetContext): void {
+  addStoreOptions(fleet.command("status"))
+    .description("instances by state: phase, elapsed / deadline, measured proofs/hour, $/h")
+    .option("--json", "print JSON")
+    .option("--all", "include destroyed instances")
+    .action(async (flags: StoreFlags & { json?: boolean; all?: boolean }) =>
+      ctx.withStore(flags, async (store) => {
+        const { instanceStates } = await fleetLib();
+        const now = Date.now();
+        const rows = store
+          .list()
+          .filter((r) => r.fleet === flags.fleet && (flags.all || r.state !== "destroyed"))
+          .sort((a, b) => instanceStates.indexOf(a.state) - instanceStates.indexOf(b.state))
+          .map((r) => statusRow(r, now));
+        if (flags.json) {
+          ctx.print(
+            JSON.stringify({ fleet: flags.fleet, counts: store.countByState(), instances: rows }, null, 2),
+          );
+          return;
+        }
+        const table = createTable(
+          ["ID", "STATE", "VAST", "GPUS", "ELAPSED/DEADLINE", "PROOFS/H", "$/H", "REASON"],
+          { colour: colourEnabled(ctx.io.stdout, ctx.io.env) },
+        );
+        for (const r of rows) {
+          table.push([
+            r.id,
+            r.destroyManually ? `${r.state} (DESTROY MANUALLY: vast ${r.vastId})` : r.state,
+            r.vastId ?? "-",
+            r.gpus,
+            r.deadlineMs === null ? minutes(r.elapsedMs) : `${minutes(r.elapsedMs)}/${minutes(r.deadlineMs)}`,
+            r.proofsPerHour === null ? "-" : r.proofsPerHour.toFixed(1),
+            r.dphPerHour.toFixed(3),
+            r.reason ?? "",
+          ]);
+        }
+        ctx.print(rows.length === 0 ? "no instances" : table.toString());
+      }),
+    );
+}
