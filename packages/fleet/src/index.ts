@@ -148,11 +148,17 @@ export {
   startFleetServer,
 } from "./server/fleet-server.js";
 export { openApiDocument } from "./server/openapi.js";
+export { isPostgresUrl, redactConnectionString } from "./store/connection-string.js";
 export {
+  type ConnectFleetStoreOptions,
+  connectFleetStore,
+  type EventsQuery,
   type FleetStore,
   type FleetStoreOptions,
   openFleetStore,
   type PlanInstanceInput,
+  type PlanOptions,
+  type SqliteFleetStore,
   type TransitionChanges,
   type TransitionOptions,
 } from "./store/fleet-store.js";
@@ -162,6 +168,11 @@ export type {
   HostPerformanceStore,
 } from "./store/host-performance.js";
 export { busyTimeoutMs, defaultStorePath } from "./store/open-database.js";
+export {
+  defaultFleetSchema,
+  openPostgresFleetStore,
+  type PostgresFleetStoreOptions,
+} from "./store/postgres-fleet-store.js";
 export type { BenchmarkResultRecord, FleetEvent, InstanceRecord, OfferSnapshot } from "./store/records.js";
 export { type EconomyDemoOptions, type EconomyDemoSummary, runEconomyDemo } from "./testing/economy-demo.js";
 export {

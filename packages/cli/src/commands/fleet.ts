@@ -25,6 +25,7 @@ export interface FleetCommandDeps {
 
 interface StoreFlags {
   db?: string;
+  dbSchema?: string;
   fleet: string;
   url?: string;
 }
@@ -75,9 +76,10 @@ function parseEnv(text: string, previous: string[]): string[] {
 function addStoreOptions(command: Command): Command {
   return command
     .option(
-      "--db <path>",
-      "the fleet's SQLite store (default $XDG_STATE_HOME/cuzkit/fleet.db, else ~/.local/state/cuzkit/fleet.db)",
+      "--db <path-or-url>",
+      "the fleet's store: a SQLite file (default $XDG_STATE_HOME/cuzkit/fleet.db, else ~/.local/state/cuzkit/fleet.db), or postgres://USER:PASSWORD@HOST:PORT/DB",
     )
+    .option("--db-schema <name>", "the PostgreSQL schema of the fleet's tables (default cuzkit_fleet)")
     .option(
       "--fleet <name>",
       "the fleet's name, part of every label cuzkit-fleet-<fleet>-<instance>",
@@ -216,8 +218,8 @@ export function createFleetCommand(io: CliIO, deps: FleetCommandDeps = {}): Comm
   const logger: Logger = createConsoleLogger("info", (line) => io.stderr.write(`${line}\n`));
 
   const openStore = async (flags: StoreFlags): Promise<FleetStore> => {
-    const { openFleetStore, defaultStorePath } = await fleetLib();
-    return openFleetStore({ path: flags.db ?? defaultStorePath(io.env) });
+    const { connectFleetStore, defaultStorePath } = await fleetLib();
+    return connectFleetStore({ location: flags.db ?? defaultStorePath(io.env), schema: flags.dbSchema });
   };
   const managerFor = async (flags: ConfigFlags, store: FleetStore): Promise<FleetManager> => {
     const { createFleetManager } = await fleetLib();
@@ -231,7 +233,7 @@ export function createFleetCommand(io: CliIO, deps: FleetCommandDeps = {}): Comm
       store,
       vast,
       logger,
-      config: configFrom(flags, store.loadSettings(flags.fleet)),
+      config: configFrom(flags, await store.loadSettings(flags.fleet)),
     });
   };
 
@@ -268,14 +270,19 @@ export function createFleetCommand(io: CliIO, deps: FleetCommandDeps = {}): Comm
         const store = await openStore(flags);
         try {
           const manager = await managerFor(flags, store);
-          const { startFleetServer, loadOrCreateAdminToken, createDaemonStatusBoard } = await fleetLib();
-          const admin = loadOrCreateAdminToken({ given: flags.adminToken, storePath: store.path });
+          const { startFleetServer, loadOrCreateAdminToken, createDaemonStatusBoard, defaultStorePath } =
+            await fleetLib();
+          // With PostgreSQL the token is kept in the local state folder: replicas share one by --admin-token.
+          const admin = loadOrCreateAdminToken({
+            given: flags.adminToken,
+            storePath: store.path ?? defaultStorePath(io.env),
+          });
           const server = await startFleetServer({
             manager,
             listen: flags.listen,
             dashboard: { adminToken: admin.token, daemonStatus: createDaemonStatusBoard() },
           });
-          store.saveSettings(manager.config.fleet, {
+          await store.saveSettings(manager.config.fleet, {
             ...manager.config,
             managerUrl: manager.config.managerUrl ?? server.url,
           });
@@ -298,7 +305,7 @@ export function createFleetCommand(io: CliIO, deps: FleetCommandDeps = {}): Comm
           await stopLoops();
           await server.close();
         } finally {
-          store.close();
+          await store.close();
         }
       },
     );
@@ -344,7 +351,7 @@ export function createFleetCommand(io: CliIO, deps: FleetCommandDeps = {}): Comm
                 `${r.id} ${r.state} vast ${r.vastId ?? "-"} offer ${r.offerId} $${r.dphPerHour.toFixed(3)}/h\n`,
               );
         } finally {
-          store.close();
+          await store.close();
         }
       },
     );
@@ -404,7 +411,7 @@ export function createFleetCommand(io: CliIO, deps: FleetCommandDeps = {}): Comm
         io.stdout.write(rows.length === 0 ? "no offers fit\n" : `${table.toString()}\n`);
         if (excluded.length > 0) io.stdout.write(`${excluded.length} offer(s) left out; --json says why\n`);
       } finally {
-        store.close();
+        await store.close();
       }
     });
 
@@ -459,7 +466,7 @@ export function createFleetCommand(io: CliIO, deps: FleetCommandDeps = {}): Comm
           // Without --once, run is the manager too: the agents it rents report to this process.
           const { startFleetServer } = await fleetLib();
           const server = await startFleetServer({ manager, listen: flags.listen });
-          store.saveSettings(manager.config.fleet, {
+          await store.saveSettings(manager.config.fleet, {
             ...manager.config,
             managerUrl: manager.config.managerUrl ?? server.url,
           });
@@ -477,7 +484,7 @@ export function createFleetCommand(io: CliIO, deps: FleetCommandDeps = {}): Comm
           await stopLoops();
           await server.close();
         } finally {
-          store.close();
+          await store.close();
         }
       },
     );
@@ -502,14 +509,13 @@ export function createFleetCommand(io: CliIO, deps: FleetCommandDeps = {}): Comm
       try {
         const { instanceStates } = await fleetLib();
         const now = Date.now();
-        const rows = store
-          .list()
+        const rows = (await store.list())
           .filter((r) => r.fleet === flags.fleet && (flags.all || r.state !== "destroyed"))
           .sort((a, b) => instanceStates.indexOf(a.state) - instanceStates.indexOf(b.state))
           .map((r) => statusRow(r, now));
         if (flags.json) {
           io.stdout.write(
-            `${JSON.stringify({ fleet: flags.fleet, counts: store.countByState(), instances: rows }, null, 2)}\n`,
+            `${JSON.stringify({ fleet: flags.fleet, counts: await store.countByState(), instances: rows }, null, 2)}\n`,
           );
           return;
         }
@@ -533,7 +539,7 @@ export function createFleetCommand(io: CliIO, deps: FleetCommandDeps = {}): Comm
         }
         io.stdout.write(rows.length === 0 ? "no instances\n" : `${table.toString()}\n`);
       } finally {
-        store.close();
+        await store.close();
       }
     });
 
@@ -549,7 +555,7 @@ export function createFleetCommand(io: CliIO, deps: FleetCommandDeps = {}): Comm
           `${record.id} ${record.state}${record.destroyManual ? ` (destroy manually: vast instance ${record.vastId})` : ""}\n`,
         );
       } finally {
-        store.close();
+        await store.close();
       }
     });
   return fleet;

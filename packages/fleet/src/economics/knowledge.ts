@@ -74,11 +74,11 @@ export function buildKnowledge(sources: KnowledgeSources): RankingKnowledge & {
 }
 
 /** The knowledge of a fleet store. */
-export function knowledgeFromStore(store: FleetStore): ReturnType<typeof buildKnowledge> {
+export async function knowledgeFromStore(store: FleetStore): Promise<ReturnType<typeof buildKnowledge>> {
   return buildKnowledge({
-    performance: store.performance.list(),
-    instances: store.list(),
-    excluded: store.performance.excludedMachines(),
-    failedInstanceIds: store.performance.failedInstanceIds(),
+    performance: await store.performance.list(),
+    instances: await store.list(),
+    excluded: await store.performance.excludedMachines(),
+    failedInstanceIds: await store.performance.failedInstanceIds(),
   });
 }

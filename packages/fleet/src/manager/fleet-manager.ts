@@ -84,7 +84,7 @@ export function createFleetManager(options: FleetManagerOptions): FleetManager {
 
   async function rankAll(query: OfferQuery = {}) {
     const offers = await vast.searchOffers({ allocatedStorageGb: config.diskGb, ...query });
-    return rankVastOffers(offers, config, knowledgeFromStore(store));
+    return rankVastOffers(offers, config, await knowledgeFromStore(store));
   }
   const rank = async (query: OfferQuery = {}): Promise<RankedOffer[]> => (await rankAll(query)).ranked;
 
@@ -134,19 +134,19 @@ export function createFleetManager(options: FleetManagerOptions): FleetManager {
       await monitor(ctx);
     },
     async destroy(id) {
-      const record = store.require(id);
+      const record = await store.require(id);
       switch (record.state) {
         case "destroyed":
           return record;
         case "planned":
-          return store.transition(id, "planned", "destroyed", { eventType: "operator-destroy" });
+          return await store.transition(id, "planned", "destroyed", { eventType: "operator-destroy" });
         case "destroying":
           return attemptDestroy(ctx, record);
         case "rejected":
         case "failed":
           return beginDestroy(ctx, id, [record.state]);
         case "active":
-          store.transition(id, "active", "draining", { eventType: "operator-destroy" });
+          await store.transition(id, "active", "draining", { eventType: "operator-destroy" });
           return beginDestroy(ctx, id, ["draining"]);
         case "draining":
           return beginDestroy(ctx, id, ["draining"]);
@@ -158,7 +158,7 @@ export function createFleetManager(options: FleetManagerOptions): FleetManager {
             "destroyed by the operator",
             "operator-destroy",
           );
-          return failed ?? store.require(id);
+          return failed ?? (await store.require(id));
         }
       }
     },

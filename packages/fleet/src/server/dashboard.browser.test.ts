@@ -123,7 +123,7 @@ describe("the fleet dashboard in Chromium", () => {
     await p.click(button);
     await p.waitForSelector("#notice.error");
     expect(await p.$eval("#notice", (n) => n.textContent)).toContain("destroy refused");
-    expect(store.require(seeded.kept).state).toBe("active");
+    expect((await store.require(seeded.kept)).state).toBe("active");
 
     await p.type("#admin-token", d.adminToken);
     await Promise.all([p.waitForNavigation(), p.click("#save-token")]);
@@ -131,7 +131,7 @@ describe("the fleet dashboard in Chromium", () => {
     await p.click(button);
     await p.waitForSelector("#notice.ok");
     await p.waitForSelector(`tr[data-instance-id="${seeded.kept}"][data-state="destroyed"]`);
-    expect(store.require(seeded.kept).state).toBe("destroyed");
+    expect((await store.require(seeded.kept)).state).toBe("destroyed");
   });
 
   it("shows an instance's phases, its latency chart and the daemon's /status", async () => {

@@ -98,7 +98,7 @@ export function buildFleetServer(options: FleetServerOptions): FastifyInstance {
         "send the instance's token as Authorization: Bearer CUZKIT_FLEET_TOKEN",
       );
     }
-    const tokenHash = isInstanceId(id) ? manager.store.tokenHash(id) : undefined;
+    const tokenHash = isInstanceId(id) ? await manager.store.tokenHash(id) : undefined;
     // An unknown id and a wrong token answer alike, so ids cannot be probed.
     if (tokenHash === undefined || !agentTokenMatches(token, tokenHash)) {
       return refuse(reply, 403, "FORBIDDEN", "this token is not valid for this instance");
@@ -121,18 +121,18 @@ export function buildFleetServer(options: FleetServerOptions): FastifyInstance {
   app.post<{ Params: Params }>("/v1/agent/:id/register", small, async (request, reply) => {
     const body = parse(registerBodySchema, request.body, reply);
     if (body === undefined) return reply;
-    return { ok: true, instructions: manager.agent.register(request.params.id, body) };
+    return { ok: true, instructions: await manager.agent.register(request.params.id, body) };
   });
   app.post<{ Params: Params }>("/v1/agent/:id/phase", small, async (request, reply) => {
     const body = parse(phaseBodySchema, request.body, reply);
     if (body === undefined) return reply;
-    const record = manager.agent.phase(request.params.id, body);
+    const record = await manager.agent.phase(request.params.id, body);
     return { ok: true, state: record.state, phaseDeadlineAt: record.phaseDeadlineAt ?? null };
   });
   app.post<{ Params: Params }>("/v1/agent/:id/heartbeat", small, async (request, reply) => {
     const body = parse(heartbeatBodySchema, request.body, reply);
     if (body === undefined) return reply;
-    manager.agent.heartbeat(request.params.id);
+    await manager.agent.heartbeat(request.params.id);
     if (body.daemonStatus !== undefined) {
       options.dashboard?.daemonStatus?.set(request.params.id, body.daemonStatus, Date.now());
     }

@@ -77,7 +77,7 @@ export async function startTestFleet(options: TestFleetOptions = {}): Promise<Te
     },
     async close() {
       await app.close();
-      store.close();
+      await store.close();
       await fake.close();
     },
   };
