@@ -121,6 +121,7 @@ export {
   runFleetStep,
   startFleetRun,
 } from "./manager/fleet-run.js";
+export { type LeadershipOptions, runLeadership } from "./manager/leadership.js";
 export type { MonitorSummary } from "./manager/monitor.js";
 export {
   type ExcludedOffer,
@@ -167,6 +168,7 @@ export type {
   HostPerformanceRecord,
   HostPerformanceStore,
 } from "./store/host-performance.js";
+export { createLeaderLease, type LeaderLease, type LeaderLeaseOptions } from "./store/leader-lease.js";
 export { busyTimeoutMs, defaultStorePath } from "./store/open-database.js";
 export {
   defaultFleetSchema,

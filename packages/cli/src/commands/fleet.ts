@@ -6,6 +6,7 @@ import type {
   FleetManager,
   FleetStore,
   InstanceRecord,
+  LeaderLease,
   RankedCandidate,
 } from "@cuzkit/fleet";
 import { createVastClient, type VastClientOptions } from "@cuzkit/vast";
@@ -86,6 +87,20 @@ function addStoreOptions(command: Command): Command {
       "default",
     )
     .option("--url <url>", "Vast.ai API base URL (default: VAST_URL, else https://console.vast.ai)");
+}
+
+/** The options of a command that serves the dashboard and may run as one of several replicas on a PostgreSQL store. */
+function addReplicaOptions(command: Command): Command {
+  return command
+    .option(
+      "--admin-token <token>",
+      "token for the dashboard's actions (and its reads beyond loopback); default: generated once, kept in the store's folder as admin-token (mode 0600); replicas on one PostgreSQL store share one by this flag",
+    )
+    .option(
+      "--lease-check-every <duration>",
+      "with a postgres:// store: how often a follower tries to take the leader lease, and the leader checks it (default 5s)",
+      durationOption("--lease-check-every"),
+    );
 }
 
 function addConfigOptions(command: Command): Command {
@@ -237,16 +252,50 @@ export function createFleetCommand(io: CliIO, deps: FleetCommandDeps = {}): Comm
     });
   };
 
-  addConfigOptions(addStoreOptions(sub("serve")))
+  /** With a PostgreSQL store, the leader lease this replica must hold to act; none with SQLite. */
+  const leaseFor = async (
+    flags: StoreFlags & { leaseCheckEvery?: number },
+    store: FleetStore,
+    manager: FleetManager,
+  ): Promise<LeaderLease | undefined> => {
+    if (store.kind !== "postgres" || flags.db === undefined) return undefined;
+    const { createLeaderLease } = await fleetLib();
+    io.stdout.write("following: another replica may lead; this one serves reads until it takes the lease\n");
+    return createLeaderLease({
+      url: flags.db,
+      schema: flags.dbSchema,
+      fleet: manager.config.fleet,
+      checkEveryMs: flags.leaseCheckEvery,
+    });
+  };
+  /** Acts (`lead`) until `until`: at once without a lease, else only while the lease is held. */
+  const actWhileLeading = async (
+    lease: LeaderLease | undefined,
+    until: Promise<void>,
+    lead: () => Promise<() => Promise<void>>,
+  ): Promise<void> => {
+    if (lease === undefined) {
+      const stop = await lead();
+      await until;
+      await stop();
+      return;
+    }
+    const { runLeadership } = await fleetLib();
+    await runLeadership({
+      lease,
+      lead,
+      until,
+      logger,
+      onChange: (leading) => io.stdout.write(leading ? "leading\n" : "following\n"),
+    });
+  };
+
+  addReplicaOptions(addConfigOptions(addStoreOptions(sub("serve"))))
     .description("run the manager: agent endpoints, reconcile every minute, deadlines and heartbeats")
     .option(
       "--listen <host:port>",
       "where agents reach the manager (0.0.0.0:PORT to expose it)",
       "127.0.0.1:7320", // defaultFleetListen of @cuzkit/fleet
-    )
-    .option(
-      "--admin-token <token>",
-      "token for the dashboard's actions (and its reads beyond loopback); default: generated once, kept in the store's folder as admin-token (mode 0600)",
     )
     .option(
       "--reconcile-every <duration>",
@@ -277,10 +326,12 @@ export function createFleetCommand(io: CliIO, deps: FleetCommandDeps = {}): Comm
             given: flags.adminToken,
             storePath: store.path ?? defaultStorePath(io.env),
           });
+          const lease = await leaseFor(flags, store, manager);
           const server = await startFleetServer({
             manager,
             listen: flags.listen,
             dashboard: { adminToken: admin.token, daemonStatus: createDaemonStatusBoard() },
+            isLeader: lease === undefined ? undefined : () => lease.held,
           });
           await store.saveSettings(manager.config.fleet, {
             ...manager.config,
@@ -296,13 +347,13 @@ export function createFleetCommand(io: CliIO, deps: FleetCommandDeps = {}): Comm
               `admin token ${admin.token}${admin.path === undefined ? "" : ` (kept in ${admin.path})`}\n`,
             );
           }
-          await manager.startup();
-          const stopLoops = manager.startLoops({
-            reconcileEveryMs: flags.reconcileEvery,
-            monitorEveryMs: flags.monitorEvery,
+          await actWhileLeading(lease, (deps.untilStopped ?? untilSignal)(), async () => {
+            await manager.startup();
+            return manager.startLoops({
+              reconcileEveryMs: flags.reconcileEvery,
+              monitorEveryMs: flags.monitorEvery,
+            });
           });
-          await (deps.untilStopped ?? untilSignal)();
-          await stopLoops();
           await server.close();
         } finally {
           await store.close();
@@ -415,7 +466,7 @@ export function createFleetCommand(io: CliIO, deps: FleetCommandDeps = {}): Comm
       }
     });
 
-  addConfigOptions(addStoreOptions(sub("run")))
+  addReplicaOptions(addConfigOptions(addStoreOptions(sub("run"))))
     .description(
       "keep the fleet at a target: rent the best-ranked offers, keep what pays, replace what dies, destroy the dearest per proof when over",
     )
@@ -444,6 +495,7 @@ export function createFleetCommand(io: CliIO, deps: FleetCommandDeps = {}): Comm
           every?: number;
           once?: boolean;
           listen: string;
+          adminToken?: string;
         },
       ) => {
         const { runFleetStep, startFleetRun, checkFleetTarget } = await fleetLib();
@@ -464,24 +516,38 @@ export function createFleetCommand(io: CliIO, deps: FleetCommandDeps = {}): Comm
             return;
           }
           // Without --once, run is the manager too: the agents it rents report to this process.
-          const { startFleetServer } = await fleetLib();
-          const server = await startFleetServer({ manager, listen: flags.listen });
+          const { startFleetServer, loadOrCreateAdminToken, createDaemonStatusBoard, defaultStorePath } =
+            await fleetLib();
+          const admin = loadOrCreateAdminToken({
+            given: flags.adminToken,
+            storePath: store.path ?? defaultStorePath(io.env),
+          });
+          const lease = await leaseFor(flags, store, manager);
+          const server = await startFleetServer({
+            manager,
+            listen: flags.listen,
+            dashboard: { adminToken: admin.token, daemonStatus: createDaemonStatusBoard() },
+            isLeader: lease === undefined ? undefined : () => lease.held,
+          });
           await store.saveSettings(manager.config.fleet, {
             ...manager.config,
             managerUrl: manager.config.managerUrl ?? server.url,
           });
           io.stdout.write(`listening ${server.url}\n`);
-          await manager.startup();
-          const stopLoops = manager.startLoops();
-          const stopRun = startFleetRun(manager, {
-            target,
-            intervalMs: flags.every,
-            onStep: print,
-            onError: (error) => logger.warn("fleet run step failed", { error: String(error) }),
+          await actWhileLeading(lease, (deps.untilStopped ?? untilSignal)(), async () => {
+            await manager.startup();
+            const stopLoops = manager.startLoops();
+            const stopRun = startFleetRun(manager, {
+              target,
+              intervalMs: flags.every,
+              onStep: print,
+              onError: (error) => logger.warn("fleet run step failed", { error: String(error) }),
+            });
+            return async () => {
+              await stopRun();
+              await stopLoops();
+            };
           });
-          await (deps.untilStopped ?? untilSignal)();
-          await stopRun();
-          await stopLoops();
           await server.close();
         } finally {
           await store.close();

@@ -31,6 +31,12 @@ export interface FleetServerOptions {
   smallBodyLimitBytes?: number | undefined;
   /** The dashboard, admin API, /metrics and /openapi.json (dashboard-routes.ts). Default: not served. */
   dashboard?: Omit<DashboardOptions, "manager"> | undefined;
+  /**
+   * Whether this replica acts (holds the leader lease). While false, every write (agent
+   * reports, dashboard actions) answers 503 FLEET_NOT_LEADER, changing nothing, and reads are
+   * served. Default: always true (one manager, SQLite).
+   */
+  isLeader?: (() => boolean) | undefined;
 }
 
 /** Where a running server listens. */
@@ -85,6 +91,21 @@ export function buildFleetServer(options: FleetServerOptions): FastifyInstance {
       .code(500)
       .send({ ok: false, error: code, message: "the manager failed to handle the request" });
   });
+
+  const isLeader = options.isLeader;
+  if (isLeader !== undefined) {
+    app.addHook("onRequest", async (request, reply) => {
+      if (request.method === "GET" || request.method === "HEAD" || isLeader()) return;
+      // A follower replica: the leader acts; the caller retries (an agent's next attempt may
+      // reach the leader, or this replica once it has taken over).
+      return reply.code(503).header("retry-after", "5").send({
+        ok: false,
+        error: "FLEET_NOT_LEADER",
+        message: "this fleet replica is following; another replica acts",
+        hint: "send writes to the leading replica (cuzkit fleet status shows the store), or retry",
+      });
+    });
+  }
 
   /** The token check: only this instance's own token opens its endpoints. */
   const authenticate = async (request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => {

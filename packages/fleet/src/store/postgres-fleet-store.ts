@@ -22,14 +22,11 @@ export interface PostgresFleetStoreOptions {
   migrations?: readonly Migration[] | undefined;
 }
 
-// The first key of the fleet's advisory locks (pg_advisory_lock(int, int)); the second is a hash
-// of the schema, so two fleets in two schemas never contend.
-const advisoryLockClass = 0x637a6b; // "czk"
-
-/** The fleet's advisory lock keys in a schema: `purpose` 0 migrations, 1 the leader lease. */
-export function advisoryLockSql(schema: string, purpose: "migrate" | "leader"): string {
-  return `${advisoryLockClass + (purpose === "leader" ? 1 : 0)}, hashtext('${schema}')`;
-}
+/**
+ * The first keys of the fleet's advisory locks (pg_advisory_lock(int, int)); the second is a
+ * hash of the schema (and fleet), so fleets in other schemas never contend.
+ */
+export const advisoryLockClasses = { migrate: 0x637a6b, leader: 0x637a6c } as const;
 
 /** Applies the pending migrations, one at a time across every replica (an advisory lock). */
 async function migratePostgres(
@@ -38,7 +35,7 @@ async function migratePostgres(
   migrations: readonly Migration[],
 ): Promise<void> {
   await db.transaction(async (tx) => {
-    await tx.run(`SELECT pg_advisory_xact_lock(${advisoryLockSql(schema, "migrate")})`);
+    await tx.run(`SELECT pg_advisory_xact_lock(${advisoryLockClasses.migrate}, hashtext(?))`, [schema]);
     await tx.run(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
     await tx.run(
       `CREATE TABLE IF NOT EXISTS schema_migrations (version ${db.dialect.integer} PRIMARY KEY, description TEXT NOT NULL, applied_at ${db.dialect.integer} NOT NULL)`,
