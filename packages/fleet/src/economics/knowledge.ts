@@ -51,7 +51,9 @@ export function buildKnowledge(sources: KnowledgeSources): RankingKnowledge & {
     return m;
   };
   for (const r of sources.performance) {
-    if (r.machineId === undefined) continue;
+    // Curio's rates are per proof type (a PoRep an hour is not an UpdateProve an hour): shown
+    // beside the fleet's own measurements, not mixed into them.
+    if (r.machineId === undefined || r.source === "curio") continue;
     const m = machine(r.machineId);
     if (r.kind === "production" || measuringVerdicts.has(r.verdict ?? ""))
       m.runsProofsPerHour.push(r.proofsPerHour);

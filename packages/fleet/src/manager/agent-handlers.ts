@@ -147,7 +147,7 @@ export function agentHandlers(ctx: ManagerContext) {
 export type AgentHandlers = ReturnType<typeof agentHandlers>;
 
 /** A host-performance row for an instance: its offer's hardware, price and the model's prediction. */
-function performanceOf(
+export function performanceOf(
   record: InstanceRecord,
   dialect: DaemonDialect,
   measured: Pick<HostPerformanceInput, "kind" | "proofsPerHour"> & Partial<HostPerformanceInput>,

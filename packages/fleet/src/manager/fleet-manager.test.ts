@@ -154,14 +154,14 @@ describe("deploy", () => {
 describe("deadlines and heartbeats", () => {
   async function registered(t: TestFleet, offerId = 1002) {
     const record = await t.manager.deploy(offerId);
-    t.manager.agent.register(record.id, { agentVersion: "0.1.0" });
+    await t.manager.agent.register(record.id, { agentVersion: "0.1.0" });
     return await t.manager.store.require(record.id);
   }
 
   it("fails and destroys an instance that never finishes params, only after its derived deadline", async () => {
     fleet = await startTestFleet();
     const record = await registered(fleet);
-    fleet.manager.agent.phase(record.id, { phase: "params" });
+    await fleet.manager.agent.phase(record.id, { phase: "params" });
     const params = await fleet.manager.store.require(record.id);
     const deadlineAt = params.phaseDeadlineAt as number;
     expect(deadlineAt - params.phaseStartedAt).toBe(params.deadlinesMs.params);
@@ -188,7 +188,7 @@ describe("deadlines and heartbeats", () => {
     const silent = await registered(fleet, 1003);
     for (const id of [healthy.id, silent.id]) {
       for (const phase of ["params", "warmup", "benchmarking"] as const)
-        fleet.manager.agent.phase(id, { phase });
+        await fleet.manager.agent.phase(id, { phase });
     }
     for (let step = 1; step <= 60; step++) {
       fleet.clock.advance(30_000);
@@ -354,8 +354,8 @@ describe("a manager restart", () => {
     fleet = await startTestFleet();
     const t = fleet;
     const record = await t.manager.deploy(1002);
-    t.manager.agent.register(record.id, { agentVersion: "0.1.0" });
-    t.manager.agent.phase(record.id, { phase: "params" });
+    await t.manager.agent.register(record.id, { agentVersion: "0.1.0" });
+    await t.manager.agent.phase(record.id, { phase: "params" });
     // The manager is down for 5 minutes; then a new process starts on the same store.
     t.clock.advance(5 * minute);
     const restarted = createFleetManager({

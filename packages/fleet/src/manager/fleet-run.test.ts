@@ -9,8 +9,9 @@ afterEach(async () => {
 });
 
 async function vet(t: TestFleet, id: string, verdict: "MET" | "FAILED", proofsPerHour: number) {
-  t.manager.agent.register(id, { agentVersion: "0.1.0" });
-  for (const phase of ["params", "warmup", "benchmarking"] as const) t.manager.agent.phase(id, { phase });
+  await t.manager.agent.register(id, { agentVersion: "0.1.0" });
+  for (const phase of ["params", "warmup", "benchmarking"] as const)
+    await t.manager.agent.phase(id, { phase });
   return t.manager.agent.report(id, { verdict, proofsPerHour, proofs: [] });
 }
 

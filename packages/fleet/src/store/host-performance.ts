@@ -28,6 +28,12 @@ export interface HostPerformanceRecord {
   config: string | undefined;
   /** The benchmark's per-proof records. */
   records: unknown[] | undefined;
+  /** Where a production rate came from: the agent's report, or Curio's task history. Default "agent". */
+  source?: "agent" | "curio" | undefined;
+  /** The Curio task type of a Curio rate (PoRep, UpdateProve, PSProve). */
+  taskType?: string | undefined;
+  /** Failed tasks in the window (Curio rates). */
+  failures?: number | undefined;
 }
 
 /** What a new host-performance row carries. */
@@ -70,6 +76,9 @@ export interface HostPerformanceRow {
   window_ms: number | null;
   config: string | null;
   records_json: string | null;
+  source: string | null;
+  task_type: string | null;
+  failures: number | null;
 }
 
 const u = <T>(v: T | null): T | undefined => (v === null ? undefined : v);
@@ -97,5 +106,8 @@ export function toHostPerformanceRecord(row: HostPerformanceRow): HostPerformanc
     windowMs: u(row.window_ms),
     config: u(row.config),
     records: row.records_json === null ? undefined : (JSON.parse(row.records_json) as unknown[]),
+    source: row.source === "curio" ? "curio" : "agent",
+    taskType: u(row.task_type),
+    failures: u(row.failures),
   };
 }

@@ -129,4 +129,16 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX host_performance_by_class ON host_performance (class_key, seq);
     `,
   },
+  {
+    version: 4,
+    description:
+      "host performance from Curio: where a production rate came from, its proof type and its failures",
+    sql: (d) => `
+      -- source: 'agent' (the agent's own report) or 'curio' (HarmonyDB's task history); NULL
+      -- on older rows means 'agent'. Curio rates are per proof type, so they carry it.
+      ALTER TABLE host_performance ADD COLUMN source TEXT;
+      ALTER TABLE host_performance ADD COLUMN task_type TEXT;
+      ALTER TABLE host_performance ADD COLUMN failures ${d.integer};
+    `,
+  },
 ];

@@ -120,8 +120,8 @@ const sql = {
   schemaVersion: "SELECT MAX(version) AS v FROM schema_migrations",
   insertPerformance: `INSERT INTO host_performance (kind, instance_id, at, verdict, proofs_per_hour,
       predicted_proofs_per_hour, dph, offer_id, machine_id, host_id, gpu_name, num_gpus, cpu_ram_bytes, cpu_cores,
-      cpu_name, class_key, window_ms, config, records_json)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+      cpu_name, class_key, window_ms, config, records_json, source, task_type, failures)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
   selectPerformance: "SELECT * FROM host_performance ORDER BY seq",
   selectPerformanceOfMachine: "SELECT * FROM host_performance WHERE machine_id = ? ORDER BY seq",
   selectPerformanceOfClass: "SELECT * FROM host_performance WHERE class_key = ? ORDER BY seq",
@@ -249,6 +249,9 @@ export function createSqlFleetStore(db: SqlExecutor, options: SqlFleetStoreOptio
       input.windowMs ?? null,
       input.config ?? null,
       input.records === undefined ? null : JSON.stringify(input.records),
+      input.source ?? "agent",
+      input.taskType ?? null,
+      input.failures ?? null,
     ]);
     return toHostPerformanceRecord(row as HostPerformanceRow);
   };
