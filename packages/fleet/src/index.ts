@@ -11,6 +11,21 @@ export {
   type HttpReporterOptions,
 } from "./agent/reporter.js";
 export { type VettingResult, verdictOf } from "./agent/vetting.js";
+export { type CurioLinkOptions, fallbackDrainDeadlineMs } from "./curio/curio-link.js";
+export { cordonAndDrain, type DrainOutcome } from "./curio/drain.js";
+export {
+  type CurioMachine,
+  type CurioProduction,
+  type CurioProofTaskType,
+  curioProofTaskTypes,
+  defaultCurioSchema,
+  type HarmonySource,
+  type HarmonySourceOptions,
+  hostOf,
+  openHarmonySource,
+} from "./curio/harmony-source.js";
+export { type CurioInstance, curioInstances } from "./curio/machine-map.js";
+export { latestCurioRates, recordCurioProduction } from "./curio/production-sync.js";
 export {
   type DeadlineInputs,
   type DeadlinePhase,

@@ -32,6 +32,8 @@ interface StoreFlags {
 }
 
 interface ConfigFlags extends StoreFlags {
+  curioDb?: string;
+  curioSchema?: string;
   minProofsPerHour?: number;
   managerUrl?: string;
   image?: string;
@@ -105,6 +107,11 @@ function addReplicaOptions(command: Command): Command {
 
 function addConfigOptions(command: Command): Command {
   return command
+    .option(
+      "--curio-db <url>",
+      "the Curio cluster's HarmonyDB, postgres://USER:PASSWORD@HOST:PORT/DB: production rates are read from it, and a Curio machine is cordoned and drained before it is destroyed",
+    )
+    .option("--curio-schema <name>", "the schema of Curio's tables in --curio-db (default curio)")
     .option(
       "--min-proofs-per-hour <n>",
       "keep a machine only at or above this measured rate (required)",
@@ -184,7 +191,11 @@ function configFrom(flags: ConfigFlags, saved: Record<string, unknown> | undefin
 const minutes = (ms: number) => `${Math.max(0, Math.round(ms / 60_000))}m`;
 
 /** One status row, for people and for --json. */
-function statusRow(record: InstanceRecord, now: number) {
+function statusRow(
+  record: InstanceRecord,
+  now: number,
+  curio: { taskType: string; proofsPerHour: number; failures: number; at: number }[] = [],
+) {
   return {
     id: record.id,
     state: record.state,
@@ -197,6 +208,8 @@ function statusRow(record: InstanceRecord, now: number) {
     dphPerHour: record.dphPerHour,
     reason: record.reason ?? null,
     destroyManually: record.destroyManual,
+    /** Curio's latest production of this machine per proof type (when it is a Curio node). */
+    curioProduction: curio,
   };
 }
 
@@ -244,11 +257,16 @@ export function createFleetCommand(io: CliIO, deps: FleetCommandDeps = {}): Comm
       ...(flags.url === undefined ? {} : { baseUrl: flags.url }),
       ...deps.clientOptions,
     });
+    const { openHarmonySource } = await fleetLib();
     return createFleetManager({
       store,
       vast,
       logger,
       config: configFrom(flags, await store.loadSettings(flags.fleet)),
+      curio:
+        flags.curioDb === undefined
+          ? undefined
+          : { harmony: openHarmonySource({ url: flags.curioDb, schema: flags.curioSchema }) },
     });
   };
 
@@ -573,12 +591,13 @@ export function createFleetCommand(io: CliIO, deps: FleetCommandDeps = {}): Comm
     .action(async (flags: StoreFlags & { json?: boolean; all?: boolean }) => {
       const store = await openStore(flags);
       try {
-        const { instanceStates } = await fleetLib();
+        const { instanceStates, latestCurioRates } = await fleetLib();
+        const curio = latestCurioRates(await store.performance.list());
         const now = Date.now();
         const rows = (await store.list())
           .filter((r) => r.fleet === flags.fleet && (flags.all || r.state !== "destroyed"))
           .sort((a, b) => instanceStates.indexOf(a.state) - instanceStates.indexOf(b.state))
-          .map((r) => statusRow(r, now));
+          .map((r) => statusRow(r, now, curio.get(r.id)));
         if (flags.json) {
           io.stdout.write(
             `${JSON.stringify({ fleet: flags.fleet, counts: await store.countByState(), instances: rows }, null, 2)}\n`,
@@ -586,7 +605,7 @@ export function createFleetCommand(io: CliIO, deps: FleetCommandDeps = {}): Comm
           return;
         }
         const table = createTable(
-          ["ID", "STATE", "VAST", "GPUS", "ELAPSED/DEADLINE", "PROOFS/H", "$/H", "REASON"],
+          ["ID", "STATE", "VAST", "GPUS", "ELAPSED/DEADLINE", "PROOFS/H", "CURIO/H", "$/H", "REASON"],
           {
             colour: colourEnabled(io.stdout, io.env),
           },
@@ -599,6 +618,14 @@ export function createFleetCommand(io: CliIO, deps: FleetCommandDeps = {}): Comm
             r.gpus,
             r.deadlineMs === null ? minutes(r.elapsedMs) : `${minutes(r.elapsedMs)}/${minutes(r.deadlineMs)}`,
             r.proofsPerHour === null ? "-" : r.proofsPerHour.toFixed(1),
+            r.curioProduction.length === 0
+              ? "-"
+              : r.curioProduction
+                  .map(
+                    (c) =>
+                      `${c.taskType} ${c.proofsPerHour.toFixed(1)}${c.failures > 0 ? ` (${c.failures} failed)` : ""}`,
+                  )
+                  .join(", "),
             r.dphPerHour.toFixed(3),
             r.reason ?? "",
           ]);

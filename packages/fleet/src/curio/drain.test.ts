@@ -26,7 +26,10 @@ afterEach(async () => {
 });
 
 /** A fleet with one active instance that is Curio machine 1, which owns one PoRep task. */
-async function activeCurioInstance(onSleep: (count: number) => Promise<void> | void = () => {}) {
+async function activeCurioInstance(
+  onSleep: (count: number) => Promise<void> | void = () => {},
+  dashboard: { adminToken: string } | undefined = undefined,
+) {
   const schema = postgres.freshSchema("curio");
   await postgres.query(curioTestSchemaSql(schema));
   await postgres.query(
@@ -40,6 +43,7 @@ async function activeCurioInstance(onSleep: (count: number) => Promise<void> | v
   harmony = source;
   let sleeps = 0;
   const t = await startTestFleet({
+    dashboard,
     curio: {
       harmony: source,
       drainPollMs: 60_000,
@@ -153,7 +157,7 @@ describe("cordon and drain before destroying a Curio machine", () => {
   });
 
   it("records each Curio machine's production per proof type as host performance, apart from benchmarks", async () => {
-    const setup = await activeCurioInstance();
+    const setup = await activeCurioInstance(undefined, { adminToken: "a".repeat(32) });
     const { t, id } = setup;
     const rows = await t.manager.recordCurioProduction();
     expect(rows).toEqual([
@@ -170,5 +174,18 @@ describe("cordon and drain before destroying a Curio machine", () => {
     const all = await t.manager.store.performance.list();
     expect(all.filter((r) => r.kind === "benchmark")).toHaveLength(1);
     expect(all.filter((r) => r.source === "curio")).toHaveLength(1);
+    // The dashboard's API shows it beside the benchmark's rate.
+    const answer = await t.app.inject({
+      method: "GET",
+      url: "/api/instances",
+      headers: { authorization: `Bearer ${"a".repeat(32)}` },
+    });
+    expect(answer.json().instances).toEqual([
+      expect.objectContaining({
+        id,
+        proofsPerHour: 48,
+        curioProduction: [{ taskType: "PoRep", proofsPerHour: 1, failures: 0, at: t.clock.now() }],
+      }),
+    ]);
   });
 });

@@ -82,7 +82,8 @@ export function hostOf(hostAndPort: string): string {
 /** Opens a HarmonyDB source (lazily: the first call connects). */
 export function openHarmonySource(options: HarmonySourceOptions): HarmonySource {
   const schema = checkSchemaName(options.schema ?? defaultCurioSchema, "--curio-schema");
-  const pool = new pg.Pool({ ...postgresClientConfig(options.url, schema), max: 2 });
+  // allowExitOnIdle: a CLI command that read Curio exits without waiting for idle connections.
+  const pool = new pg.Pool({ ...postgresClientConfig(options.url, schema), max: 2, allowExitOnIdle: true });
   pool.on("error", () => {});
   const query = async <T extends pg.QueryResultRow>(what: string, sql: string, params: unknown[] = []) => {
     try {

@@ -2,6 +2,7 @@ import type { ServerResponse } from "node:http";
 import { type Clock, CuzkitError, systemClock } from "@cuzkit/core";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
+import { latestCurioRates } from "../curio/production-sync.js";
 import { FleetInstanceNotFoundError } from "../errors.js";
 import { isInstanceId } from "../manager/config.js";
 import type { FleetManager } from "../manager/fleet-manager.js";
@@ -118,7 +119,16 @@ export async function dashboardPlugin(app: FastifyInstance, options: DashboardOp
     ...(await fleetSummary(store, manager.config.fleet, clock.now())),
     readsNeedToken,
   }));
-  app.get("/api/instances", read, async () => ({ instances: (await store.list()).map(instanceView) }));
+  app.get("/api/instances", read, async () => {
+    // Curio's latest production per proof type, beside the fleet's own measurement.
+    const curio = latestCurioRates(await store.performance.list());
+    return {
+      instances: (await store.list()).map((r) => ({
+        ...instanceView(r),
+        curioProduction: curio.get(r.id) ?? [],
+      })),
+    };
+  });
   app.get<{ Params: IdParams }>("/api/instances/:id", read, async (request) => {
     const record = await requireInstance(request.params.id);
     const benchmark = await store.benchmarkResult(record.id);
