@@ -40,7 +40,7 @@ for (let i = 0; i < instances; i++) {
   const id = `i-${i.toString(16).padStart(8, "0")}`;
   const token = generateAgentToken();
   const vastId = fake.addInstance({ label: instanceLabel("bench", id), actual_status: "running" });
-  store.plan({
+  await store.plan({
     id,
     fleet: "bench",
     label: instanceLabel("bench", id),
@@ -56,9 +56,9 @@ for (let i = 0; i < instances; i++) {
     ["params", "warmup"],
     ["warmup", "benchmarking"],
   ] as const) {
-    store.transition(id, from, to, from === "renting" ? { changes: { vastId } } : {});
+    await store.transition(id, from, to, from === "renting" ? { changes: { vastId } } : {});
   }
-  store.decideBenchmark(
+  await store.decideBenchmark(
     id,
     {
       verdict: "MET",
@@ -178,12 +178,12 @@ const summary = await manager.reconcile();
 const reconcileMs = performance.now() - reconcileStarted;
 
 // Store size after 10 000 events (on top of the ~4 000 the setup wrote).
-const eventsBefore = store.events({ limit: 1_000_000 }).length;
+const eventsBefore = (await store.events({ limit: 1_000_000 })).length;
 store.db.pragma("wal_checkpoint(TRUNCATE)");
 const sizeBefore = statSync(dbPath).size;
 const appendStarted = performance.now();
 for (let i = 0; i < 10_000; i++) {
-  store.appendEvent((agents[i % instances] as { id: string }).id, "bench", {
+  await store.appendEvent((agents[i % instances] as { id: string }).id, "bench", {
     n: i,
     note: "an event of typical size",
   });
@@ -223,6 +223,6 @@ const lines = [
 process.stdout.write(`${lines.join("\n")}\n`);
 
 await server.close();
-store.close();
+await store.close();
 await fake.close();
 rmSync(dir, { recursive: true, force: true });

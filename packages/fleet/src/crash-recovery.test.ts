@@ -66,7 +66,7 @@ async function scenario(crashAt: number) {
 
   const store = openFleetStore({ path: db });
   try {
-    const rows = store.list();
+    const rows = await store.list();
     const creates = fake.requestsTo(createPath, "PUT");
     // Never two rentals for one planned instance.
     const labels = creates.map((r) => (r.body as { label: string }).label);
@@ -87,7 +87,7 @@ async function scenario(crashAt: number) {
     if (crashAt === 0) expect(paths.sort()).toEqual(["/api/v0/asks/1002/", "/api/v0/asks/1003/"]);
     return { first, rows };
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

@@ -3,6 +3,21 @@
 // The agent (also its own entry, @cuzkit/fleet/agent).
 export * from "./agent/index.js";
 export { type VettingResult, verdictOf } from "./agent/vetting.js";
+export { type CurioLinkOptions, fallbackDrainDeadlineMs } from "./curio/curio-link.js";
+export { cordonAndDrain, type DrainOutcome } from "./curio/drain.js";
+export {
+  type CurioMachine,
+  type CurioProduction,
+  type CurioProofTaskType,
+  curioProofTaskTypes,
+  defaultCurioSchema,
+  type HarmonySource,
+  type HarmonySourceOptions,
+  hostOf,
+  openHarmonySource,
+} from "./curio/harmony-source.js";
+export { type CurioInstance, curioInstances } from "./curio/machine-map.js";
+export { latestCurioRates, recordCurioProduction } from "./curio/production-sync.js";
 export {
   type DeadlineInputs,
   type DeadlinePhase,
@@ -113,6 +128,7 @@ export {
   runFleetStep,
   startFleetRun,
 } from "./manager/fleet-run.js";
+export { type LeadershipOptions, runLeadership } from "./manager/leadership.js";
 export type { MonitorSummary } from "./manager/monitor.js";
 export {
   type ExcludedOffer,
@@ -147,11 +163,17 @@ export {
   startFleetServer,
 } from "./server/fleet-server.js";
 export { openApiDocument } from "./server/openapi.js";
+export { isPostgresUrl, redactConnectionString } from "./store/connection-string.js";
 export {
+  type ConnectFleetStoreOptions,
+  connectFleetStore,
+  type EventsQuery,
   type FleetStore,
   type FleetStoreOptions,
   openFleetStore,
   type PlanInstanceInput,
+  type PlanOptions,
+  type SqliteFleetStore,
   type TransitionChanges,
   type TransitionOptions,
 } from "./store/fleet-store.js";
@@ -160,7 +182,13 @@ export type {
   HostPerformanceRecord,
   HostPerformanceStore,
 } from "./store/host-performance.js";
+export { createLeaderLease, type LeaderLease, type LeaderLeaseOptions } from "./store/leader-lease.js";
 export { busyTimeoutMs, defaultStorePath } from "./store/open-database.js";
+export {
+  defaultFleetSchema,
+  openPostgresFleetStore,
+  type PostgresFleetStoreOptions,
+} from "./store/postgres-fleet-store.js";
 export type { BenchmarkResultRecord, FleetEvent, InstanceRecord, OfferSnapshot } from "./store/records.js";
 export { type DemoOffer, demoMarket } from "./testing/demo-market.js";
 export { type EconomyDemoOptions, type EconomyDemoSummary, runEconomyDemo } from "./testing/economy-demo.js";

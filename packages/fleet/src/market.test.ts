@@ -75,7 +75,7 @@ async function startScenario(
       await stopLoops();
       await started.close();
       await server.close();
-      store.close();
+      await store.close();
       await fake.close();
     },
   };
@@ -85,7 +85,7 @@ async function startScenario(
 async function until(r: Running, id: string, states: readonly InstanceState[], timeoutMs = 90_000) {
   const started = Date.now();
   for (;;) {
-    const record = r.manager.store.require(id);
+    const record = await r.manager.store.require(id);
     if (states.includes(record.state)) return record;
     if (Date.now() - started > timeoutMs) {
       const machine = [...r.market.machines.values()].find((m) => m.instanceId === id);
@@ -97,9 +97,8 @@ async function until(r: Running, id: string, states: readonly InstanceState[], t
   }
 }
 
-const phasesOf = (r: Running, id: string) =>
-  r.manager.store
-    .events({ instanceId: id })
+const phasesOf = async (r: Running, id: string) =>
+  (await r.manager.store.events({ instanceId: id }))
     .map((e) => e.toState)
     .filter((s, i, all) => s !== undefined && s !== all[i - 1]);
 
@@ -112,7 +111,7 @@ describe("the market", { timeout: 120_000 }, () => {
     expect(active.state, active.reason).toBe("active");
     expect(active.proofsPerHour).toBeGreaterThan(1);
     expect(active.tunedConfig).toContain("[synthesis]");
-    expect(phasesOf(r, record.id)).toEqual([
+    expect(await phasesOf(r, record.id)).toEqual([
       "planned",
       "renting",
       "booting",
@@ -122,18 +121,18 @@ describe("the market", { timeout: 120_000 }, () => {
       "benchmarking",
       "active",
     ]);
-    const result = r.manager.store.benchmarkResult(record.id);
+    const result = await r.manager.store.benchmarkResult(record.id);
     expect(result?.verdict).toBe("MET");
     expect(result?.report.proofs as unknown[]).toHaveProperty("length");
     expect((result?.report.proofs as unknown[] | undefined)?.length).toBeGreaterThanOrEqual(3);
     expect(r.fake.instances.has(record.vastId as number)).toBe(true);
     // Kept machines keep heartbeating while they serve.
-    const before = r.manager.store.require(record.id).lastHeartbeatAt as number;
+    const before = (await r.manager.store.require(record.id)).lastHeartbeatAt as number;
     await new Promise((resolve) => setTimeout(resolve, 1_000));
-    expect(r.manager.store.require(record.id).lastHeartbeatAt).toBeGreaterThan(before);
+    expect((await r.manager.store.require(record.id)).lastHeartbeatAt).toBeGreaterThan(before);
     // The operator destroys it: the rental and the agent go.
     await r.manager.destroy(record.id);
-    expect(r.manager.store.require(record.id).state).toBe("destroyed");
+    expect((await r.manager.store.require(record.id)).state).toBe("destroyed");
     expect(r.fake.instances.has(record.vastId as number)).toBe(false);
   });
 
@@ -152,13 +151,13 @@ describe("the market", { timeout: 120_000 }, () => {
     expect(active.state, active.reason).toBe("active");
     const production = async (count: number) => {
       for (;;) {
-        const rows = r.manager.store.performance.list().filter((p) => p.kind === "production");
+        const rows = (await r.manager.store.performance.list()).filter((p) => p.kind === "production");
         if (rows.length >= count) return rows;
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     };
     const reports = await production(2);
-    const rows = r.manager.store.performance.list();
+    const rows = await r.manager.store.performance.list();
     const benchmark = rows.filter((p) => p.kind === "benchmark");
     // One benchmark row: its verdict and per-proof records, no window.
     expect(benchmark).toHaveLength(1);
@@ -183,7 +182,7 @@ describe("the market", { timeout: 120_000 }, () => {
     );
     expect(Math.round(reported)).toBeLessThanOrEqual(machine.completedProofs);
     // The instance keeps its benchmark rate: production does not overwrite the keep decision's input.
-    expect(r.manager.store.require(record.id).proofsPerHour).toBe(benchmark[0]?.proofsPerHour);
+    expect((await r.manager.store.require(record.id)).proofsPerHour).toBe(benchmark[0]?.proofsPerHour);
   });
 
   it("destroys a machine below the minimum", async () => {
@@ -191,7 +190,7 @@ describe("the market", { timeout: 120_000 }, () => {
     const record = await running.manager.deploy(1002);
     const done = await until(running, record.id, ["destroyed"]);
     expect(done.reason).toMatch(/^rejected: .* < the minimum/);
-    expect(running.manager.store.benchmarkResult(record.id)?.verdict).toBe("BELOW");
+    expect((await running.manager.store.benchmarkResult(record.id))?.verdict).toBe("BELOW");
     expect(running.fake.instances.size).toBe(0);
   });
 
@@ -200,7 +199,7 @@ describe("the market", { timeout: 120_000 }, () => {
     const record = await running.manager.deploy(1002);
     const done = await until(running, record.id, ["destroyed"]);
     expect(done.reason).toMatch(/failed|unstable/);
-    expect(phasesOf(running, record.id)).toContain("failed");
+    expect(await phasesOf(running, record.id)).toContain("failed");
     expect(running.fake.instances.size).toBe(0);
   });
 

@@ -51,7 +51,9 @@ export function buildKnowledge(sources: KnowledgeSources): RankingKnowledge & {
     return m;
   };
   for (const r of sources.performance) {
-    if (r.machineId === undefined) continue;
+    // Curio's rates are per proof type (a PoRep an hour is not an UpdateProve an hour): shown
+    // beside the fleet's own measurements, not mixed into them.
+    if (r.machineId === undefined || r.source === "curio") continue;
     const m = machine(r.machineId);
     if (r.kind === "production" || measuringVerdicts.has(r.verdict ?? ""))
       m.runsProofsPerHour.push(r.proofsPerHour);
@@ -74,11 +76,11 @@ export function buildKnowledge(sources: KnowledgeSources): RankingKnowledge & {
 }
 
 /** The knowledge of a fleet store. */
-export function knowledgeFromStore(store: FleetStore): ReturnType<typeof buildKnowledge> {
+export async function knowledgeFromStore(store: FleetStore): Promise<ReturnType<typeof buildKnowledge>> {
   return buildKnowledge({
-    performance: store.performance.list(),
-    instances: store.list(),
-    excluded: store.performance.excludedMachines(),
-    failedInstanceIds: store.performance.failedInstanceIds(),
+    performance: await store.performance.list(),
+    instances: await store.list(),
+    excluded: await store.performance.excludedMachines(),
+    failedInstanceIds: await store.performance.failedInstanceIds(),
   });
 }

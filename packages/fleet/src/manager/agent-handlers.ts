@@ -43,8 +43,8 @@ export function agentHandlers(ctx: ManagerContext) {
   const { store, config } = ctx;
   return {
     /** booting -> registered; answers the agent's instructions. */
-    register(id: string, body: RegisterBody): AgentInstructions {
-      store.transition(id, "booting", "registered", {
+    async register(id: string, body: RegisterBody): Promise<AgentInstructions> {
+      await store.transition(id, "booting", "registered", {
         eventType: "registered",
         detail: { agentVersion: body.agentVersion, hardware: body.hardware },
       });
@@ -58,8 +58,8 @@ export function agentHandlers(ctx: ManagerContext) {
       };
     },
     /** The next vetting phase began; a report for a phase already passed is refused. */
-    phase(id: string, body: PhaseBody): InstanceRecord {
-      const record = store.transition(id, previousPhase[body.phase], body.phase, {
+    async phase(id: string, body: PhaseBody): Promise<InstanceRecord> {
+      const record = await store.transition(id, previousPhase[body.phase], body.phase, {
         changes: body.tunedConfig === undefined ? {} : { tunedConfig: body.tunedConfig },
         eventType: "phase",
         detail: body.detail === undefined ? undefined : { detail: body.detail },
@@ -68,8 +68,8 @@ export function agentHandlers(ctx: ManagerContext) {
       return record;
     },
     /** A heartbeat; refused when the instance is not live (the agent should stop). */
-    heartbeat(id: string): void {
-      if (!store.heartbeat(id)) throw new FleetInstanceNotLiveError(id, store.get(id)?.state);
+    async heartbeat(id: string): Promise<void> {
+      if (!(await store.heartbeat(id))) throw new FleetInstanceNotLiveError(id, (await store.get(id))?.state);
     },
     /** A step failed on the machine: failed with its class, destroyed at once. */
     async failure(id: string, body: FailureBody): Promise<InstanceRecord> {
@@ -83,15 +83,20 @@ export function agentHandlers(ctx: ManagerContext) {
         { phase: body.phase, errorClass: body.errorClass, code: body.code },
       );
       if (record === undefined) {
-        throw new FleetTransitionError(id, [...vettingStates, "active"], "failed", store.get(id)?.state);
+        throw new FleetTransitionError(
+          id,
+          [...vettingStates, "active"],
+          "failed",
+          (await store.get(id))?.state,
+        );
       }
       return record;
     },
     /** Production throughput of an active machine: kept as host performance. */
-    throughput(id: string, body: ThroughputBody): void {
-      const record = store.require(id);
+    async throughput(id: string, body: ThroughputBody): Promise<void> {
+      const record = await store.require(id);
       if (record.state !== "active") throw new FleetInstanceNotLiveError(id, record.state);
-      store.performance.record(
+      await store.performance.record(
         performanceOf(record, config.dialect, {
           kind: "production",
           proofsPerHour: (body.proofs * 3_600_000) / body.windowMs,
@@ -102,38 +107,33 @@ export function agentHandlers(ctx: ManagerContext) {
     },
     /** The final benchmark report: the keep rule decides; a rejected or failed machine is destroyed. */
     async report(id: string, body: FinalReportBody): Promise<ReportAnswer> {
-      const record = store.require(id);
+      const record = await store.require(id);
       const decision = decideBenchmark(body.verdict, body.proofsPerHour, config.minProofsPerHour);
-      const decided = store.db.transaction(() => {
-        const after = store.decideBenchmark(
-          id,
-          {
-            verdict: body.verdict,
-            proofsPerHour: body.proofsPerHour,
-            minProofsPerHour: config.minProofsPerHour,
-            machineId: record.machineId,
-            gpuName: record.offer.gpuName,
-            numGpus: record.offer.numGpus,
-            report: { proofs: body.proofs, summary: body.summary ?? {}, tunedConfig: body.tunedConfig },
-          },
-          decision.to,
-          decision.reason,
-        );
+      const decided = await store.decideBenchmark(
+        id,
+        {
+          verdict: body.verdict,
+          proofsPerHour: body.proofsPerHour,
+          minProofsPerHour: config.minProofsPerHour,
+          machineId: record.machineId,
+          gpuName: record.offer.gpuName,
+          numGpus: record.offer.numGpus,
+          report: { proofs: body.proofs, summary: body.summary ?? {}, tunedConfig: body.tunedConfig },
+        },
+        decision.to,
+        decision.reason,
         // The measurement outlives the instance: ranking and calibration learn from it.
-        store.performance.record(
-          performanceOf(record, config.dialect, {
-            kind: "benchmark",
-            verdict: body.verdict,
-            proofsPerHour: body.proofsPerHour,
-            config: body.tunedConfig ?? record.tunedConfig,
-            records: body.proofs,
-          }),
-        );
-        return after;
-      })();
+        performanceOf(record, config.dialect, {
+          kind: "benchmark",
+          verdict: body.verdict,
+          proofsPerHour: body.proofsPerHour,
+          config: body.tunedConfig ?? record.tunedConfig,
+          records: body.proofs,
+        }),
+      );
       ctx.checkpoint("agent:decided");
       if (decision.excludeMachine && record.machineId !== undefined) {
-        store.excludeMachine(record.machineId, decision.reason);
+        await store.excludeMachine(record.machineId, decision.reason);
       }
       if (decision.destroy) {
         await beginDestroy(ctx, id, [decided.state]);
@@ -147,7 +147,7 @@ export function agentHandlers(ctx: ManagerContext) {
 export type AgentHandlers = ReturnType<typeof agentHandlers>;
 
 /** A host-performance row for an instance: its offer's hardware, price and the model's prediction. */
-function performanceOf(
+export function performanceOf(
   record: InstanceRecord,
   dialect: DaemonDialect,
   measured: Pick<HostPerformanceInput, "kind" | "proofsPerHour"> & Partial<HostPerformanceInput>,

@@ -1,5 +1,6 @@
 import type { Clock, Logger } from "@cuzkit/core";
 import type { VastClient } from "@cuzkit/vast";
+import type { CurioLink } from "../curio/curio-link.js";
 import type { FleetStore } from "../store/fleet-store.js";
 import type { ResolvedFleetConfig } from "./config.js";
 
@@ -26,4 +27,6 @@ export interface ManagerContext {
   checkpoint: Checkpoint;
   /** When this manager process started (epoch ms): silence while it was down is not an agent's fault. */
   startedAt: number;
+  /** The Curio cluster the fleet's machines join, when there is one. */
+  curio: CurioLink | undefined;
 }

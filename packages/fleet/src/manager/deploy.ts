@@ -50,9 +50,13 @@ export function newInstanceId(): string {
   return `i-${randomBytes(4).toString("hex")}`;
 }
 
-/** Throws FleetBudgetError when renting `offer` would pass --max-instances or --max-dph. */
-export function checkBudget(ctx: ManagerContext, offer: OfferSnapshot): void {
-  const billing = ctx.store.list().filter((r) => mayBeBilling(r.state));
+/** Throws FleetBudgetError when renting `offer` next to `instances` would pass --max-instances or --max-dph. */
+export function checkBudget(
+  ctx: ManagerContext,
+  offer: OfferSnapshot,
+  instances: readonly InstanceRecord[],
+): void {
+  const billing = instances.filter((r) => mayBeBilling(r.state));
   const { maxInstances, maxDph } = ctx.config;
   if (maxInstances !== undefined && billing.length + 1 > maxInstances) {
     throw new FleetBudgetError(
@@ -87,14 +91,14 @@ export async function deployOffer(
       "pass --image IMAGE and --manager-url http://HOST:PORT",
     );
   }
-  if (offer.machineId !== undefined && store.isMachineExcluded(offer.machineId)) {
+  if (offer.machineId !== undefined && (await store.isMachineExcluded(offer.machineId))) {
     throw new FleetOfferRefusedError(
       `offer ${offer.id} is on machine ${offer.machineId}, excluded after an unstable benchmark`,
       "pick another offer (cuzkit vast offers), or use --best N, which skips excluded machines",
     );
   }
   if (options.replaces !== undefined) {
-    const old = store.require(options.replaces);
+    const old = await store.require(options.replaces);
     if (old.state !== "destroyed") {
       throw new FleetOfferRefusedError(
         `instance ${old.id} is ${old.state}: its replacement waits until it is confirmed destroyed`,
@@ -118,18 +122,19 @@ export async function deployOffer(
   const deadlinesMs = derivePhaseDeadlines(modelled, config.deadlines);
   const id = newInstanceId();
   const token = generateAgentToken();
-  // The budget check and the insert happen with no await between them: one deploy at a time.
-  store.db.transaction(() => {
-    checkBudget(ctx, snapshot);
-    store.plan({
+  // The budget check and the insert are one transaction that excludes other writers: two
+  // deploys at once (or two replicas) cannot both pass the cap.
+  await store.plan(
+    {
       id,
       fleet: config.fleet,
       label: instanceLabel(config.fleet, id),
       offer: snapshot,
       deadlinesMs,
       tokenHash: hashAgentToken(token),
-    });
-  })();
+    },
+    { guard: (instances) => checkBudget(ctx, snapshot, instances) },
+  );
   ctx.checkpoint("deploy:planned");
   return rent(ctx, id, token);
 }
@@ -137,7 +142,7 @@ export async function deployOffer(
 /** Sends the create for a planned instance. */
 async function rent(ctx: ManagerContext, id: string, token: string): Promise<InstanceRecord> {
   const { store, vast, config, logger } = ctx;
-  const record = store.transition(id, "planned", "renting");
+  const record = await store.transition(id, "planned", "renting");
   ctx.checkpoint("deploy:renting");
   try {
     const created = await vast.createInstance(record.offerId, {
@@ -154,7 +159,7 @@ async function rent(ctx: ManagerContext, id: string, token: string): Promise<Ins
       ...(config.args === undefined ? {} : { args: config.args }),
     });
     ctx.checkpoint("deploy:created");
-    const booting = store.tryTransition(id, "renting", "booting", {
+    const booting = await store.tryTransition(id, "renting", "booting", {
       changes: { vastId: created.instanceId },
       detail: { vastId: created.instanceId, recoveredByLabel: created.recoveredByLabel },
     });
@@ -165,11 +170,11 @@ async function rent(ctx: ManagerContext, id: string, token: string): Promise<Ins
       offerId: record.offerId,
     });
     if (booting !== undefined) return booting;
-    const now = store.require(id);
+    const now = await store.require(id);
     if (now.vastId === undefined) {
       // The create answered after the row gave up on it (its renting deadline passed): the
       // rental has no live row, so it goes at once rather than after reconcile's grace period.
-      store.appendEvent(id, "late-create", { vastId: created.instanceId, state: now.state });
+      await store.appendEvent(id, "late-create", { vastId: created.instanceId, state: now.state });
       await vast.destroyInstance(created.instanceId).catch((error: unknown) => {
         logger.warn("fleet could not destroy a late rental; reconcile retries", {
           vastId: created.instanceId,
@@ -185,13 +190,13 @@ async function rent(ctx: ManagerContext, id: string, token: string): Promise<Ins
         instanceId: id,
         label: record.label,
       });
-      store.appendEvent(id, "create-uncertain", { label: record.label, message: error.message });
-      return store.require(id);
+      await store.appendEvent(id, "create-uncertain", { label: record.label, message: error.message });
+      return await store.require(id);
     }
     if (error instanceof FleetTransitionError) throw error;
     const failure = toCuzkitError(error);
     // A definite refusal (offer gone, credit, auth): nothing is billed.
-    store.transition(id, "renting", "failed", {
+    await store.transition(id, "renting", "failed", {
       changes: { reason: `rent refused: ${failure.code}: ${failure.message}` },
       eventType: "rent-refused",
       detail: { code: failure.code },
@@ -208,9 +213,9 @@ async function rent(ctx: ManagerContext, id: string, token: string): Promise<Ins
  */
 export async function resumePlanned(ctx: ManagerContext): Promise<InstanceRecord[]> {
   const resumed: InstanceRecord[] = [];
-  for (const record of ctx.store.list(["planned"])) {
+  for (const record of await ctx.store.list(["planned"])) {
     const token = generateAgentToken();
-    ctx.store.update(record.id, "planned", { tokenHash: hashAgentToken(token) }, "token-reissued");
+    await ctx.store.update(record.id, "planned", { tokenHash: hashAgentToken(token) }, "token-reissued");
     ctx.checkpoint("resume:token");
     try {
       resumed.push(await rent(ctx, record.id, token));

@@ -14,14 +14,14 @@ const destroyBackoff = { retries: 0, minDelayMs: 10_000, maxDelayMs: 120_000, fa
 export async function attemptDestroy(ctx: ManagerContext, record: InstanceRecord): Promise<InstanceRecord> {
   const { store, vast, clock, logger, config } = ctx;
   if (record.vastId === undefined) {
-    return store.transition(record.id, "destroying", "destroyed", { detail: { rented: false } });
+    return await store.transition(record.id, "destroying", "destroyed", { detail: { rented: false } });
   }
   ctx.checkpoint("destroy:before-call");
   try {
     const { alreadyGone } = await vast.destroyInstance(record.vastId);
     ctx.checkpoint("destroy:after-call");
     logger.info("fleet instance destroyed", { instanceId: record.id, vastId: record.vastId, alreadyGone });
-    return store.transition(record.id, "destroying", "destroyed", {
+    return await store.transition(record.id, "destroying", "destroyed", {
       detail: { vastId: record.vastId, alreadyGone },
     });
   } catch (error) {
@@ -59,7 +59,7 @@ export async function beginDestroy(
   id: string,
   from: readonly InstanceState[] = ["rejected", "failed", "draining"],
 ): Promise<InstanceRecord> {
-  const record = ctx.store.transition(id, from, "destroying");
+  const record = await ctx.store.transition(id, from, "destroying");
   ctx.checkpoint("destroy:destroying");
   return attemptDestroy(ctx, record);
 }
@@ -73,7 +73,7 @@ export async function failAndDestroy(
   eventType: string,
   detail?: Record<string, unknown>,
 ): Promise<InstanceRecord | undefined> {
-  const failed = ctx.store.tryTransition(id, from, "failed", {
+  const failed = await ctx.store.tryTransition(id, from, "failed", {
     changes: { reason },
     eventType,
     detail: { reason, ...detail },

@@ -37,9 +37,9 @@ describe("deploy", () => {
     // Only the hash is stored.
     const token = body.env.CUZKIT_FLEET_TOKEN as string;
     expect(token.length).toBeGreaterThanOrEqual(40);
-    const row = fleet.manager.store.db.prepare("SELECT * FROM instances").get();
+    const row = await fleet.manager.store.get((await fleet.manager.store.list())[0]?.id as string);
     expect(JSON.stringify(row)).not.toContain(token);
-    expect(JSON.stringify(fleet.manager.store.events())).not.toContain(token);
+    expect(JSON.stringify(await fleet.manager.store.events())).not.toContain(token);
     // Deadlines were derived for this offer, not fixed.
     expect(record.phaseDeadlineAt).toBe(fleet.clock.now() + (record.deadlinesMs.booting as number));
     expect(record.deadlinesMs.benchmarking).toBeGreaterThan(20 * minute);
@@ -59,7 +59,7 @@ describe("deploy", () => {
     await fleet.manager.deploy(1002); // $0.45/h
     await expect(fleet.manager.deploy(1003)).rejects.toMatchObject({ code: "FLEET_BUDGET_EXCEEDED" }); // +$1.20/h
     expect(fleet.fake.requestsTo(createPath, "PUT")).toHaveLength(1);
-    expect(fleet.manager.store.list()).toHaveLength(1);
+    expect(await fleet.manager.store.list()).toHaveLength(1);
   });
 
   it("needs the image and the manager URL, with the flags to pass", async () => {
@@ -82,7 +82,7 @@ describe("deploy", () => {
       body: { success: false, error: "no_such_ask", msg: "gone" },
     });
     await expect(fleet.manager.deploy(1002)).rejects.toMatchObject({ code: expect.stringMatching(/VAST/) });
-    const [row] = fleet.manager.store.list();
+    const [row] = await fleet.manager.store.list();
     expect(row).toMatchObject({ state: "destroyed", vastId: undefined });
     expect(row?.reason).toContain("rent refused");
     expect(fleet.fake.instances.size).toBe(0);
@@ -120,7 +120,7 @@ describe("deploy", () => {
     expect(record.state).toBe("renting");
     const summary = await fleet.manager.reconcile();
     expect(summary.recovered).toEqual([record.id]);
-    expect(fleet.manager.store.require(record.id)).toMatchObject({
+    expect(await fleet.manager.store.require(record.id)).toMatchObject({
       state: "booting",
       vastId: [...fleet.fake.instances.keys()][0],
     });
@@ -136,7 +136,7 @@ describe("deploy", () => {
       hint: expect.stringContaining(old.id),
     });
     await fleet.manager.destroy(old.id);
-    expect(fleet.manager.store.require(old.id).state).toBe("destroyed");
+    expect((await fleet.manager.store.require(old.id)).state).toBe("destroyed");
     expect((await fleet.manager.deploy(1003, { replaces: old.id })).state).toBe("booting");
   });
 
@@ -145,7 +145,7 @@ describe("deploy", () => {
     const ranked = await fleet.manager.rank();
     expect(ranked.length).toBeGreaterThan(1);
     const best = ranked[0]?.offer;
-    fleet.manager.store.excludeMachine(best?.machineId as number, "unstable");
+    await fleet.manager.store.excludeMachine(best?.machineId as number, "unstable");
     const rentedOffers = (await fleet.manager.deployBest(1)).map((r) => r.offerId);
     expect(rentedOffers).toEqual([ranked[1]?.offer.id]);
   });
@@ -154,21 +154,21 @@ describe("deploy", () => {
 describe("deadlines and heartbeats", () => {
   async function registered(t: TestFleet, offerId = 1002) {
     const record = await t.manager.deploy(offerId);
-    t.manager.agent.register(record.id, { agentVersion: "0.1.0" });
-    return t.manager.store.require(record.id);
+    await t.manager.agent.register(record.id, { agentVersion: "0.1.0" });
+    return await t.manager.store.require(record.id);
   }
 
   it("fails and destroys an instance that never finishes params, only after its derived deadline", async () => {
     fleet = await startTestFleet();
     const record = await registered(fleet);
-    fleet.manager.agent.phase(record.id, { phase: "params" });
-    const params = fleet.manager.store.require(record.id);
+    await fleet.manager.agent.phase(record.id, { phase: "params" });
+    const params = await fleet.manager.store.require(record.id);
     const deadlineAt = params.phaseDeadlineAt as number;
     expect(deadlineAt - params.phaseStartedAt).toBe(params.deadlinesMs.params);
     // Heartbeats keep coming; the download just never finishes.
     while (fleet.clock.now() + 30_000 <= deadlineAt) {
       fleet.clock.advance(30_000);
-      fleet.manager.agent.heartbeat(record.id);
+      await fleet.manager.agent.heartbeat(record.id);
       expect((await fleet.manager.monitor()).pastDeadline).toEqual([]);
     }
     fleet.clock.advance(deadlineAt - fleet.clock.now());
@@ -176,7 +176,7 @@ describe("deadlines and heartbeats", () => {
     fleet.clock.advance(1);
     const summary = await fleet.manager.monitor();
     expect(summary.pastDeadline).toEqual([record.id]);
-    const after = fleet.manager.store.require(record.id);
+    const after = await fleet.manager.store.require(record.id);
     expect(after.state).toBe("destroyed");
     expect(after.reason).toMatch(/deadline: params ran past its \d+ min deadline/);
     expect(fleet.fake.instances.has(record.vastId as number)).toBe(false);
@@ -188,19 +188,21 @@ describe("deadlines and heartbeats", () => {
     const silent = await registered(fleet, 1003);
     for (const id of [healthy.id, silent.id]) {
       for (const phase of ["params", "warmup", "benchmarking"] as const)
-        fleet.manager.agent.phase(id, { phase });
+        await fleet.manager.agent.phase(id, { phase });
     }
     for (let step = 1; step <= 60; step++) {
       fleet.clock.advance(30_000);
-      fleet.manager.agent.heartbeat(healthy.id);
+      await fleet.manager.agent.heartbeat(healthy.id);
       await fleet.manager.monitor();
-      if (step === 3) expect(fleet.manager.store.require(silent.id).state).toBe("benchmarking"); // 90 s: not yet
+      if (step === 3) expect((await fleet.manager.store.require(silent.id)).state).toBe("benchmarking"); // 90 s: not yet
     }
-    expect(fleet.manager.store.require(healthy.id).state).toBe("benchmarking"); // 30 min in, still running
-    const lost = fleet.manager.store.require(silent.id);
+    expect((await fleet.manager.store.require(healthy.id)).state).toBe("benchmarking"); // 30 min in, still running
+    const lost = await fleet.manager.store.require(silent.id);
     expect(lost.state).toBe("destroyed");
     expect(lost.reason).toContain("no heartbeat");
-    expect(fleet.manager.store.events({ instanceId: silent.id }).some((e) => e.type === "lost")).toBe(true);
+    expect((await fleet.manager.store.events({ instanceId: silent.id })).some((e) => e.type === "lost")).toBe(
+      true,
+    );
   });
 });
 
@@ -215,7 +217,7 @@ describe("reconcile", () => {
     );
     const summary = await fleet.manager.reconcile();
     expect(summary.failedByVast).toEqual([record.id]);
-    const after = fleet.manager.store.require(record.id);
+    const after = await fleet.manager.store.require(record.id);
     expect(after.state).toBe("destroyed");
     expect(after.reason).toContain("exited");
     expect(fleet.fake.instances.size).toBe(0);
@@ -263,11 +265,11 @@ describe("reconcile", () => {
     expect(afterDestroy.state).toBe("destroying");
     const summary = await fleet.manager.reconcile();
     expect(summary.gone.sort()).toEqual([gone.id, destroying.id].sort());
-    expect(fleet.manager.store.require(gone.id)).toMatchObject({
+    expect(await fleet.manager.store.require(gone.id)).toMatchObject({
       state: "destroyed",
       reason: expect.stringContaining("gone"),
     });
-    expect(fleet.manager.store.require(destroying.id).state).toBe("destroyed");
+    expect((await fleet.manager.store.require(destroying.id)).state).toBe("destroyed");
   });
 
   it("retries a failing destroy with backoff for 15 minutes, then says to destroy it manually", async () => {
@@ -287,12 +289,12 @@ describe("reconcile", () => {
       delays.push(next - fleet.clock.now());
       fleet.clock.advance(next - fleet.clock.now());
       await fleet.manager.monitor();
-      after = fleet.manager.store.require(record.id);
+      after = await fleet.manager.store.require(record.id);
       expect(fleet.clock.now() - (after.destroyFirstAttemptAt as number)).toBeLessThanOrEqual(15 * minute);
     }
     expect(delays[1] as number).toBeGreaterThan(delays[0] as number); // backoff grows
     expect(after.destroyAttempts).toBeGreaterThan(3);
-    const manual = fleet.manager.store.events({ instanceId: record.id }).at(-1);
+    const manual = (await fleet.manager.store.events({ instanceId: record.id })).at(-1);
     expect(manual?.type).toBe("destroy-manually");
     // Monitor stops hammering; reconcile still notices when the operator destroys it by hand.
     const attempts = fleet.fake.requestsTo(`/api/v0/instances/${record.vastId}/`, "DELETE").length;
@@ -300,7 +302,7 @@ describe("reconcile", () => {
     expect(fleet.fake.requestsTo(`/api/v0/instances/${record.vastId}/`, "DELETE")).toHaveLength(attempts);
     fleet.fake.instances.delete(record.vastId as number);
     await fleet.manager.reconcile();
-    expect(fleet.manager.store.require(record.id).state).toBe("destroyed");
+    expect((await fleet.manager.store.require(record.id)).state).toBe("destroyed");
   });
 });
 
@@ -329,10 +331,10 @@ describe("a create that answers after its row gave up", () => {
       config: { fleet: "test", minProofsPerHour: 10, image: "i", managerUrl: "http://127.0.0.1:1" },
     });
     const deploying = manager.deploy(1002);
-    let row = t.manager.store.list()[0];
+    let row = (await t.manager.store.list())[0];
     while (row?.state !== "renting") {
       await new Promise((resolve) => setTimeout(resolve, 5));
-      row = t.manager.store.list()[0];
+      row = (await t.manager.store.list())[0];
     }
     t.clock.advance((row.deadlinesMs.renting as number) + 1);
     expect((await manager.monitor()).pastDeadline).toEqual([row.id]);
@@ -341,9 +343,9 @@ describe("a create that answers after its row gave up", () => {
     expect(record.state).toBe("destroyed");
     expect(t.fake.requestsTo(/^\/api\/v0\/asks\/\d+\/$/, "PUT")).toHaveLength(1);
     expect(t.fake.instances.size).toBe(0); // destroyed at once, not left for the grace period
-    expect(t.manager.store.events({ instanceId: record.id }).some((e) => e.type === "late-create")).toBe(
-      true,
-    );
+    expect(
+      (await t.manager.store.events({ instanceId: record.id })).some((e) => e.type === "late-create"),
+    ).toBe(true);
   });
 });
 
@@ -352,8 +354,8 @@ describe("a manager restart", () => {
     fleet = await startTestFleet();
     const t = fleet;
     const record = await t.manager.deploy(1002);
-    t.manager.agent.register(record.id, { agentVersion: "0.1.0" });
-    t.manager.agent.phase(record.id, { phase: "params" });
+    await t.manager.agent.register(record.id, { agentVersion: "0.1.0" });
+    await t.manager.agent.phase(record.id, { phase: "params" });
     // The manager is down for 5 minutes; then a new process starts on the same store.
     t.clock.advance(5 * minute);
     const restarted = createFleetManager({

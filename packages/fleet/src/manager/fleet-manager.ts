@@ -1,5 +1,8 @@
 import { type Clock, type Logger, silentLogger, systemClock, toCuzkitError } from "@cuzkit/core";
 import type { OfferQuery } from "@cuzkit/vast";
+import { type CurioLinkOptions, resolveCurioLink } from "../curio/curio-link.js";
+import { cordonAndDrain } from "../curio/drain.js";
+import { recordCurioProduction } from "../curio/production-sync.js";
 import { knowledgeFromStore } from "../economics/knowledge.js";
 import { FleetBudgetError, FleetOfferRefusedError } from "../errors.js";
 import { vettingStates } from "../lifecycle.js";
@@ -30,6 +33,17 @@ export interface FleetManagerOptions {
   random?: (() => number) | undefined;
   /** Called at each named step (tests crash the process there). Default: nothing. */
   checkpoint?: Checkpoint | undefined;
+  /**
+   * The Curio cluster the machines join: its production is recorded, and an active machine is
+   * cordoned and drained before it is destroyed. Default: none.
+   */
+  curio?: CurioLinkOptions | undefined;
+}
+
+/** Options of FleetManager.destroy. */
+export interface DestroyOptions {
+  /** Cancels the destroy while a Curio machine drains: it is uncordoned and stays active. Default: none. */
+  signal?: AbortSignal | undefined;
 }
 
 /** Options of the manager's loops. */
@@ -60,8 +74,13 @@ export interface FleetManager {
   monitor(): Promise<MonitorSummary>;
   /** What a (re)started manager does first: reconcile, rent what was planned, then monitor. */
   startup(): Promise<void>;
-  /** Destroys an instance the operator names, from whatever state it is in. */
-  destroy(id: string): Promise<InstanceRecord>;
+  /**
+   * Destroys an instance the operator names, from whatever state it is in. An active Curio
+   * machine is cordoned and drained first (see cordonAndDrain); a cancelled drain leaves it active.
+   */
+  destroy(id: string, options?: DestroyOptions): Promise<InstanceRecord>;
+  /** Records Curio's production rates of the fleet's Curio machines (nothing without a Curio link). */
+  recordCurioProduction(): ReturnType<typeof recordCurioProduction>;
   /** Runs reconcile and monitor on timers until the returned function is called. */
   startLoops(options?: LoopOptions): () => Promise<void>;
 }
@@ -79,12 +98,13 @@ export function createFleetManager(options: FleetManagerOptions): FleetManager {
     logger: options.logger ?? silentLogger,
     random: options.random ?? Math.random,
     checkpoint: options.checkpoint ?? (() => {}),
+    curio: options.curio === undefined ? undefined : resolveCurioLink(options.curio),
   };
   const { store, vast } = ctx;
 
   async function rankAll(query: OfferQuery = {}) {
     const offers = await vast.searchOffers({ allocatedStorageGb: config.diskGb, ...query });
-    return rankVastOffers(offers, config, knowledgeFromStore(store));
+    return rankVastOffers(offers, config, await knowledgeFromStore(store));
   }
   const rank = async (query: OfferQuery = {}): Promise<RankedOffer[]> => (await rankAll(query)).ranked;
 
@@ -133,21 +153,30 @@ export function createFleetManager(options: FleetManagerOptions): FleetManager {
       await resumePlanned(ctx);
       await monitor(ctx);
     },
-    async destroy(id) {
-      const record = store.require(id);
+    recordCurioProduction: () => recordCurioProduction(ctx),
+    async destroy(id, destroyOptions = {}) {
+      const record = await store.require(id);
       switch (record.state) {
         case "destroyed":
           return record;
         case "planned":
-          return store.transition(id, "planned", "destroyed", { eventType: "operator-destroy" });
+          return await store.transition(id, "planned", "destroyed", { eventType: "operator-destroy" });
         case "destroying":
           return attemptDestroy(ctx, record);
         case "rejected":
         case "failed":
           return beginDestroy(ctx, id, [record.state]);
-        case "active":
-          store.transition(id, "active", "draining", { eventType: "operator-destroy" });
+        case "active": {
+          // A Curio machine finishes (or runs out of time for) its tasks while still active, so
+          // the monitor does not destroy it meanwhile; a cancel leaves it active and schedulable.
+          const drained = await cordonAndDrain(ctx, record, destroyOptions.signal);
+          if (drained === "cancelled") return store.require(id);
+          await store.transition(id, "active", "draining", {
+            eventType: "operator-destroy",
+            ...(drained === "not-curio" ? {} : { detail: { curioDrain: drained } }),
+          });
           return beginDestroy(ctx, id, ["draining"]);
+        }
         case "draining":
           return beginDestroy(ctx, id, ["draining"]);
         default: {
@@ -158,7 +187,7 @@ export function createFleetManager(options: FleetManagerOptions): FleetManager {
             "destroyed by the operator",
             "operator-destroy",
           );
-          return failed ?? store.require(id);
+          return failed ?? (await store.require(id));
         }
       }
     },
@@ -174,7 +203,16 @@ export function createFleetManager(options: FleetManagerOptions): FleetManager {
             busy = false;
           });
       };
+      const curio = ctx.curio;
       const timers = [
+        ...(curio === undefined
+          ? []
+          : [
+              setInterval(
+                guarded("curio", () => recordCurioProduction(ctx)),
+                curio.everyMs,
+              ),
+            ]),
         setInterval(
           guarded("reconcile", () => reconcile(ctx)),
           loopOptions.reconcileEveryMs ?? 60_000,

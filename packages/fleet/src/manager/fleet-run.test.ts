@@ -9,14 +9,14 @@ afterEach(async () => {
 });
 
 async function vet(t: TestFleet, id: string, verdict: "MET" | "FAILED", proofsPerHour: number) {
-  t.manager.agent.register(id, { agentVersion: "0.1.0" });
-  for (const phase of ["params", "warmup", "benchmarking"] as const) t.manager.agent.phase(id, { phase });
+  await t.manager.agent.register(id, { agentVersion: "0.1.0" });
+  for (const phase of ["params", "warmup", "benchmarking"] as const)
+    await t.manager.agent.phase(id, { phase });
   return t.manager.agent.report(id, { verdict, proofsPerHour, proofs: [] });
 }
 
-const runEvents = (t: TestFleet) =>
-  t.manager.store
-    .events()
+const runEvents = async (t: TestFleet) =>
+  (await t.manager.store.events())
     .filter((e) => e.type === "fleet-run")
     .map((e) => e.detail as { action: string; reason: string });
 
@@ -30,7 +30,7 @@ describe("fleet run", () => {
     expect(first.decisions).toEqual([
       expect.objectContaining({ action: "rent", offerId: ranked[0]?.offer.id }),
     ]);
-    expect(runEvents(t)).toEqual([
+    expect(await runEvents(t)).toEqual([
       {
         action: "rent",
         offerId: ranked[0]?.offer.id,
@@ -42,14 +42,14 @@ describe("fleet run", () => {
         optimisticCostPer1000: expect.any(Number),
       },
     ]);
-    const [failing] = t.manager.store.list();
+    const [failing] = await t.manager.store.list();
     await vet(t, failing?.id as string, "FAILED", 0);
     const second = await runFleetStep(t.manager, { target: { instances: 1 } });
     // The failed machine is not rented again: the replacement is the next offer.
     expect(second.decisions).toEqual([
       expect.objectContaining({ action: "rent", offerId: ranked[1]?.offer.id }),
     ]);
-    const replacement = t.manager.store.list().find((r) => r.id !== failing?.id);
+    const replacement = (await t.manager.store.list()).find((r) => r.id !== failing?.id);
     await vet(t, replacement?.id as string, "MET", 60);
     expect((await runFleetStep(t.manager, { target: { instances: 1 } })).decisions).toEqual([]);
   });
@@ -58,20 +58,22 @@ describe("fleet run", () => {
     fleet = await startTestFleet({ config: { minProofsPerHour: 40 }, fake: { rateLimits: false } });
     const t = fleet;
     expect((await runFleetStep(t.manager, { target: { instances: 2 } })).decisions).toHaveLength(2);
-    const [x, y] = t.manager.store.list();
+    const [x, y] = await t.manager.store.list();
     await vet(t, x?.id as string, "MET", 50);
     await vet(t, y?.id as string, "MET", 80);
-    const cost = (id: string) => {
-      const r = t.manager.store.require(id);
+    const cost = async (id: string) => {
+      const r = await t.manager.store.require(id);
       return r.dphPerHour / (r.proofsPerHour as number);
     };
-    const dearest = cost(x?.id as string) > cost(y?.id as string) ? x : y;
+    const dearest = (await cost(x?.id as string)) > (await cost(y?.id as string)) ? x : y;
     const cheaper = dearest === x ? y : x;
     const step = await runFleetStep(t.manager, { target: { instances: 1 } });
     expect(step.decisions).toEqual([expect.objectContaining({ action: "destroy", instanceId: dearest?.id })]);
-    expect(t.manager.store.require(dearest?.id as string).state).toBe("destroyed");
-    expect(t.manager.store.require(cheaper?.id as string).state).toBe("active");
-    expect(runEvents(t).at(-1)?.reason).toMatch(/^over target \(2 instances for 1\): the dearest per proof/);
+    expect((await t.manager.store.require(dearest?.id as string)).state).toBe("destroyed");
+    expect((await t.manager.store.require(cheaper?.id as string)).state).toBe("active");
+    expect((await runEvents(t)).at(-1)?.reason).toMatch(
+      /^over target \(2 instances for 1\): the dearest per proof/,
+    );
   });
 
   it("refuses a missing or double target with a hint in the CLI's terms", async () => {
@@ -83,7 +85,7 @@ describe("fleet run", () => {
     await expect(
       runFleetStep(fleet.manager, { target: { instances: 1, proofsPerHour: 50 } }),
     ).rejects.toThrow(/exactly one/);
-    expect(fleet.manager.store.list()).toEqual([]);
+    expect(await fleet.manager.store.list()).toEqual([]);
   });
 
   it("loops on the injected sleep until stopped", async () => {
@@ -108,6 +110,6 @@ describe("fleet run", () => {
     await stop();
     // The first step rents one; the second sees it vetting and rents nothing.
     expect(steps.slice(0, 2)).toEqual([1, 0]);
-    expect(fleet.manager.store.list()).toHaveLength(1);
+    expect(await fleet.manager.store.list()).toHaveLength(1);
   });
 });

@@ -47,9 +47,9 @@ export function checkFleetTarget(target: FleetTarget): void {
 }
 
 /** The planner's view of the fleet's instances: vetting ones at the model's estimate, active ones at their measurement. */
-export function fleetMembers(manager: FleetManager): FleetMember[] {
+export async function fleetMembers(manager: FleetManager): Promise<FleetMember[]> {
   const members: FleetMember[] = [];
-  for (const r of manager.store.list()) {
+  for (const r of await manager.store.list()) {
     if (r.fleet !== manager.config.fleet) continue;
     if (r.state === "active") {
       members.push({
@@ -76,12 +76,9 @@ export function fleetMembers(manager: FleetManager): FleetMember[] {
  */
 export async function runFleetStep(manager: FleetManager, options: FleetRunOptions): Promise<FleetRunStep> {
   checkFleetTarget(options.target);
-  const members = fleetMembers(manager);
+  const members = await fleetMembers(manager);
   const rentedOffers = new Set(
-    manager.store
-      .list()
-      .filter((r) => r.state !== "destroyed")
-      .map((r) => r.offerId),
+    (await manager.store.list()).filter((r) => r.state !== "destroyed").map((r) => r.offerId),
   );
   const ranked = (await manager.rank(options.query))
     .filter((r) => !rentedOffers.has(r.offer.id))
@@ -98,14 +95,14 @@ export async function runFleetStep(manager: FleetManager, options: FleetRunOptio
   for (const decision of decisions) {
     try {
       if (decision.action === "destroy") {
-        manager.store.appendEvent(decision.instanceId, "fleet-run", {
+        await manager.store.appendEvent(decision.instanceId, "fleet-run", {
           action: "destroy",
           reason: decision.reason,
         });
         await manager.destroy(decision.instanceId);
       } else {
         const record = await manager.deploy(decision.offerId);
-        manager.store.appendEvent(record.id, "fleet-run", {
+        await manager.store.appendEvent(record.id, "fleet-run", {
           action: "rent",
           offerId: decision.offerId,
           reason: decision.reason,

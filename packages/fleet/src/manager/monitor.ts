@@ -24,7 +24,7 @@ export async function monitor(ctx: ManagerContext): Promise<MonitorSummary> {
   const { store, clock, config } = ctx;
   const summary: MonitorSummary = { pastDeadline: [], lost: [], destroyAttempts: 0 };
   const now = clock.now();
-  for (const record of store.list()) {
+  for (const record of await store.list()) {
     if (
       (timedStates as readonly string[]).includes(record.state) &&
       isPastDeadline(record.phaseDeadlineAt, now)

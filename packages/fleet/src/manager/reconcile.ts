@@ -48,16 +48,16 @@ export async function reconcile(ctx: ManagerContext): Promise<ReconcileSummary> 
 
   for (const instance of listed.values()) {
     const id = instanceIdOfLabel(config.fleet, instance.label) as string;
-    let row = store.get(id);
+    let row = await store.get(id);
     if (row !== undefined && row.state === "renting" && row.vastId === undefined) {
-      row = store.tryTransition(id, "renting", "booting", {
+      row = await store.tryTransition(id, "renting", "booting", {
         changes: { vastId: instance.id },
         eventType: "recovered-by-label",
         detail: { vastId: instance.id },
       });
       ctx.checkpoint("reconcile:recovered");
       if (row !== undefined) summary.recovered.push(id);
-      row ??= store.get(id);
+      row ??= await store.get(id);
     }
     const owned = row !== undefined && row.vastId === instance.id && mayBeBilling(row.state);
     if (owned && row !== undefined) {
@@ -75,10 +75,10 @@ export async function reconcile(ctx: ManagerContext): Promise<ReconcileSummary> 
       continue;
     }
     // Labelled for this fleet, but no live row owns it: a duplicate, or a row already destroyed.
-    const { firstSeenAt, outcome } = store.noteUnknownInstance(instance.id, instance.label ?? "");
+    const { firstSeenAt, outcome } = await store.noteUnknownInstance(instance.id, instance.label ?? "");
     if (outcome === "destroyed") continue;
     if (config.adopt) {
-      if (outcome !== "adopted") store.settleUnknownInstance(instance.id, "adopted");
+      if (outcome !== "adopted") await store.settleUnknownInstance(instance.id, "adopted");
       summary.unknown.push(instance.id);
       continue;
     }
@@ -93,7 +93,7 @@ export async function reconcile(ctx: ManagerContext): Promise<ReconcileSummary> 
     try {
       ctx.checkpoint("reconcile:destroy-unknown");
       await vast.destroyInstance(instance.id);
-      store.settleUnknownInstance(instance.id, "destroyed");
+      await store.settleUnknownInstance(instance.id, "destroyed");
       summary.destroyedUnknown.push(instance.id);
     } catch (error) {
       logger.warn("fleet could not destroy an unknown instance", {
@@ -104,25 +104,25 @@ export async function reconcile(ctx: ManagerContext): Promise<ReconcileSummary> 
     }
   }
 
-  for (const row of store.list()) {
+  for (const row of await store.list()) {
     if (row.vastId === undefined || !mayBeBilling(row.state) || listed.has(row.vastId)) continue;
     const shown = await vast.showInstance(row.vastId);
     if (shown !== null) continue; // listed late; next pass sees it
     ctx.checkpoint("reconcile:gone");
     if (row.state === "destroying") {
       // A destroy whose answer was lost, or a manual one: Vast no longer knows it, so it is done.
-      store.tryTransition(row.id, "destroying", "destroyed", {
+      await store.tryTransition(row.id, "destroying", "destroyed", {
         eventType: "gone",
         detail: { vastId: row.vastId },
       });
     } else {
-      const failed = store.tryTransition(row.id, row.state, "failed", {
+      const failed = await store.tryTransition(row.id, row.state, "failed", {
         changes: { reason: "gone: Vast no longer knows the instance" },
         eventType: "gone",
       });
       if (failed !== undefined) {
-        store.transition(row.id, "failed", "destroying");
-        store.transition(row.id, "destroying", "destroyed", {
+        await store.transition(row.id, "failed", "destroying");
+        await store.transition(row.id, "destroying", "destroyed", {
           eventType: "gone",
           detail: { vastId: row.vastId },
         });

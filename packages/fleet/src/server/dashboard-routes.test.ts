@@ -74,7 +74,7 @@ describe("the dashboard's JSON API over HTTP", () => {
       (await get("/api/summary")).text,
       (await get("/metrics")).text,
     ].join("\n");
-    const record = d.fleet.manager.store.require(seeded.kept);
+    const record = await d.fleet.manager.store.require(seeded.kept);
     expect(everything).not.toContain(record.tokenHash);
     expect(everything).not.toContain(d.fleet.tokenOf(seeded.kept));
     expect(everything).not.toContain(d.fleet.fake.apiKey);
@@ -152,7 +152,7 @@ describe("the dashboard's JSON API over HTTP", () => {
       const refused = await post("/api/deploy", headers, { offerId: 1002 });
       expect(refused).toMatchObject({ status: 401, json: { ok: false, error: "ADMIN_TOKEN_REQUIRED" } });
     }
-    expect(store.list()).toHaveLength(0);
+    expect(await store.list()).toHaveLength(0);
     expect(creates()).toBe(0);
 
     expect((await post("/api/deploy", auth, { offerId: "x" })).status).toBe(400);
@@ -168,23 +168,23 @@ describe("the dashboard's JSON API over HTTP", () => {
       status: 409,
       json: { error: "FLEET_OFFER_REFUSED", hint: expect.any(String) },
     });
-    expect(store.list()).toHaveLength(1); // the refused offer left nothing behind
+    expect(await store.list()).toHaveLength(1); // the refused offer left nothing behind
 
     for (const headers of [{}, { authorization: "Bearer wrong-token-wrong-token" }]) {
       expect((await post(`/api/instances/${id}/destroy`, headers)).status).toBe(401);
       expect((await post(`/api/instances/${id}/cordon`, headers)).status).toBe(401);
     }
-    const record = store.require(id);
+    const record = await store.require(id);
     expect(record.state).toBe("booting");
-    expect(store.isMachineExcluded(record.machineId as number)).toBe(false);
+    expect(await store.isMachineExcluded(record.machineId as number)).toBe(false);
     expect(d.fleet.fake.instances.has(record.vastId as number)).toBe(true);
 
     const cordoned = await post(`/api/instances/${id}/cordon`, auth);
     expect(cordoned).toMatchObject({ status: 200, json: { machineId: record.machineId } });
-    expect(store.isMachineExcluded(record.machineId as number)).toBe(true);
+    expect(await store.isMachineExcluded(record.machineId as number)).toBe(true);
     const destroyed = await post(`/api/instances/${id}/destroy`, auth);
     expect(destroyed.status).toBe(200);
-    expect(store.require(id).state).toBe("destroyed");
+    expect((await store.require(id)).state).toBe("destroyed");
     expect(d.fleet.fake.instances.has(record.vastId as number)).toBe(false);
     expect((await post("/api/instances/i-ffffffff/destroy", auth)).status).toBe(404);
   });
@@ -249,14 +249,13 @@ describe("/metrics", () => {
     expect(text).toContain(
       `cuzkit_fleet_instance_proofs_per_hour{instance="${seeded.kept}",state="active"} 48.5`,
     );
-    const dph = d.fleet.manager.store
-      .list()
+    const dph = (await d.fleet.manager.store.list())
       .filter((r) => r.state !== "planned")
       .reduce((s, r) => s + r.dphPerHour, 0);
     expect(text).toMatch(new RegExp(`cuzkit_fleet_dollars_per_hour ${dph.toFixed(3).replace(/0+$/, "")}`));
     // The kept instance's heartbeat came 30 s of manual clock ago.
     expect(text).toContain(`cuzkit_fleet_heartbeat_age_seconds{instance="${seeded.kept}"} 30`);
-    const vetting = d.fleet.manager.store.require(seeded.vetting.id);
+    const vetting = await d.fleet.manager.store.require(seeded.vetting.id);
     const slack = ((vetting.phaseDeadlineAt as number) - d.fleet.clock.now()) / 1000;
     expect(text).toContain(
       `cuzkit_fleet_phase_deadline_slack_seconds{instance="${seeded.vetting.id}",state="warmup"} ${slack}`,

@@ -2,6 +2,7 @@ import type { ServerResponse } from "node:http";
 import { type Clock, CuzkitError, systemClock } from "@cuzkit/core";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
+import { latestCurioRates } from "../curio/production-sync.js";
 import { FleetInstanceNotFoundError } from "../errors.js";
 import { isInstanceId } from "../manager/config.js";
 import type { FleetManager } from "../manager/fleet-manager.js";
@@ -83,8 +84,8 @@ export async function dashboardPlugin(app: FastifyInstance, options: DashboardOp
   const reader = async (request: FastifyRequest, reply: FastifyReply) => {
     if (readsNeedToken && !tokenOk(bearer(request))) return refuseUnauthenticated(reply);
   };
-  const requireInstance = (id: string) => {
-    const record = isInstanceId(id) ? store.get(id) : undefined;
+  const requireInstance = async (id: string) => {
+    const record = isInstanceId(id) ? await store.get(id) : undefined;
     if (record === undefined) throw new FleetInstanceNotFoundError(id);
     return record;
   };
@@ -105,15 +106,23 @@ export async function dashboardPlugin(app: FastifyInstance, options: DashboardOp
 
   const read = { preHandler: reader };
   app.get("/api/summary", read, async () => ({
-    ...fleetSummary(store, manager.config.fleet, clock.now()),
+    ...(await fleetSummary(store, manager.config.fleet, clock.now())),
     readsNeedToken,
   }));
-  app.get("/api/instances", read, async () => ({ instances: store.list().map(instanceView) }));
+  app.get("/api/instances", read, async () => {
+    // Curio's latest production per proof type, beside the fleet's own measurement.
+    const curio = latestCurioRates(await store.performance.list());
+    return {
+      instances: (await store.list()).map((r) => ({
+        ...instanceView(r),
+        curioProduction: curio.get(r.id) ?? [],
+      })),
+    };
+  });
   app.get<{ Params: IdParams }>("/api/instances/:id", read, async (request) => {
-    const record = requireInstance(request.params.id);
-    const benchmark = store.benchmarkResult(record.id);
-    const phases = store
-      .events({ instanceId: record.id })
+    const record = await requireInstance(request.params.id);
+    const benchmark = await store.benchmarkResult(record.id);
+    const phases = (await store.events({ instanceId: record.id }))
       .filter((e) => e.toState !== undefined && e.toState !== e.fromState)
       .map((e) => ({ state: e.toState, at: e.at, type: e.type }));
     const proofs = Array.isArray(benchmark?.report.proofs)
@@ -154,10 +163,10 @@ export async function dashboardPlugin(app: FastifyInstance, options: DashboardOp
     }
     const { after, limit = 200, instance } = query.data;
     // Newest `limit` when no cursor is given, so the log opens on what just happened.
-    const from = after ?? Math.max(0, lastEventSeq(store) - limit);
-    return { events: store.events({ afterSeq: from, limit, instanceId: instance }).map(eventView) };
+    const from = after ?? Math.max(0, (await lastEventSeq(store)) - limit);
+    return { events: (await store.events({ afterSeq: from, limit, instanceId: instance })).map(eventView) };
   });
-  app.get("/api/host-performance", read, async () => ({ hosts: hostPerformance(store) }));
+  app.get("/api/host-performance", read, async () => ({ hosts: await hostPerformance(store) }));
   app.get("/api/proofs-per-hour", read, async () => proofsPerHourSeries(store, clock.now()));
   app.get("/api/offers", read, async (_request, reply) => {
     try {
@@ -175,16 +184,28 @@ export async function dashboardPlugin(app: FastifyInstance, options: DashboardOp
       });
     }
   });
-  app.get("/api/stream", read, async (request, reply) =>
+  app.get("/api/stream", read, async (request, reply) => {
+    // Read before the reply is taken over: a store that cannot answer gives a plain error.
+    const initialSeq = await lastEventSeq(store);
     openEventStream(request, reply, streams, (stream) => {
-      let cursor = lastEventSeq(store);
+      let cursor = initialSeq;
       stream.send("hello", { seq: cursor });
+      let polling = false;
       const poll = setInterval(() => {
-        const events = store.events({ afterSeq: cursor, limit: 200 });
-        const last = events.at(-1);
-        if (last === undefined) return;
-        cursor = last.seq;
-        stream.send("change", events.map(eventView));
+        if (polling) return; // a slow read delays the next poll rather than overlapping it
+        polling = true;
+        store
+          .events({ afterSeq: cursor, limit: 200 })
+          .then((events) => {
+            const last = events.at(-1);
+            if (last === undefined) return;
+            cursor = last.seq;
+            stream.send("change", events.map(eventView));
+          })
+          .catch(() => {}) // the store is unreachable for now; the next poll tries again
+          .finally(() => {
+            polling = false;
+          });
       }, options.streamPollMs ?? 1000);
       const tick = setInterval(
         () => stream.send("tick", String(clock.now())),
@@ -194,8 +215,8 @@ export async function dashboardPlugin(app: FastifyInstance, options: DashboardOp
         clearInterval(poll);
         clearInterval(tick);
       };
-    }),
-  );
+    });
+  });
 
   const action = { preHandler: admin, bodyLimit: 4096 };
   app.post("/api/deploy", action, async (request, reply) => {
@@ -213,16 +234,16 @@ export async function dashboardPlugin(app: FastifyInstance, options: DashboardOp
       if (!CuzkitError.is(error)) throw error;
       return reply.code(409).send({ ok: false, error: error.code, message: error.message, hint: error.hint });
     }
-    store.appendEvent(record.id, "operator-deploy", { offerId: body.data.offerId });
+    await store.appendEvent(record.id, "operator-deploy", { offerId: body.data.offerId });
     return { ok: true, instance: instanceView(record) };
   });
   app.post<{ Params: IdParams }>("/api/instances/:id/destroy", action, async (request) => {
-    requireInstance(request.params.id);
+    await requireInstance(request.params.id);
     const record = await manager.destroy(request.params.id);
     return { ok: true, instance: instanceView(record) };
   });
   app.post<{ Params: IdParams }>("/api/instances/:id/cordon", action, async (request, reply) => {
-    const record = requireInstance(request.params.id);
+    const record = await requireInstance(request.params.id);
     if (record.machineId === undefined) {
       return reply.code(409).send({
         ok: false,
@@ -231,8 +252,8 @@ export async function dashboardPlugin(app: FastifyInstance, options: DashboardOp
       });
     }
     // Cordon: the machine is kept out of later rentals; the instance itself keeps running.
-    store.excludeMachine(record.machineId, `cordoned by the operator (instance ${record.id})`);
-    store.appendEvent(record.id, "cordoned", { machineId: record.machineId });
+    await store.excludeMachine(record.machineId, `cordoned by the operator (instance ${record.id})`);
+    await store.appendEvent(record.id, "cordoned", { machineId: record.machineId });
     return { ok: true, machineId: record.machineId };
   });
 

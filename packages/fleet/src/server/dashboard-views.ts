@@ -80,8 +80,8 @@ const billingStates: readonly InstanceState[] = [
 ];
 
 /** The fleet's totals now. */
-export function fleetSummary(store: FleetStore, fleetName: string, now: number): FleetSummary {
-  const records = store.list();
+export async function fleetSummary(store: FleetStore, fleetName: string, now: number): Promise<FleetSummary> {
+  const records = await store.list();
   const countsByState = Object.fromEntries(instanceStates.map((s) => [s, 0])) as Record<
     InstanceState,
     number
@@ -131,21 +131,20 @@ export interface HostPerformanceView extends Omit<BenchmarkSummary, "machineId" 
 }
 
 /** The host performance table: every benchmark the store holds, newest first. */
-export function hostPerformance(store: FleetStore): HostPerformanceView[] {
-  return listBenchmarkSummaries(store)
-    .reverse()
-    .map((b) => {
-      const record = store.get(b.instanceId);
-      return {
-        ...b,
-        machineId: b.machineId ?? null,
-        gpuName: b.gpuName ?? null,
-        numGpus: b.numGpus ?? null,
-        dphPerHour: record?.dphPerHour ?? null,
-        dollarsPer1000Proofs: record ? dollarsPer1000(record.dphPerHour, b.proofsPerHour) : null,
-        geolocation: record?.offer.geolocation ?? null,
-      };
-    });
+export async function hostPerformance(store: FleetStore): Promise<HostPerformanceView[]> {
+  const instances = new Map((await store.list()).map((r) => [r.id, r]));
+  return (await listBenchmarkSummaries(store)).reverse().map((b) => {
+    const record = instances.get(b.instanceId);
+    return {
+      ...b,
+      machineId: b.machineId ?? null,
+      gpuName: b.gpuName ?? null,
+      numGpus: b.numGpus ?? null,
+      dphPerHour: record?.dphPerHour ?? null,
+      dollarsPer1000Proofs: record ? dollarsPer1000(record.dphPerHour, b.proofsPerHour) : null,
+      geolocation: record?.offer.geolocation ?? null,
+    };
+  });
 }
 
 /** A series of the proofs/hour chart: [times (epoch s)], [values]. */
@@ -162,13 +161,13 @@ export interface ProofsPerHourSeries {
  * leaves `active` (drained, failed, destroyed); the fleet line is the sum. Points are the
  * moments that change it, plus now.
  */
-export function proofsPerHourSeries(store: FleetStore, now: number): ProofsPerHourSeries {
+export async function proofsPerHourSeries(store: FleetStore, now: number): Promise<ProofsPerHourSeries> {
   const spans: { id: string; label: string; from: number; to: number; rate: number }[] = [];
-  for (const b of listBenchmarkSummaries(store)) {
-    const record = store.get(b.instanceId);
+  for (const b of await listBenchmarkSummaries(store)) {
+    const record = await store.get(b.instanceId);
     if (record === undefined) continue;
     let to = now;
-    for (const e of store.events({ instanceId: b.instanceId })) {
+    for (const e of await store.events({ instanceId: b.instanceId })) {
       if (e.at >= b.at && e.fromState === "active" && e.toState !== "active") {
         to = e.at;
         break;

@@ -263,7 +263,7 @@ describe("the fleet dashboard in Chromium", () => {
     await p.click(button);
     await p.waitForSelector("#notice.error");
     expect(await p.$eval("#notice", (n) => n.textContent)).toContain("destroy refused");
-    expect(store.require(seeded.kept).state).toBe("active");
+    expect((await store.require(seeded.kept)).state).toBe("active");
 
     await p.type("#admin-token", d.adminToken);
     await Promise.all([p.waitForNavigation(), p.click("#save-token")]);
@@ -271,7 +271,7 @@ describe("the fleet dashboard in Chromium", () => {
     await p.click(button);
     await p.waitForSelector("#notice.ok");
     await p.waitForSelector(`tr[data-instance-id="${seeded.kept}"][data-state="destroyed"]`);
-    expect(store.require(seeded.kept).state).toBe("destroyed");
+    expect((await store.require(seeded.kept)).state).toBe("destroyed");
   });
 
   it("shows an instance's phases, its latency chart and the daemon's /status", async () => {
@@ -323,7 +323,7 @@ describe("a real agent's daemon /status in Chromium", () => {
     expect(status.raw).toBeUndefined(); // the parsed copy only
     expect(status.memory).toMatchObject({ totalBytes: expect.any(Number), usedBytes: expect.any(Number) });
     // The tuned config the agent reported turns the daemon's /status on where the agent reads it.
-    expect(fleet.fleet.manager.store.require(id).tunedConfig).toContain(
+    expect((await fleet.fleet.manager.store.require(id)).tunedConfig).toContain(
       `status_listen = "127.0.0.1:${statusPort}"`,
     );
 

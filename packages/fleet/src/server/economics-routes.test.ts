@@ -33,14 +33,14 @@ async function benchmarked(t: TestFleet, offerId: number, verdict: string, proof
     tunedConfig: "[daemon]\nx = 1\n",
   });
   expect(report.statusCode).toBe(200);
-  return { id: record.id, token, record: t.manager.store.require(record.id) };
+  return { id: record.id, token, record: await t.manager.store.require(record.id) };
 }
 
 describe("host performance", () => {
   it("keeps every benchmark with its hardware, price, config and per-proof records, and production reports", async () => {
     fleet = await startTestFleet({ config: { minProofsPerHour: 40 }, fake: { rateLimits: false } });
     const { id, token, record } = await benchmarked(fleet, 1002, "MET", 48);
-    const [bench] = fleet.manager.store.performance.list();
+    const [bench] = await fleet.manager.store.performance.list();
     expect(bench).toMatchObject({
       kind: "benchmark",
       instanceId: id,
@@ -60,14 +60,14 @@ describe("host performance", () => {
     // 30 proofs in 30 minutes = 60 proofs/hour in production.
     const report = await post(fleet, id, "throughput", token, { proofs: 30, windowMs: 1_800_000 });
     expect(report.statusCode).toBe(200);
-    const rows = fleet.manager.store.performance.list({ machineId: record.machineId as number });
+    const rows = await fleet.manager.store.performance.list({ machineId: record.machineId as number });
     expect(rows.map((r) => [r.kind, r.proofsPerHour])).toEqual([
       ["benchmark", 48],
       ["production", 60],
     ]);
 
     // The ranking now knows this machine, and its class is calibrated from both samples.
-    const knowledge = knowledgeFromStore(fleet.manager.store);
+    const knowledge = await knowledgeFromStore(fleet.manager.store);
     expect(knowledge.machines.get(record.machineId as number)?.runsProofsPerHour).toEqual([48, 60]);
     expect(knowledge.calibration.get(bench?.classKey as string)?.samples).toBe(2);
   });
@@ -85,7 +85,10 @@ describe("host performance", () => {
     expect(
       (await post(fleet, kept.id, "throughput", token, { proofs: 3, windowMs: 600_000 })).statusCode,
     ).toBe(403);
-    expect(fleet.manager.store.performance.list().map((r) => r.kind)).toEqual(["benchmark", "benchmark"]);
+    expect((await fleet.manager.store.performance.list()).map((r) => r.kind)).toEqual([
+      "benchmark",
+      "benchmark",
+    ]);
     // The machine measured below the minimum is never ranked again.
     const ranked = await fleet.manager.rank();
     expect(ranked.some((r) => r.offer.machineId === record.machineId)).toBe(false);

@@ -26,7 +26,7 @@ export function registerEconomicsRoutes(
     async (request: FastifyRequest<{ Params: { id: string } }>, reply) => {
       const body = tools.parse(throughputBodySchema, request.body, reply);
       if (body === undefined) return reply;
-      manager.agent.throughput(request.params.id, body);
+      await manager.agent.throughput(request.params.id, body);
       return { ok: true };
     },
   );

@@ -53,8 +53,8 @@ describe("the manager's agent endpoints", () => {
     });
     expect(report.statusCode).toBe(200);
     expect(report.json()).toMatchObject({ keep: true, state: "active" });
-    expect(t.manager.store.require(id)).toMatchObject({ state: "active", proofsPerHour: 48.5 });
-    expect(t.manager.store.benchmarkResult(id)?.report.proofs).toHaveLength(12);
+    expect(await t.manager.store.require(id)).toMatchObject({ state: "active", proofsPerHour: 48.5 });
+    expect((await t.manager.store.benchmarkResult(id))?.report.proofs).toHaveLength(12);
     expect(t.fake.instances.has(vastId)).toBe(true); // still rented
     expect((await post(t, id, "heartbeat", token, {})).statusCode).toBe(200);
   });
@@ -76,10 +76,10 @@ describe("the manager's agent endpoints", () => {
         proofs: proofs(12),
       });
       expect(report.json()).toMatchObject({ keep: false, state: decided });
-      expect(fleet.manager.store.require(id).state).toBe("destroyed");
+      expect((await fleet.manager.store.require(id)).state).toBe("destroyed");
       expect(fleet.fake.instances.has(vastId)).toBe(false);
-      expect(fleet.manager.store.isMachineExcluded(502)).toBe(excluded);
-      const types = fleet.manager.store.events({ instanceId: id }).map((e) => e.toState);
+      expect(await fleet.manager.store.isMachineExcluded(502)).toBe(excluded);
+      const types = (await fleet.manager.store.events({ instanceId: id })).map((e) => e.toState);
       expect(types.slice(-3)).toEqual([decided, "destroying", "destroyed"]);
       if (excluded)
         await expect(fleet.manager.deploy(1002)).rejects.toMatchObject({ code: "FLEET_OFFER_REFUSED" });
@@ -98,7 +98,7 @@ describe("the manager's agent endpoints", () => {
       message: "curio fetch-params exited 1",
     });
     expect(failure.statusCode).toBe(200);
-    const record = fleet.manager.store.require(id);
+    const record = await fleet.manager.store.require(id);
     expect(record.state).toBe("destroyed");
     expect(record.reason).toContain("ParamsCommandError (PARAMS_FAILED)");
     expect(fleet.fake.instances.has(vastId)).toBe(false);
@@ -113,8 +113,8 @@ describe("the manager's agent endpoints", () => {
       return { t: fleet, a, b };
     }
 
-    function snapshot(t: TestFleet) {
-      return { rows: t.manager.store.list(), events: t.manager.store.events().length };
+    async function snapshot(t: TestFleet) {
+      return { rows: await t.manager.store.list(), events: (await t.manager.store.events()).length };
     }
 
     it.each([
@@ -195,12 +195,12 @@ describe("the manager's agent endpoints", () => {
       ],
     ] as const)("%s -> %s", async (_name, status, make) => {
       const { t, a, b } = await twoInstances();
-      const before = snapshot(t);
+      const before = await snapshot(t);
       const request = make(a, b);
       const response = await post(t, request.id, request.path, request.token, request.body);
       expect(response.statusCode).toBe(status);
       expect(response.json()).toMatchObject({ ok: false });
-      expect(snapshot(t)).toEqual(before);
+      expect(await snapshot(t)).toEqual(before);
       // The token never comes back in an answer.
       expect(response.body).not.toContain(a.token);
       expect(response.body).not.toContain(b.token);
@@ -208,7 +208,7 @@ describe("the manager's agent endpoints", () => {
 
     it("malformed JSON -> 400, an oversize body -> 413", async () => {
       const { t, a } = await twoInstances();
-      const before = snapshot(t);
+      const before = await snapshot(t);
       const malformed = await t.app.inject({
         method: "POST",
         url: `/v1/agent/${a.id}/phase`,
@@ -223,7 +223,7 @@ describe("the manager's agent endpoints", () => {
         payload: JSON.stringify({ phase: "params", detail: "x".repeat(70 * 1024) }),
       });
       expect(oversize.statusCode).toBe(413);
-      expect(snapshot(t)).toEqual(before);
+      expect(await snapshot(t)).toEqual(before);
     });
 
     it("a replayed final report is refused once the machine is decided", async () => {
@@ -232,11 +232,11 @@ describe("the manager's agent endpoints", () => {
       await vetted(fleet, id, token);
       const body = { verdict: "MET", proofsPerHour: 50, proofs: proofs(12) };
       expect((await post(fleet, id, "report", token, body)).statusCode).toBe(200);
-      const before = snapshot(fleet);
+      const before = await snapshot(fleet);
       const replay = await post(fleet, id, "report", token, { ...body, verdict: "BELOW" });
       expect(replay.statusCode).toBe(409);
-      expect(snapshot(fleet)).toEqual(before);
-      expect(fleet.manager.store.require(id).state).toBe("active");
+      expect(await snapshot(fleet)).toEqual(before);
+      expect((await fleet.manager.store.require(id)).state).toBe("active");
     });
   });
 });

@@ -31,6 +31,12 @@ export interface FleetServerOptions {
   smallBodyLimitBytes?: number | undefined;
   /** The dashboard, admin API, /metrics and /openapi.json (dashboard-routes.ts). Default: not served. */
   dashboard?: Omit<DashboardOptions, "manager"> | undefined;
+  /**
+   * Whether this replica acts (holds the leader lease). While false, every write (agent
+   * reports, dashboard actions) answers 503 FLEET_NOT_LEADER, changing nothing, and reads are
+   * served. Default: always true (one manager, SQLite).
+   */
+  isLeader?: (() => boolean) | undefined;
 }
 
 /** Where a running server listens. */
@@ -86,6 +92,21 @@ export function buildFleetServer(options: FleetServerOptions): FastifyInstance {
       .send({ ok: false, error: code, message: "the manager failed to handle the request" });
   });
 
+  const isLeader = options.isLeader;
+  if (isLeader !== undefined) {
+    app.addHook("onRequest", async (request, reply) => {
+      if (request.method === "GET" || request.method === "HEAD" || isLeader()) return;
+      // A follower replica: the leader acts; the caller retries (an agent's next attempt may
+      // reach the leader, or this replica once it has taken over).
+      return reply.code(503).header("retry-after", "5").send({
+        ok: false,
+        error: "FLEET_NOT_LEADER",
+        message: "this fleet replica is following; another replica acts",
+        hint: "send writes to the leading replica (cuzkit fleet status shows the store), or retry",
+      });
+    });
+  }
+
   /** The token check: only this instance's own token opens its endpoints. */
   const authenticate = async (request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => {
     const { id } = request.params;
@@ -98,7 +119,7 @@ export function buildFleetServer(options: FleetServerOptions): FastifyInstance {
         "send the instance's token as Authorization: Bearer CUZKIT_FLEET_TOKEN",
       );
     }
-    const tokenHash = isInstanceId(id) ? manager.store.tokenHash(id) : undefined;
+    const tokenHash = isInstanceId(id) ? await manager.store.tokenHash(id) : undefined;
     // An unknown id and a wrong token answer alike, so ids cannot be probed.
     if (tokenHash === undefined || !agentTokenMatches(token, tokenHash)) {
       return refuse(reply, 403, "FORBIDDEN", "this token is not valid for this instance");
@@ -121,18 +142,18 @@ export function buildFleetServer(options: FleetServerOptions): FastifyInstance {
   app.post<{ Params: Params }>("/v1/agent/:id/register", small, async (request, reply) => {
     const body = parse(registerBodySchema, request.body, reply);
     if (body === undefined) return reply;
-    return { ok: true, instructions: manager.agent.register(request.params.id, body) };
+    return { ok: true, instructions: await manager.agent.register(request.params.id, body) };
   });
   app.post<{ Params: Params }>("/v1/agent/:id/phase", small, async (request, reply) => {
     const body = parse(phaseBodySchema, request.body, reply);
     if (body === undefined) return reply;
-    const record = manager.agent.phase(request.params.id, body);
+    const record = await manager.agent.phase(request.params.id, body);
     return { ok: true, state: record.state, phaseDeadlineAt: record.phaseDeadlineAt ?? null };
   });
   app.post<{ Params: Params }>("/v1/agent/:id/heartbeat", small, async (request, reply) => {
     const body = parse(heartbeatBodySchema, request.body, reply);
     if (body === undefined) return reply;
-    manager.agent.heartbeat(request.params.id);
+    await manager.agent.heartbeat(request.params.id);
     if (body.daemonStatus !== undefined) {
       options.dashboard?.daemonStatus?.set(request.params.id, body.daemonStatus, Date.now());
     }

@@ -10,14 +10,14 @@ import { fleetSummary } from "./dashboard-views.js";
  */
 export function createFleetMetrics(store: FleetStore, fleetName: string, now: () => number): Registry {
   const registry = new Registry();
-  const live = () => store.list().filter((r) => r.state !== "destroyed");
+  const live = async () => (await store.list()).filter((r) => r.state !== "destroyed");
   new Gauge({
     name: "cuzkit_fleet_instances",
     help: "Instances of the fleet by lifecycle state",
     labelNames: ["state"],
     registers: [registry],
-    collect() {
-      const counts = fleetSummary(store, fleetName, now()).countsByState;
+    async collect() {
+      const counts = (await fleetSummary(store, fleetName, now())).countsByState;
       for (const state of instanceStates) this.set({ state }, counts[state]);
     },
   });
@@ -26,9 +26,10 @@ export function createFleetMetrics(store: FleetStore, fleetName: string, now: ()
     help: "Measured proofs/hour of each benchmarked instance",
     labelNames: ["instance", "state"],
     registers: [registry],
-    collect() {
+    async collect() {
+      const rows = await live();
       this.reset();
-      for (const r of live())
+      for (const r of rows)
         if (r.proofsPerHour !== undefined) this.set({ instance: r.id, state: r.state }, r.proofsPerHour);
     },
   });
@@ -36,8 +37,8 @@ export function createFleetMetrics(store: FleetStore, fleetName: string, now: ()
     name: "cuzkit_fleet_dollars_per_hour",
     help: "Price of every instance that may be billing, $/hour",
     registers: [registry],
-    collect() {
-      this.set(fleetSummary(store, fleetName, now()).dollarsPerHour);
+    async collect() {
+      this.set((await fleetSummary(store, fleetName, now())).dollarsPerHour);
     },
   });
   new Gauge({
@@ -45,10 +46,11 @@ export function createFleetMetrics(store: FleetStore, fleetName: string, now: ()
     help: "Seconds since each instance's last heartbeat",
     labelNames: ["instance"],
     registers: [registry],
-    collect() {
+    async collect() {
+      const rows = await live();
       this.reset();
       const t = now();
-      for (const r of live())
+      for (const r of rows)
         if (r.lastHeartbeatAt !== undefined) this.set({ instance: r.id }, (t - r.lastHeartbeatAt) / 1000);
     },
   });
@@ -57,10 +59,11 @@ export function createFleetMetrics(store: FleetStore, fleetName: string, now: ()
     help: "Seconds left before each instance's phase deadline (negative: overdue)",
     labelNames: ["instance", "state"],
     registers: [registry],
-    collect() {
+    async collect() {
+      const rows = await live();
       this.reset();
       const t = now();
-      for (const r of live()) {
+      for (const r of rows) {
         if (r.phaseDeadlineAt !== undefined)
           this.set({ instance: r.id, state: r.state }, (r.phaseDeadlineAt - t) / 1000);
       }

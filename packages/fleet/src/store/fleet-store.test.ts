@@ -1,14 +1,17 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Clock } from "@cuzkit/core";
 import { createManualClock } from "@cuzkit/core/testing";
 import Database from "better-sqlite3";
-import { afterEach, describe, expect, it } from "vitest";
-import { FleetStoreError, FleetTransitionError } from "../errors.js";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { FleetBudgetError, FleetStoreError, FleetTransitionError } from "../errors.js";
 import { testPlan } from "../testing/fixtures.js";
-import { openFleetStore } from "./fleet-store.js";
+import { connectFleetStore, type FleetStore, openFleetStore } from "./fleet-store.js";
 import { migrations } from "./migrations.js";
 import { openDatabase } from "./open-database.js";
+import { openPostgresFleetStore } from "./postgres-fleet-store.js";
+import { startTestPostgres, type TestPostgres } from "./test-postgres.js";
 
 const folders: string[] = [];
 function tempDb(): string {
@@ -20,34 +23,295 @@ afterEach(() => {
   for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
 });
 
-describe("fleet store", () => {
-  it("opens in WAL mode with a busy timeout and survives a reopen", () => {
-    const path = tempDb();
-    const store = openFleetStore({ path });
-    expect(store.db.pragma("journal_mode", { simple: true })).toBe("wal");
-    expect(store.db.pragma("busy_timeout", { simple: true })).toBe(5000);
-    store.plan(testPlan("i-1"));
-    store.transition("i-1", "planned", "renting");
-    store.close();
-    const again = openFleetStore({ path });
-    expect(again.require("i-1").state).toBe("renting");
-    expect(again.schemaVersion()).toBe(migrations.length);
-    again.close();
+let postgres: TestPostgres;
+beforeAll(async () => {
+  postgres = await startTestPostgres();
+});
+afterAll(async () => {
+  await postgres?.stop();
+});
+
+/** One place for a test's data, on one backend: open it (again) and run raw SQL there. */
+interface Place {
+  open(clock?: Clock): Promise<FleetStore>;
+  /** Raw SQL on the same tables, around the store. */
+  raw(sql: string): Promise<void>;
+}
+
+const backends: { name: string; place: () => Place }[] = [
+  {
+    name: "SQLite",
+    place() {
+      const path = tempDb();
+      return {
+        open: async (clock) => openFleetStore({ path, clock }),
+        async raw(sql) {
+          const db = new Database(path);
+          try {
+            db.exec(sql);
+          } finally {
+            db.close();
+          }
+        },
+      };
+    },
+  },
+  {
+    name: "PostgreSQL",
+    place() {
+      const schema = postgres.freshSchema("store");
+      return {
+        open: (clock) => connectFleetStore({ location: postgres.url, schema, clock }),
+        async raw(sql) {
+          await postgres.query(`SET search_path TO ${schema}; ${sql}`);
+        },
+      };
+    },
+  },
+];
+
+const vet = async (store: FleetStore, id: string) => {
+  for (const [from, to] of [
+    ["planned", "renting"],
+    ["renting", "booting"],
+    ["booting", "registered"],
+    ["registered", "params"],
+    ["params", "warmup"],
+    ["warmup", "benchmarking"],
+  ] as const)
+    await store.transition(id, from, to);
+};
+
+describe.each(backends)("fleet store on $name", ({ name, place }) => {
+  const opened: FleetStore[] = [];
+  const open = async (p: Place, clock?: Clock) => {
+    const store = await p.open(clock);
+    opened.push(store);
+    return store;
+  };
+  afterEach(async () => {
+    for (const store of opened.splice(0)) await store.close();
   });
 
-  it("runs each migration once, and refuses a store newer than it knows", () => {
+  it("keeps what was written across a reopen, at the latest schema version", async () => {
+    const p = place();
+    const store = await open(p);
+    expect(store.kind).toBe(name === "SQLite" ? "sqlite" : "postgres");
+    await store.plan(testPlan("i-1"));
+    await store.transition("i-1", "planned", "renting");
+    await store.saveSettings("test", { minProofsPerHour: 40, image: "x" });
+    const again = await open(p);
+    expect((await again.require("i-1")).state).toBe("renting");
+    expect(await again.loadSettings("test")).toEqual({ minProofsPerHour: 40, image: "x" });
+    expect(await again.schemaVersion()).toBe(migrations.length);
+  });
+
+  it("refuses a store newer than it knows, with a hint to upgrade", async () => {
+    const p = place();
+    await (await open(p)).close();
+    opened.pop();
+    await p.raw("INSERT INTO schema_migrations VALUES (99, 'future', 0)");
+    const error = await p.open().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(FleetStoreError);
+    expect((error as FleetStoreError).hint).toContain("upgrade cuzkit");
+  });
+
+  it("guards each transition by the current state and writes its event in the same transaction", async () => {
+    const clock = createManualClock(1_000);
+    const store = await open(place(), clock);
+    await store.plan(testPlan("i-1"));
+    await store.transition("i-1", "planned", "renting");
+    clock.advance(500);
+    const booting = await store.transition("i-1", "renting", "booting", { changes: { vastId: 7001 } });
+    expect(booting).toMatchObject({
+      state: "booting",
+      vastId: 7001,
+      phaseStartedAt: 1_500,
+      phaseDeadlineAt: 601_500,
+    });
+
+    // The same move again (a replay) and a move the table forbids change nothing.
+    await expect(store.transition("i-1", "renting", "booting")).rejects.toThrow(FleetTransitionError);
+    await expect(store.transition("i-1", "booting", "active")).rejects.toThrow(FleetTransitionError);
+    expect(await store.tryTransition("i-1", "renting", "booting")).toBeUndefined();
+    expect((await store.require("i-1")).state).toBe("booting");
+    const events = await store.events({ instanceId: "i-1" });
+    expect(events.map((e) => [e.type, e.fromState, e.toState])).toEqual([
+      ["planned", undefined, "planned"],
+      ["transition", "planned", "renting"],
+      ["transition", "renting", "booting"],
+    ]);
+    await expect(store.transition("i-1", "params", "warmup")).rejects.toMatchObject({
+      code: "FLEET_TRANSITION_REFUSED",
+      actual: "booting",
+    });
+    expect(await store.lastEventSeq()).toBe(events.at(-1)?.seq);
+    expect(await store.events({ afterSeq: events[0]?.seq, limit: 1 })).toEqual([events[1]]);
+  });
+
+  it("lets only one of two stores' transitions of one instance win", async () => {
+    const p = place();
+    const a = await open(p);
+    const b = await open(p);
+    await a.plan(testPlan("i-1"));
+    await a.transition("i-1", "planned", "renting");
+    expect(await a.tryTransition("i-1", "renting", "booting")).toBeDefined();
+    expect(await b.tryTransition("i-1", "renting", "failed")).toBeUndefined();
+    expect((await b.require("i-1")).state).toBe("booting");
+    expect(await b.events({ instanceId: "i-1" })).toHaveLength(3);
+  });
+
+  it("runs concurrent calls on one store without mixing their transactions", async () => {
+    const store = await open(place());
+    // Ten plans at once, each with a guard, interleaved with reads: each is whole, none is lost.
+    const ids = Array.from({ length: 10 }, (_, i) => `i-${i}`);
+    await Promise.all(ids.flatMap((id) => [store.plan(testPlan(id), { guard: () => {} }), store.list()]));
+    expect((await store.list()).map((r) => r.id).sort()).toEqual(ids);
+    expect((await store.events()).filter((e) => e.type === "planned")).toHaveLength(10);
+  });
+
+  it("keeps events append-only", async () => {
+    const p = place();
+    const store = await open(p);
+    await store.plan(testPlan("i-1"));
+    await expect(p.raw("UPDATE events SET type = 'x'")).rejects.toThrow(/append-only/);
+    await expect(p.raw("DELETE FROM events")).rejects.toThrow(/append-only/);
+    expect((await store.events()).map((e) => e.type)).toEqual(["planned"]);
+  });
+
+  it("records a heartbeat only for a live instance", async () => {
+    const clock = createManualClock(5_000);
+    const store = await open(place(), clock);
+    await store.plan(testPlan("i-1"));
+    expect(await store.heartbeat("i-1")).toBe(false); // planned: no machine yet
+    await store.transition("i-1", "planned", "renting");
+    await store.transition("i-1", "renting", "booting");
+    expect(await store.heartbeat("i-1")).toBe(true);
+    expect((await store.require("i-1")).lastHeartbeatAt).toBe(5_000);
+    expect(await store.heartbeat("i-unknown")).toBe(false);
+  });
+
+  it("saves a benchmark result and its measurement only with its decision", async () => {
+    const store = await open(place());
+    await store.plan(testPlan("i-1"));
+    const result = {
+      verdict: "MET",
+      proofsPerHour: 48.2,
+      minProofsPerHour: 40,
+      machineId: 501,
+      gpuName: "RTX 3090",
+      numGpus: 2,
+      report: { proofs: [{ index: 1, wallMs: 70_000 }] },
+    };
+    const measured = {
+      kind: "benchmark" as const,
+      instanceId: "i-1",
+      verdict: "MET",
+      proofsPerHour: 48.2,
+      predictedProofsPerHour: 50.25,
+      dphPerHour: 0.5,
+      offerId: 1001,
+      machineId: 501,
+      hostId: undefined,
+      gpuName: "RTX 3090",
+      numGpus: 2,
+      cpuRamBytes: 256 * 2 ** 30,
+      cpuCores: 32,
+      cpuName: undefined,
+      classKey: "rtx3090x2",
+      windowMs: undefined,
+      config: "[daemon]\n",
+      records: [{ index: 1 }],
+    };
+    // Not benchmarking yet: nothing is written, neither the result nor the measurement.
+    await expect(store.decideBenchmark("i-1", result, "active", "met", measured)).rejects.toThrow(
+      FleetTransitionError,
+    );
+    expect(await store.benchmarkResult("i-1")).toBeUndefined();
+    expect(await store.performance.list()).toEqual([]);
+    await vet(store, "i-1");
+    const active = await store.decideBenchmark("i-1", result, "active", "48.2/h >= 40/h", measured);
+    expect(active).toMatchObject({ state: "active", proofsPerHour: 48.2, reason: "48.2/h >= 40/h" });
+    expect((await store.benchmarkResult("i-1"))?.report).toEqual(result.report);
+    expect(await store.benchmarkSummaries()).toEqual([
+      expect.objectContaining({ instanceId: "i-1", verdict: "MET", proofsPerHour: 48.2, numGpus: 2 }),
+    ]);
+    const [row] = await store.performance.list({ machineId: 501 });
+    expect(row).toMatchObject({ ...measured, seq: expect.any(Number), at: expect.any(Number) });
+    // Doubles stay doubles (PostgreSQL's REAL would round 50.25 only slightly; 48.2 visibly).
+    expect(row?.proofsPerHour).toBe(48.2);
+  });
+
+  it("refuses a plan its guard rejects, writing nothing", async () => {
+    const store = await open(place());
+    await store.plan(testPlan("i-1"));
+    const refuse = () => {
+      throw new FleetBudgetError("over", "raise --max-instances");
+    };
+    await expect(store.plan(testPlan("i-2"), { guard: refuse })).rejects.toThrow(FleetBudgetError);
+    expect((await store.list()).map((r) => r.id)).toEqual(["i-1"]);
+    expect(await store.events({ instanceId: "i-2" })).toEqual([]);
+    let seen: string[] = [];
+    await store.plan(testPlan("i-3"), {
+      guard: (all) => {
+        seen = all.map((r) => r.id);
+      },
+    });
+    expect(seen).toEqual(["i-1"]);
+  });
+
+  it("counts destroy attempts, flags the manual ones, and keeps unknown instances and exclusions", async () => {
+    const clock = createManualClock(10_000);
+    const store = await open(place(), clock);
+    await store.plan(testPlan("i-1"));
+    await store.transition("i-1", "planned", "renting");
+    await store.transition("i-1", "renting", "failed");
+    await store.transition("i-1", "failed", "destroying");
+    await store.noteDestroyAttempt("i-1", 20_000, false, "502");
+    const manual = await store.noteDestroyAttempt("i-1", undefined, true, "502");
+    expect(manual).toMatchObject({
+      destroyAttempts: 2,
+      destroyFirstAttemptAt: 10_000,
+      destroyManual: true,
+      destroyNextAttemptAt: undefined,
+    });
+    expect((await store.events({ instanceId: "i-1" })).at(-1)?.type).toBe("destroy-manually");
+    await store.excludeMachine(501, "unstable");
+    await store.excludeMachine(501, "again");
+    expect(await store.isMachineExcluded(501)).toBe(true);
+    expect(await store.isMachineExcluded(502)).toBe(false);
+    expect(await store.performance.excludedMachines()).toEqual(new Map([[501, "unstable"]]));
+    expect(await store.performance.failedInstanceIds()).toEqual(new Set(["i-1"]));
+    expect(await store.countByState()).toMatchObject({ destroying: 1, planned: 0 });
+
+    expect(await store.noteUnknownInstance(9001, "cuzkit-fleet-test-i-x")).toEqual({
+      firstSeenAt: 10_000,
+      outcome: undefined,
+    });
+    clock.advance(1_000);
+    expect((await store.noteUnknownInstance(9001, "cuzkit-fleet-test-i-x")).firstSeenAt).toBe(10_000);
+    await store.settleUnknownInstance(9001, "destroyed");
+    expect((await store.noteUnknownInstance(9001, "x")).outcome).toBe("destroyed");
+  });
+});
+
+describe("fleet store on SQLite only", () => {
+  it("opens in WAL mode with a busy timeout", () => {
+    const store = openFleetStore({ path: tempDb() });
+    expect(store.db.pragma("journal_mode", { simple: true })).toBe("wal");
+    expect(store.db.pragma("busy_timeout", { simple: true })).toBe(5000);
+    store.db.close();
+  });
+
+  it("runs each migration once", async () => {
     const path = tempDb();
-    openFleetStore({ path }).close();
-    openFleetStore({ path }).close(); // a second open applies nothing (CREATE TABLE would fail)
+    await openFleetStore({ path }).close();
+    await openFleetStore({ path }).close(); // a second open applies nothing (CREATE TABLE would fail)
     const raw = new Database(path);
-    raw.prepare("INSERT INTO schema_migrations VALUES (99, 'future', 0)").run();
+    expect(raw.prepare("SELECT COUNT(*) AS n FROM schema_migrations").get()).toEqual({
+      n: migrations.length,
+    });
     raw.close();
-    expect(() => openFleetStore({ path })).toThrow(FleetStoreError);
-    try {
-      openFleetStore({ path });
-    } catch (error) {
-      expect((error as FleetStoreError).hint).toContain("upgrade cuzkit");
-    }
   });
 
   it("rolls a failing migration back as a whole", () => {
@@ -66,125 +330,96 @@ describe("fleet store", () => {
     expect(check.prepare("SELECT MAX(version) AS v FROM schema_migrations").get()).toEqual({ v: 1 });
     check.close();
   });
+});
 
-  it("guards each transition by the current state and writes its event in the same transaction", () => {
-    const clock = createManualClock(1_000);
-    const store = openFleetStore({ path: ":memory:", clock });
-    store.plan(testPlan("i-1"));
-    store.transition("i-1", "planned", "renting");
-    clock.advance(500);
-    const booting = store.transition("i-1", "renting", "booting", { changes: { vastId: 7001 } });
-    expect(booting).toMatchObject({
-      state: "booting",
-      vastId: 7001,
-      phaseStartedAt: 1_500,
-      phaseDeadlineAt: 601_500,
-    });
-
-    // The same move again (a replay) and a move the table forbids change nothing.
-    expect(() => store.transition("i-1", "renting", "booting")).toThrow(FleetTransitionError);
-    expect(() => store.transition("i-1", "booting", "active")).toThrow(FleetTransitionError);
-    expect(store.tryTransition("i-1", "renting", "booting")).toBeUndefined();
-    expect(store.require("i-1").state).toBe("booting");
-    const events = store.events({ instanceId: "i-1" });
-    expect(events.map((e) => [e.type, e.fromState, e.toState])).toEqual([
-      ["planned", undefined, "planned"],
-      ["transition", "planned", "renting"],
-      ["transition", "renting", "booting"],
-    ]);
+describe("fleet store on PostgreSQL only", () => {
+  it("lets exactly one of two concurrent transitions win", async () => {
+    const schema = postgres.freshSchema("race");
+    const a = await openPostgresFleetStore({ url: postgres.url, schema });
+    const b = await openPostgresFleetStore({ url: postgres.url, schema });
     try {
-      store.transition("i-1", "params", "warmup");
-    } catch (error) {
-      expect(error).toMatchObject({ code: "FLEET_TRANSITION_REFUSED", actual: "booting" });
+      await a.plan(testPlan("i-1"));
+      await a.transition("i-1", "planned", "renting");
+      const outcomes = await Promise.all([
+        a.tryTransition("i-1", "renting", "booting"),
+        b.tryTransition("i-1", "renting", "failed"),
+      ]);
+      expect(outcomes.filter((o) => o !== undefined)).toHaveLength(1);
+      expect(await a.events({ instanceId: "i-1" })).toHaveLength(3);
+    } finally {
+      await a.close();
+      await b.close();
     }
-    store.close();
   });
 
-  it("lets only one of two racing transitions win", () => {
-    const path = tempDb();
-    const a = openFleetStore({ path });
-    const b = openFleetStore({ path });
-    a.plan(testPlan("i-1"));
-    a.transition("i-1", "planned", "renting");
-    expect(a.tryTransition("i-1", "renting", "booting")).toBeDefined();
-    expect(b.tryTransition("i-1", "renting", "failed")).toBeUndefined();
-    expect(b.require("i-1").state).toBe("booting");
-    expect(b.events({ instanceId: "i-1" })).toHaveLength(3);
-    a.close();
-    b.close();
-  });
-
-  it("keeps events append-only", () => {
-    const store = openFleetStore({ path: ":memory:" });
-    store.plan(testPlan("i-1"));
-    expect(() => store.db.prepare("UPDATE events SET type = 'x'").run()).toThrow(/append-only/);
-    expect(() => store.db.prepare("DELETE FROM events").run()).toThrow(/append-only/);
-    expect(store.events()).toHaveLength(1);
-    store.close();
-  });
-
-  it("records a heartbeat only for a live instance", () => {
-    const clock = createManualClock(5_000);
-    const store = openFleetStore({ path: ":memory:", clock });
-    store.plan(testPlan("i-1"));
-    expect(store.heartbeat("i-1")).toBe(false); // planned: no machine yet
-    store.transition("i-1", "planned", "renting");
-    store.transition("i-1", "renting", "booting");
-    expect(store.heartbeat("i-1")).toBe(true);
-    expect(store.require("i-1").lastHeartbeatAt).toBe(5_000);
-    expect(store.heartbeat("i-unknown")).toBe(false);
-    store.close();
-  });
-
-  it("saves a benchmark result only with its decision", () => {
-    const store = openFleetStore({ path: ":memory:" });
-    store.plan(testPlan("i-1"));
-    const result = {
-      verdict: "MET",
-      proofsPerHour: 48.2,
-      minProofsPerHour: 40,
-      machineId: 501,
-      gpuName: "RTX 3090",
-      numGpus: 2,
-      report: { proofs: [{ index: 1, wallMs: 70_000 }] },
+  it("serialises two concurrent plans' guards, so a cap of one lets one through", async () => {
+    const schema = postgres.freshSchema("cap");
+    const a = await openPostgresFleetStore({ url: postgres.url, schema });
+    const b = await openPostgresFleetStore({ url: postgres.url, schema });
+    const atMostOne = (all: readonly unknown[]) => {
+      if (all.length >= 1) throw new FleetBudgetError("over", "raise --max-instances");
     };
-    // Not benchmarking yet: nothing is written.
-    expect(() => store.decideBenchmark("i-1", result, "active", "met")).toThrow(FleetTransitionError);
-    expect(store.benchmarkResult("i-1")).toBeUndefined();
-    for (const [from, to] of [
-      ["planned", "renting"],
-      ["renting", "booting"],
-      ["booting", "registered"],
-      ["registered", "params"],
-      ["params", "warmup"],
-      ["warmup", "benchmarking"],
-    ] as const)
-      store.transition("i-1", from, to);
-    const active = store.decideBenchmark("i-1", result, "active", "48.2/h >= 40/h");
-    expect(active).toMatchObject({ state: "active", proofsPerHour: 48.2, reason: "48.2/h >= 40/h" });
-    expect(store.benchmarkResult("i-1")?.report).toEqual(result.report);
-    store.close();
+    try {
+      const results = await Promise.allSettled([
+        a.plan(testPlan("i-1"), { guard: atMostOne }),
+        b.plan(testPlan("i-2"), { guard: atMostOne }),
+      ]);
+      expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+      expect(await a.list()).toHaveLength(1);
+    } finally {
+      await a.close();
+      await b.close();
+    }
   });
 
-  it("counts destroy attempts and flags the manual ones", () => {
-    const store = openFleetStore({ path: ":memory:" });
-    store.plan(testPlan("i-1"));
-    store.transition("i-1", "planned", "renting");
-    store.transition("i-1", "renting", "failed");
-    store.transition("i-1", "failed", "destroying");
-    store.noteDestroyAttempt("i-1", 10_000, false, "502");
-    const manual = store.noteDestroyAttempt("i-1", undefined, true, "502");
-    expect(manual).toMatchObject({
-      destroyAttempts: 2,
-      destroyManual: true,
-      destroyNextAttemptAt: undefined,
+  it("creates its tables in its own schema and rolls a failing migration back as a whole", async () => {
+    const schema = postgres.freshSchema("own");
+    const store = await openPostgresFleetStore({ url: postgres.url, schema });
+    await store.close();
+    const tables = await postgres.query<{ table_name: string }>(
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name",
+      [schema],
+    );
+    expect(tables.map((t) => t.table_name)).toEqual(
+      expect.arrayContaining(["events", "instances", "host_performance", "schema_migrations"]),
+    );
+    const publicTables = await postgres.query(
+      "SELECT 1 FROM information_schema.tables WHERE table_schema = 'public' AND table_name = 'instances'",
+    );
+    expect(publicTables).toEqual([]);
+
+    const half = postgres.freshSchema("half");
+    await expect(
+      openPostgresFleetStore({
+        url: postgres.url,
+        schema: half,
+        migrations: [
+          { version: 1, description: "ok", sql: "CREATE TABLE a (x BIGINT)" },
+          { version: 2, description: "bad", sql: "CREATE TABLE b (x BIGINT); CREATE TABLE a (y BIGINT);" },
+        ],
+      }),
+    ).rejects.toThrow(FleetStoreError);
+    expect(
+      await postgres.query("SELECT 1 FROM information_schema.schemata WHERE schema_name = $1", [half]),
+    ).toEqual([]);
+  });
+
+  it("never shows the password of a connection string it cannot use", async () => {
+    const url = postgres.url.replace(/:[^:@/]+@/, ":wrong-secret-pw@");
+    const error = await openPostgresFleetStore({ url, schema: "x" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(FleetStoreError);
+    const shown = `${(error as Error).message} ${(error as FleetStoreError).hint}`;
+    expect(shown).not.toContain("wrong-secret-pw");
+    expect(shown).toContain("postgres:***@127.0.0.1");
+    expect((error as FleetStoreError).hint).toContain("--db postgres://");
+  });
+
+  it("refuses a schema name that is not a plain identifier", async () => {
+    await expect(
+      openPostgresFleetStore({ url: postgres.url, schema: "x; DROP TABLE y" }),
+    ).rejects.toMatchObject({
+      code: "FLEET_STORE",
+      hint: expect.stringContaining("--db-schema"),
     });
-    expect(store.events({ instanceId: "i-1" }).at(-1)?.type).toBe("destroy-manually");
-    store.excludeMachine(501, "unstable");
-    store.excludeMachine(501, "again");
-    expect(store.isMachineExcluded(501)).toBe(true);
-    expect(store.isMachineExcluded(502)).toBe(false);
-    expect(store.countByState()).toMatchObject({ destroying: 1, planned: 0 });
-    store.close();
   });
 });

@@ -1,6 +1,3 @@
-import type { Clock } from "@cuzkit/core";
-import type { SqliteDatabase } from "./open-database.js";
-
 /** One measured rate of a machine: a benchmark's result or a production report. */
 export interface HostPerformanceRecord {
   seq: number;
@@ -31,6 +28,12 @@ export interface HostPerformanceRecord {
   config: string | undefined;
   /** The benchmark's per-proof records. */
   records: unknown[] | undefined;
+  /** Where a production rate came from: the agent's report, or Curio's task history. Default "agent". */
+  source?: "agent" | "curio" | undefined;
+  /** The Curio task type of a Curio rate (PoRep, UpdateProve, PSProve). */
+  taskType?: string | undefined;
+  /** Failed tasks in the window (Curio rates). */
+  failures?: number | undefined;
 }
 
 /** What a new host-performance row carries. */
@@ -39,16 +42,20 @@ export type HostPerformanceInput = Omit<HostPerformanceRecord, "seq" | "at"> & {
 /** The host-performance table's reads and writes. */
 export interface HostPerformanceStore {
   /** Appends one measured rate. */
-  record(input: HostPerformanceInput): HostPerformanceRecord;
+  record(input: HostPerformanceInput): Promise<HostPerformanceRecord>;
   /** Every row, oldest first; of one machine or one class when asked. */
-  list(query?: { machineId?: number | undefined; classKey?: string | undefined }): HostPerformanceRecord[];
+  list(query?: {
+    machineId?: number | undefined;
+    classKey?: string | undefined;
+  }): Promise<HostPerformanceRecord[]>;
   /** Ids of instances that ever moved to `failed` (from the events). */
-  failedInstanceIds(): Set<string>;
+  failedInstanceIds(): Promise<Set<string>>;
   /** The excluded machines and why. */
-  excludedMachines(): Map<number, string>;
+  excludedMachines(): Promise<Map<number, string>>;
 }
 
-interface Row {
+/** SQL row shape of `host_performance`. */
+export interface HostPerformanceRow {
   seq: number;
   kind: "benchmark" | "production";
   instance_id: string;
@@ -69,11 +76,15 @@ interface Row {
   window_ms: number | null;
   config: string | null;
   records_json: string | null;
+  source: string | null;
+  task_type: string | null;
+  failures: number | null;
 }
 
 const u = <T>(v: T | null): T | undefined => (v === null ? undefined : v);
 
-function toRecord(row: Row): HostPerformanceRecord {
+/** Converts a host_performance row to a record. */
+export function toHostPerformanceRecord(row: HostPerformanceRow): HostPerformanceRecord {
   return {
     seq: row.seq,
     kind: row.kind,
@@ -95,66 +106,8 @@ function toRecord(row: Row): HostPerformanceRecord {
     windowMs: u(row.window_ms),
     config: u(row.config),
     records: row.records_json === null ? undefined : (JSON.parse(row.records_json) as unknown[]),
-  };
-}
-
-/** The host-performance methods over an open fleet database (schema 3 or later). */
-export function hostPerformanceStore(db: SqliteDatabase, clock: Clock): HostPerformanceStore {
-  const insert = db.prepare(`
-    INSERT INTO host_performance (kind, instance_id, at, verdict, proofs_per_hour, predicted_proofs_per_hour, dph,
-      offer_id, machine_id, host_id, gpu_name, num_gpus, cpu_ram_bytes, cpu_cores, cpu_name, class_key, window_ms,
-      config, records_json)
-    VALUES (@kind, @instanceId, @at, @verdict, @proofsPerHour, @predicted, @dph, @offerId, @machineId, @hostId,
-      @gpuName, @numGpus, @cpuRamBytes, @cpuCores, @cpuName, @classKey, @windowMs, @config, @records)`);
-  const selectOne = db.prepare("SELECT * FROM host_performance WHERE seq = ?");
-  const selectAll = db.prepare("SELECT * FROM host_performance ORDER BY seq");
-  const selectMachine = db.prepare("SELECT * FROM host_performance WHERE machine_id = ? ORDER BY seq");
-  const selectClass = db.prepare("SELECT * FROM host_performance WHERE class_key = ? ORDER BY seq");
-  const selectFailed = db
-    .prepare("SELECT DISTINCT instance_id FROM events WHERE to_state = 'failed'")
-    .pluck();
-  const selectExcluded = db.prepare("SELECT machine_id, reason FROM excluded_machines");
-  return {
-    failedInstanceIds: () => new Set(selectFailed.all() as string[]),
-    excludedMachines: () =>
-      new Map(
-        (selectExcluded.all() as Array<{ machine_id: number; reason: string }>).map((r) => [
-          r.machine_id,
-          r.reason,
-        ]),
-      ),
-    record(input) {
-      const info = insert.run({
-        kind: input.kind,
-        instanceId: input.instanceId,
-        at: input.at ?? clock.now(),
-        verdict: input.verdict ?? null,
-        proofsPerHour: input.proofsPerHour,
-        predicted: input.predictedProofsPerHour ?? null,
-        dph: input.dphPerHour,
-        offerId: input.offerId,
-        machineId: input.machineId ?? null,
-        hostId: input.hostId ?? null,
-        gpuName: input.gpuName,
-        numGpus: input.numGpus,
-        cpuRamBytes: input.cpuRamBytes,
-        cpuCores: input.cpuCores ?? null,
-        cpuName: input.cpuName ?? null,
-        classKey: input.classKey,
-        windowMs: input.windowMs ?? null,
-        config: input.config ?? null,
-        records: input.records === undefined ? null : JSON.stringify(input.records),
-      });
-      return toRecord(selectOne.get(info.lastInsertRowid) as Row);
-    },
-    list(query = {}) {
-      const rows =
-        query.machineId !== undefined
-          ? selectMachine.all(query.machineId)
-          : query.classKey !== undefined
-            ? selectClass.all(query.classKey)
-            : selectAll.all();
-      return (rows as Row[]).map(toRecord);
-    },
+    source: row.source === "curio" ? "curio" : "agent",
+    taskType: u(row.task_type),
+    failures: u(row.failures),
   };
 }

@@ -3,7 +3,7 @@ import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
 import { FleetStoreError } from "../errors.js";
-import { migrations as fleetMigrations, type Migration } from "./migrations.js";
+import { migrations as fleetMigrations, type Migration, migrationSql } from "./migrations.js";
 
 /** A better-sqlite3 database handle. */
 export type SqliteDatabase = Database.Database;
@@ -81,7 +81,7 @@ export function migrate(db: SqliteDatabase, migrations: readonly Migration[]): v
   for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
     if (migration.version <= current) continue;
     db.transaction(() => {
-      db.exec(migration.sql);
+      db.exec(migrationSql(migration));
       record.run(migration.version, migration.description, Date.now());
     })();
   }

@@ -45,25 +45,25 @@ async function main(): Promise<void> {
   await manager.startup();
   // Deploy each offer once: a row for it means it was planned before (crashed or not).
   for (const offerId of offers) {
-    if (!store.list().some((r) => r.offerId === offerId)) await manager.deploy(offerId);
+    if (!(await store.list()).some((r) => r.offerId === offerId)) await manager.deploy(offerId);
   }
   for (let round = 0; round < 200; round++) {
-    const live = store.list().filter((r) => r.state !== "destroyed");
+    const live = (await store.list()).filter((r) => r.state !== "destroyed");
     if (live.length === 0) break;
     for (const record of live) {
       // The scripted agent: it resumes where the store says the instance is, as a real one retries.
       switch (record.state) {
         case "booting":
-          manager.agent.register(record.id, { agentVersion: "crash-test" });
+          await manager.agent.register(record.id, { agentVersion: "crash-test" });
           break;
         case "registered":
-          manager.agent.phase(record.id, { phase: "params" });
+          await manager.agent.phase(record.id, { phase: "params" });
           break;
         case "params":
-          manager.agent.phase(record.id, { phase: "warmup", tunedConfig: "[synthesis]\n" });
+          await manager.agent.phase(record.id, { phase: "warmup", tunedConfig: "[synthesis]\n" });
           break;
         case "warmup":
-          manager.agent.phase(record.id, { phase: "benchmarking" });
+          await manager.agent.phase(record.id, { phase: "benchmarking" });
           break;
         case "benchmarking":
           await manager.agent.report(record.id, {
@@ -84,7 +84,7 @@ async function main(): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 30));
   }
   process.stdout.write(`checkpoints ${checkpoints}\n`);
-  store.close();
+  await store.close();
 }
 
 main().catch((error) => {

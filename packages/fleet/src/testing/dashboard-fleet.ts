@@ -121,7 +121,7 @@ export async function seedDashboardFleet(
   await d.agent(vetting.id, vetting.token, "phase", { phase: "warmup" });
   d.fleet.clock.advance(30_000);
   const hostile = "i-0badc0de";
-  d.fleet.manager.store.plan(
+  await d.fleet.manager.store.plan(
     testPlan(hostile, {
       label: `<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">`,
       offer: testOffer(),

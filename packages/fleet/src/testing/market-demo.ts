@@ -177,9 +177,16 @@ export async function runMarketDemo(options: MarketDemoOptions): Promise<MarketD
             decision.action === "rent" ? `rent offer ${decision.offerId}` : `destroy ${decision.instanceId}`;
           write(`  ${atHours.toFixed(2).padStart(5)} h  ${what}: ${decision.reason}`);
         }
-        const productionReports = store.performance.list().filter((p) => p.kind === "production").length;
-        const failedInstances = store.performance.failedInstanceIds().size;
-        if (options.until?.({ decisions, productionReports, failedInstances })) finishEarly();
+        const until = options.until;
+        if (until === undefined) return;
+        // The store is asynchronous: the stop check reads it after the step, off the step's path.
+        void Promise.all([store.performance.list(), store.performance.failedInstanceIds()]).then(
+          ([performance, failed]) => {
+            const productionReports = performance.filter((p) => p.kind === "production").length;
+            if (until({ decisions, productionReports, failedInstances: failed.size })) finishEarly();
+          },
+          (error: unknown) => write(`  reading the store failed: ${String(error)}`),
+        );
       },
       onError: (error) => write(`  fleet run step failed: ${String(error)}`),
     });
@@ -196,14 +203,21 @@ export async function runMarketDemo(options: MarketDemoOptions): Promise<MarketD
     stopRun = undefined;
     const end = Date.now();
 
-    const performance = store.performance.list();
-    const instances = store.list().map((record): DemoInstanceOutcome => {
+    const performance = await store.performance.list();
+    const records = await store.list();
+    const benchmarks = new Map(
+      await Promise.all(records.map(async (r) => [r.id, await store.benchmarkResult(r.id)] as const)),
+    );
+    const eventsOf = new Map(
+      await Promise.all(records.map(async (r) => [r.id, await store.events({ instanceId: r.id })] as const)),
+    );
+    const instances = records.map((record): DemoInstanceOutcome => {
       const offer = byOffer.get(record.offerId) as DemoOffer;
-      const benchmark = store.benchmarkResult(record.id);
+      const benchmark = benchmarks.get(record.id);
       const machine = [...(market as Market).machines.values()].find((m) => m.instanceId === record.id);
-      const runDestroy = store
-        .events({ instanceId: record.id })
-        .find((e) => e.type === "fleet-run" && e.detail?.action === "destroy");
+      const runDestroy = (eventsOf.get(record.id) ?? []).find(
+        (e) => e.type === "fleet-run" && e.detail?.action === "destroy",
+      );
       const died = machine?.diedAt !== undefined ? "the host died (Vast: exited)" : undefined;
       return {
         instanceId: record.id,
@@ -239,7 +253,7 @@ export async function runMarketDemo(options: MarketDemoOptions): Promise<MarketD
     writeRanking(write, "\nranking after measurement (rented offers included):", after, byOffer);
     for (const e of ranking.excluded) write(`  ${e.offer.id}   left out: ${e.reason}`);
 
-    const { calibration } = knowledgeFromStore(store);
+    const { calibration } = await knowledgeFromStore(store);
     const classTruth = trueClassFactors(instances);
     write("\nlearnt calibration (measured / model), next to the truth the market counted:");
     for (const c of calibration.values()) {
@@ -295,7 +309,7 @@ export async function runMarketDemo(options: MarketDemoOptions): Promise<MarketD
     await stopLoops?.();
     await market?.close();
     await server.close();
-    store.close();
+    await store.close();
     await fake.close();
   }
 }

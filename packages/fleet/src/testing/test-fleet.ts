@@ -3,6 +3,7 @@ import { createManualClock } from "@cuzkit/core/testing";
 import { createVastClient } from "@cuzkit/vast";
 import { type FakeVastServer, type FakeVastServerOptions, startFakeVastServer } from "@cuzkit/vast/testing";
 import type { FastifyInstance } from "fastify";
+import type { CurioLinkOptions } from "../curio/curio-link.js";
 import type { FleetConfig } from "../manager/config.js";
 import type { Checkpoint } from "../manager/context.js";
 import { createFleetManager, type FleetManager } from "../manager/fleet-manager.js";
@@ -28,6 +29,8 @@ export interface TestFleetOptions {
   /** SQLite path. Default ":memory:". */
   dbPath?: string | undefined;
   checkpoint?: Checkpoint | undefined;
+  /** The Curio link (FleetManagerOptions.curio). Default: none. */
+  curio?: CurioLinkOptions | undefined;
   /** Serve the dashboard and admin API too (the clock defaults to the test's manual clock). Default: not served. */
   dashboard?: Omit<DashboardOptions, "manager"> | undefined;
 }
@@ -53,6 +56,7 @@ export async function startTestFleet(options: TestFleetOptions = {}): Promise<Te
     logger: silentLogger,
     random: () => 0.5,
     checkpoint: options.checkpoint,
+    curio: options.curio,
     config: {
       fleet: "test",
       minProofsPerHour: 10,
@@ -77,7 +81,7 @@ export async function startTestFleet(options: TestFleetOptions = {}): Promise<Te
     },
     async close() {
       await app.close();
-      store.close();
+      await store.close();
       await fake.close();
     },
   };

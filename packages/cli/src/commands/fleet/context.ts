@@ -44,16 +44,19 @@ export function createFleetContext(io: CliIO, deps: FleetCommandDeps): FleetCont
     logger,
     print: (line) => io.stdout.write(`${line}\n`),
     async withStore(flags, use) {
-      const { openFleetStore, defaultStorePath } = await fleetLib();
-      const store = openFleetStore({ path: flags.db ?? defaultStorePath(io.env) });
+      const { connectFleetStore, defaultStorePath } = await fleetLib();
+      const store = await connectFleetStore({
+        location: flags.db ?? defaultStorePath(io.env),
+        schema: flags.dbSchema,
+      });
       try {
         return await use(store);
       } finally {
-        store.close();
+        await store.close();
       }
     },
     async managerFor(flags, store) {
-      const { createFleetManager, timedStates } = await fleetLib();
+      const { createFleetManager, timedStates, openHarmonySource } = await fleetLib();
       const vast = createVastClient({
         env: io.env,
         homeDir: io.env.HOME ?? homedir(),
@@ -64,7 +67,11 @@ export function createFleetContext(io: CliIO, deps: FleetCommandDeps): FleetCont
         store,
         vast,
         logger,
-        config: configFrom(flags, store.loadSettings(flags.fleet), timedStates),
+        config: configFrom(flags, await store.loadSettings(flags.fleet), timedStates),
+        curio:
+          flags.curioDb === undefined
+            ? undefined
+            : { harmony: openHarmonySource({ url: flags.curioDb, schema: flags.curioSchema }) },
       });
     },
     untilStopped: deps.untilStopped ?? untilSignal,

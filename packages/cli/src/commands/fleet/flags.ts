@@ -1,17 +1,20 @@
 import { InvalidInputError } from "@cuzkit/core";
 import type { DeadlinePhase, FleetConfig } from "@cuzkit/fleet";
 import { type Command, InvalidArgumentError } from "commander";
-import { parseDurationMs, positiveNumberOption, wholeNumberOption } from "../../parse.js";
+import { durationOption, parseDurationMs, positiveNumberOption, wholeNumberOption } from "../../parse.js";
 
 /** Flags of every fleet subcommand that opens the store. */
 export interface StoreFlags {
   db?: string;
+  dbSchema?: string;
   fleet: string;
   url?: string;
 }
 
 /** Flags of the subcommands that build a manager (the fleet's config). */
 export interface ConfigFlags extends StoreFlags {
+  curioDb?: string;
+  curioSchema?: string;
   minProofsPerHour?: number;
   managerUrl?: string;
   image?: string;
@@ -44,9 +47,10 @@ function parseEnv(text: string, previous: string[]): string[] {
 export function addStoreOptions(command: Command): Command {
   return command
     .option(
-      "--db <path>",
-      "the fleet's SQLite store (default $XDG_STATE_HOME/cuzkit/fleet.db, else ~/.local/state/cuzkit/fleet.db)",
+      "--db <path-or-url>",
+      "the fleet's store: a SQLite file (default $XDG_STATE_HOME/cuzkit/fleet.db, else ~/.local/state/cuzkit/fleet.db), or postgres://USER:PASSWORD@HOST:PORT/DB",
     )
+    .option("--db-schema <name>", "the PostgreSQL schema of the fleet's tables (default cuzkit_fleet)")
     .option(
       "--fleet <name>",
       "the fleet's name, part of every label cuzkit-fleet-<fleet>-<instance>",
@@ -55,9 +59,28 @@ export function addStoreOptions(command: Command): Command {
     .option("--url <url>", "Vast.ai API base URL (default: VAST_URL, else https://console.vast.ai)");
 }
 
-/** The fleet's config flags: the keep rule, what to rent, budget caps, deadlines. */
+/** The options of a command that serves the dashboard and may run as one of several replicas on a PostgreSQL store. */
+export function addReplicaOptions(command: Command): Command {
+  return command
+    .option(
+      "--admin-token <token>",
+      "token for the dashboard's actions (and its reads beyond loopback); default: generated once, kept in the store's folder as admin-token (mode 0600); replicas on one PostgreSQL store share one by this flag",
+    )
+    .option(
+      "--lease-check-every <duration>",
+      "with a postgres:// store: how often a follower tries to take the leader lease, and the leader checks it (default 5s)",
+      durationOption("--lease-check-every"),
+    );
+}
+
+/** The fleet's config flags: the keep rule, what to rent, budget caps, deadlines, the Curio cluster. */
 export function addConfigOptions(command: Command): Command {
   return command
+    .option(
+      "--curio-db <url>",
+      "the Curio cluster's HarmonyDB, postgres://USER:PASSWORD@HOST:PORT/DB: production rates are read from it, and a Curio machine is cordoned and drained before it is destroyed",
+    )
+    .option("--curio-schema <name>", "the schema of Curio's tables in --curio-db (default curio)")
     .option(
       "--min-proofs-per-hour <n>",
       "keep a machine only at or above this measured rate (required)",

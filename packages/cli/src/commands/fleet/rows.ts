@@ -1,7 +1,11 @@
 import type { InstanceRecord, RankedCandidate } from "@cuzkit/fleet";
 
 /** One status row, for people and for --json. */
-export function statusRow(record: InstanceRecord, now: number) {
+export function statusRow(
+  record: InstanceRecord,
+  now: number,
+  curio: readonly { taskType: string; proofsPerHour: number; failures: number; at: number }[] = [],
+) {
   return {
     id: record.id,
     state: record.state,
@@ -14,6 +18,8 @@ export function statusRow(record: InstanceRecord, now: number) {
     dphPerHour: record.dphPerHour,
     reason: record.reason ?? null,
     destroyManually: record.destroyManual,
+    /** Curio's latest production of this machine per proof type (when it is a Curio node). */
+    curioProduction: curio,
   };
 }
 

@@ -2,10 +2,10 @@ import type { FleetRunStep } from "@cuzkit/fleet";
 import type { Command } from "commander";
 import { durationOption, positiveNumberOption, wholeNumberOption } from "../../parse.js";
 import { type FleetContext, fleetLib } from "./context.js";
-import { addConfigOptions, addStoreOptions, type ConfigFlags } from "./flags.js";
-import { defaultListen, serveManager } from "./serve.js";
+import { addConfigOptions, addReplicaOptions, addStoreOptions, type ConfigFlags } from "./flags.js";
+import { defaultListen, type ReplicaFlags, replicaSetup, serveManager } from "./serve.js";
 
-interface RunFlags extends ConfigFlags {
+interface RunFlags extends ConfigFlags, ReplicaFlags {
   targetProofsPerHour?: number;
   targetInstances?: number;
   every?: number;
@@ -15,7 +15,7 @@ interface RunFlags extends ConfigFlags {
 
 /** `cuzkit fleet run`: keeps the fleet at a target by the ranking, logging every decision with its reason. */
 export function addRunCommand(fleet: Command, ctx: FleetContext): void {
-  addConfigOptions(addStoreOptions(fleet.command("run")))
+  addReplicaOptions(addConfigOptions(addStoreOptions(fleet.command("run"))))
     .description(
       "keep the fleet at a target: rent the best-ranked offers, keep what pays, replace what dies, destroy the dearest per proof when over",
     )
@@ -63,18 +63,18 @@ measured cost by 25%, and let the over-target rule drop the dearer one if it mea
           return;
         }
         // Without --once, run is the manager too: the agents it rents report to this process.
-        await serveManager(ctx, manager, store, { listen: flags.listen }, async () => {
-          const stopRun = startFleetRun(manager, {
-            target,
-            intervalMs: flags.every,
-            onStep: print,
-            onError: (error) => ctx.logger.warn("fleet run step failed", { error: String(error) }),
-          });
-          try {
-            await ctx.untilStopped();
-          } finally {
-            await stopRun();
-          }
+        const { dashboard, lease } = await replicaSetup(ctx, flags, store, manager);
+        await serveManager(ctx, manager, store, {
+          listen: flags.listen,
+          dashboard,
+          lease,
+          whileLeading: () =>
+            startFleetRun(manager, {
+              target,
+              intervalMs: flags.every,
+              onStep: print,
+              onError: (error) => ctx.logger.warn("fleet run step failed", { error: String(error) }),
+            }),
         });
       });
     });

