@@ -131,7 +131,9 @@ describe("cuzkit fleet run (serving)", () => {
     ]);
     expect(error).toBeUndefined();
     expect(stdout).not.toContain("not done");
-    expect(stdout).toMatch(/^listening http:\/\/127\.0\.0\.1:\d+\nrent offer 100[23]: under target/);
+    // It serves first (agents, and the dashboard with its admin token), then steps.
+    expect(stdout).toMatch(/^listening http:\/\/127\.0\.0\.1:\d+\ndashboard http:/);
+    expect(stdout).toMatch(/\nadmin token \S+ \(kept in .*admin-token\)\nrent offer 100[23]: under target/);
     expect(fake.instances.size).toBe(1);
   });
 });
