@@ -143,9 +143,16 @@ Exit codes: 0 kept (served until stopped), 2 not kept, 1 a step failed.`,
         statusListen === undefined
           ? undefined
           : () => fetchStatusJson(`http://${statusListen}/status`, { timeoutMs: statusReadTimeoutMs });
+      // SIGINT/SIGTERM: the agent stops its daemon and reports, without minutes of retries.
+      const stop = new AbortController();
       const fleetReporter =
         url !== undefined
-          ? createHttpReporter({ url, token: token as string, instanceId: instanceId as string })
+          ? createHttpReporter({
+              url,
+              token: token as string,
+              instanceId: instanceId as string,
+              stopRetriesOn: stop.signal,
+            })
           : createDiskReporter({
               dir: resolve(io.cwd, flags.reportDir),
               minProofsPerHour: flags.minProofsPerHour,
@@ -162,7 +169,6 @@ Exit codes: 0 kept (served until stopped), 2 not kept, 1 a step failed.`,
             });
       if (page !== undefined) io.stderr.write(`agent page at ${page.url}/\n`);
       const reporter = page === undefined ? fleetReporter : page.observe(fleetReporter);
-      const stop = new AbortController();
       const onSignal = () => stop.abort();
       process.once("SIGINT", onSignal);
       process.once("SIGTERM", onSignal);

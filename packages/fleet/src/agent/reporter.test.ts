@@ -1,4 +1,6 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -85,5 +87,88 @@ describe("the HTTP reporter against the manager", () => {
       code: "FLEET_MANAGER_UNREACHABLE",
       hint: expect.stringContaining("CUZKIT_FLEET_URL"),
     });
+  });
+
+  /** A manager that answers every request 503 and counts them. */
+  async function failingManager(): Promise<{
+    url: string;
+    requests: () => number;
+    close: () => Promise<void>;
+  }> {
+    let count = 0;
+    const server: Server = createServer((request, response) => {
+      request.resume();
+      request.on("end", () => {
+        count++;
+        response.writeHead(503, { "content-type": "application/json" }).end("{}");
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    return {
+      url: `http://127.0.0.1:${port}`,
+      requests: () => count,
+      close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    };
+  }
+
+  it("makes exactly `attempts` requests to a manager that answers 5xx", async () => {
+    const manager = await failingManager();
+    try {
+      const reporter = createHttpReporter({
+        url: manager.url,
+        token: "t".repeat(43),
+        instanceId: "i-00000001",
+        attempts: 4,
+        sleep: async () => {},
+      });
+      await expect(reporter.phase({ phase: "params" })).rejects.toMatchObject({
+        code: "FLEET_MANAGER_UNREACHABLE",
+      });
+      expect(manager.requests()).toBe(4);
+    } finally {
+      await manager.close();
+    }
+  });
+
+  it("a stopping agent ends its wait, makes one last attempt and gives up, instead of retrying for minutes", async () => {
+    const manager = await failingManager();
+    const stop = new AbortController();
+    let waiting: () => void = () => {};
+    const inWait = new Promise<void>((resolve) => {
+      waiting = resolve;
+    });
+    try {
+      const reporter = createHttpReporter({
+        url: manager.url,
+        token: "t".repeat(43),
+        instanceId: "i-00000001",
+        attempts: 10,
+        stopRetriesOn: stop.signal,
+        // A wait that only a stop ends: without stopRetriesOn the request would hang here.
+        sleep: (_ms, signal) =>
+          new Promise<void>((_resolve, reject) => {
+            signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
+            waiting();
+          }),
+      });
+      const done = reporter.phase({ phase: "params" }).catch((e: unknown) => e);
+      await inWait; // the first attempt failed and the reporter waits to retry
+      expect(manager.requests()).toBe(1);
+      stop.abort();
+      expect(await done).toMatchObject({ code: "FLEET_MANAGER_UNREACHABLE" });
+      expect(manager.requests()).toBe(2);
+      // Once stopped, a new request (the agent's last words) is tried once.
+      expect(
+        await reporter
+          .failure({ phase: "params", errorClass: "X", message: "m" } as never)
+          .catch((e: unknown) => e),
+      ).toMatchObject({
+        code: "FLEET_MANAGER_UNREACHABLE",
+      });
+      expect(manager.requests()).toBe(3);
+    } finally {
+      await manager.close();
+    }
   });
 });

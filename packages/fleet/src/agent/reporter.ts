@@ -1,6 +1,6 @@
 import { appendFile, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { CuzkitError, realSleep, type Sleep } from "@cuzkit/core";
+import { CuzkitError, realSleep, retry, type Sleep } from "@cuzkit/core";
 import type { AgentInstructions, ReportAnswer } from "../manager/agent-handlers.js";
 import type {
   FailureBody,
@@ -67,6 +67,13 @@ export interface HttpReporterOptions {
   retryDelayMs?: number | undefined;
   /** Per-request timeout, ms. Default 15 000. */
   timeoutMs?: number | undefined;
+  /**
+   * When it aborts (the agent is stopping), a wait between attempts ends at once and a request
+   * makes one more attempt, then no retries: a stopping agent still sends its last words, but does
+   * not wait minutes for a manager that is gone. Default: none (every request retries fully).
+   */
+  stopRetriesOn?: AbortSignal | undefined;
+  /** Default: a real timer. */
   sleep?: Sleep | undefined;
 }
 
@@ -76,34 +83,39 @@ export function createHttpReporter(options: HttpReporterOptions): AgentReporter 
   const sleep = options.sleep ?? realSleep;
   const base = `${options.url.replace(/\/+$/, "")}/v1/agent/${encodeURIComponent(options.instanceId)}`;
 
-  async function post<T>(path: string, body: unknown): Promise<T> {
-    let lastError: unknown;
-    for (let attempt = 1; attempt <= attempts; attempt++) {
-      try {
-        const response = await fetch(`${base}/${path}`, {
-          method: "POST",
-          headers: { "content-type": "application/json", authorization: `Bearer ${options.token}` },
-          body: JSON.stringify(body),
-          signal: AbortSignal.timeout(options.timeoutMs ?? 15_000),
-        });
-        const answer = (await response.json().catch(() => ({}))) as { error?: string; message?: string };
-        if (response.ok) return answer as T;
-        if (response.status >= 400 && response.status < 500) {
-          throw new AgentRequestRefusedError(
-            response.status,
-            answer.error ?? "REFUSED",
-            answer.message ?? "",
-          );
-        }
-        lastError = new Error(`HTTP ${response.status}`);
-      } catch (error) {
-        if (error instanceof AgentRequestRefusedError) throw error;
-        lastError = error;
-      }
-      if (attempt < attempts)
-        await sleep(Math.min(60_000, (options.retryDelayMs ?? 1000) * 2 ** (attempt - 1)));
+  const stopping = options.stopRetriesOn;
+  async function attemptPost<T>(path: string, body: unknown): Promise<T> {
+    const response = await fetch(`${base}/${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${options.token}` },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(options.timeoutMs ?? 15_000),
+    });
+    const answer = (await response.json().catch(() => ({}))) as { error?: string; message?: string };
+    if (response.ok) return answer as T;
+    if (response.status >= 400 && response.status < 500) {
+      throw new AgentRequestRefusedError(response.status, answer.error ?? "REFUSED", answer.message ?? "");
     }
-    throw new AgentManagerUnreachableError(options.url, lastError);
+    throw new Error(`HTTP ${response.status}`);
+  }
+
+  async function post<T>(path: string, body: unknown): Promise<T> {
+    try {
+      return await retry(() => attemptPost<T>(path, body), {
+        maxAttempts: attempts,
+        minDelayMs: options.retryDelayMs ?? 1000,
+        maxDelayMs: 60_000,
+        factor: 2,
+        // Agents of one fleet lose the manager together (its restart): spread their retries.
+        jitter: 0.2,
+        shouldRetry: (error) => !(error instanceof AgentRequestRefusedError) && stopping?.aborted !== true,
+        // A stop ends the wait early; the attempt after it is the last (shouldRetry above).
+        sleep: (ms) => sleep(ms, stopping).catch(() => {}),
+      });
+    } catch (error) {
+      if (error instanceof AgentRequestRefusedError) throw error;
+      throw new AgentManagerUnreachableError(options.url, error);
+    }
   }
 
   return {
