@@ -4,6 +4,7 @@
 export * from "./agent/index.js";
 export { type VettingResult, verdictOf } from "./agent/vetting.js";
 export { type CurioLinkOptions, fallbackDrainDeadlineMs } from "./curio/curio-link.js";
+export { type CurioRate, curioRatesText } from "./curio/curio-rate.js";
 export { cordonAndDrain, type DrainOutcome } from "./curio/drain.js";
 export {
   type CurioMachine,
@@ -153,7 +154,7 @@ export {
 } from "./server/agent-page.js";
 export { createDaemonStatusBoard, type DaemonStatusBoard } from "./server/daemon-status-board.js";
 export { type DashboardOptions, dashboardPlugin } from "./server/dashboard-routes.js";
-export { type InstanceView, instanceView } from "./server/dashboard-views.js";
+export { type InstanceListView, type InstanceView, instanceView } from "./server/dashboard-views.js";
 export {
   buildFleetServer,
   defaultFleetListen,

@@ -93,6 +93,53 @@ describe("cuzkit fleet", () => {
     expect(table.stdout).toContain(id);
     expect(table.stdout).toContain("2x RTX 3090");
 
+    // A Curio node's production (as the manager's HarmonyDB sync records it) shows beside the benchmark.
+    const { openFleetStore } = await import("@cuzkit/fleet");
+    const store = openFleetStore({ path: db });
+    try {
+      for (const [taskType, proofsPerHour, failures] of [
+        ["PoRep", 12.34, 2],
+        ["UpdateProve", 4, 0],
+      ] as const) {
+        await store.performance.record({
+          kind: "production",
+          source: "curio",
+          taskType,
+          failures,
+          instanceId: id,
+          at: Date.now(),
+          verdict: undefined,
+          proofsPerHour,
+          predictedProofsPerHour: undefined,
+          dphPerHour: 0.5,
+          offerId: 1002,
+          machineId: undefined,
+          hostId: undefined,
+          gpuName: "RTX 3090",
+          numGpus: 2,
+          cpuRamBytes: 2 ** 38,
+          cpuCores: undefined,
+          cpuName: undefined,
+          classKey: "test",
+          windowMs: 3_600_000,
+          config: undefined,
+          records: undefined,
+        });
+      }
+    } finally {
+      await store.close();
+    }
+    const withCurio = await run(["status", "--db", db]);
+    expect(withCurio.stdout).toContain("CURIO/H");
+    expect(withCurio.stdout).toContain("PoRep 12.3 (2 failed), UpdateProve 4.0");
+    const curioJson = JSON.parse((await run(["status", "--db", db, "--json"])).stdout) as {
+      instances: { curioProduction: { taskType: string; proofsPerHour: number; failures: number }[] }[];
+    };
+    expect(curioJson.instances[0]?.curioProduction).toEqual([
+      expect.objectContaining({ taskType: "PoRep", proofsPerHour: 12.34, failures: 2 }),
+      expect.objectContaining({ taskType: "UpdateProve", proofsPerHour: 4, failures: 0 }),
+    ]);
+
     const destroy = await run(["destroy", "--db", db, id]);
     expect(destroy.stdout).toBe(`${id} destroyed\n`);
     expect(fake.instances.size).toBe(0);

@@ -1,6 +1,7 @@
 import { performanceOf } from "../manager/agent-handlers.js";
 import type { ManagerContext } from "../manager/context.js";
 import type { HostPerformanceRecord } from "../store/host-performance.js";
+import type { CurioRate } from "./curio-rate.js";
 import { curioInstances } from "./machine-map.js";
 
 /**
@@ -40,9 +41,7 @@ export async function recordCurioProduction(ctx: ManagerContext): Promise<HostPe
 }
 
 /** The latest Curio rate of each instance and proof type, from host-performance rows. */
-export function latestCurioRates(
-  records: readonly HostPerformanceRecord[],
-): Map<string, { taskType: string; proofsPerHour: number; failures: number; at: number }[]> {
+export function latestCurioRates(records: readonly HostPerformanceRecord[]): Map<string, CurioRate[]> {
   const latest = new Map<string, Map<string, HostPerformanceRecord>>();
   for (const r of records) {
     if (r.source !== "curio" || r.taskType === undefined) continue;

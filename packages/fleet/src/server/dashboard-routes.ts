@@ -14,6 +14,7 @@ import {
   excludedOfferView,
   fleetSummary,
   hostPerformance,
+  type InstanceListView,
   instanceView,
   offerView,
   proofsPerHourSeries,
@@ -113,10 +114,12 @@ export async function dashboardPlugin(app: FastifyInstance, options: DashboardOp
     // Curio's latest production per proof type, beside the fleet's own measurement.
     const curio = latestCurioRates(await store.performance.list());
     return {
-      instances: (await store.list()).map((r) => ({
-        ...instanceView(r),
-        curioProduction: curio.get(r.id) ?? [],
-      })),
+      instances: (await store.list()).map(
+        (r): InstanceListView => ({
+          ...instanceView(r),
+          curioProduction: curio.get(r.id) ?? [],
+        }),
+      ),
     };
   });
   app.get<{ Params: IdParams }>("/api/instances/:id", read, async (request) => {

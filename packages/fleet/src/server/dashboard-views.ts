@@ -1,3 +1,4 @@
+import type { CurioRate } from "../curio/curio-rate.js";
 import { heartbeatStates, type InstanceState, instanceStates } from "../lifecycle.js";
 import type { ExcludedOffer, RankedOffer } from "../manager/rank-offers.js";
 import { type BenchmarkSummary, listBenchmarkSummaries } from "../store/dashboard-reads.js";
@@ -28,6 +29,11 @@ export interface InstanceView {
   dollarsPer1000Proofs: number | null;
   reason: string | null;
   destroyManual: boolean;
+}
+
+/** An instance in /api/instances: its view and, for a Curio node, Curio's latest rates. */
+export interface InstanceListView extends InstanceView {
+  curioProduction: CurioRate[];
 }
 
 /** The fleet's totals. */

@@ -189,6 +189,10 @@ describe("the fleet dashboard in Chromium", () => {
     expect(await rowState(p, seeded.kept)).toBe("active");
     expect(await rowState(p, seeded.vetting.id)).toBe("warmup");
     expect(await p.$eval(`tr[data-instance-id="${seeded.kept}"] .pph`, (c) => c.textContent)).toBe("48.5");
+    // Curio's own rate of the machine, beside the benchmark's.
+    expect(await p.$eval(`tr[data-instance-id="${seeded.kept}"] .curio`, (c) => c.textContent)).toBe(
+      "PoRep 41.2 (1 failed)",
+    );
     expect(await p.$$eval("#hosts-table tbody tr", (rows) => rows.length)).toBe(1);
     await p.waitForSelector("#events li");
 

@@ -150,6 +150,20 @@ export const openApiDocument = {
           dollarsPer1000Proofs: { type: ["number", "null"] },
           reason: { type: ["string", "null"] },
           destroyManual: { type: "boolean" },
+          curioProduction: {
+            type: "array",
+            description:
+              "In /api/instances: Curio's latest production of this machine per proof type (empty when it is no Curio node)",
+            items: {
+              type: "object",
+              properties: {
+                taskType: { type: "string", description: "PoRep, UpdateProve or PSProve" },
+                proofsPerHour: { type: "number" },
+                failures: { type: "integer" },
+                at: { type: "integer", description: "epoch ms: the end of the window" },
+              },
+            },
+          },
         },
       },
       Event: {

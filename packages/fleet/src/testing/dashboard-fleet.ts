@@ -1,4 +1,5 @@
 import type { FastifyInstance } from "fastify";
+import { performanceOf } from "../manager/agent-handlers.js";
 import type { FleetConfig } from "../manager/config.js";
 import { createDaemonStatusBoard, type DaemonStatusBoard } from "../server/daemon-status-board.js";
 import type { DashboardOptions } from "../server/dashboard-routes.js";
@@ -90,7 +91,7 @@ export async function startDashboardFleet(
 
 /**
  * Seeds a fleet: one instance kept (benchmarked at 48.5 proofs/h, with per-proof records and a
- * forwarded daemon /status), one in warmup, and one planned row whose label is markup; then
+ * forwarded daemon /status, and Curio's PoRep rate), one in warmup, and one planned row whose label is markup; then
  * lists the kept machine's offer again (1002) and a twin of its class (1005).
  */
 export async function seedDashboardFleet(
@@ -115,6 +116,20 @@ export async function seedDashboardFleet(
     tunedConfig: "[daemon]\n",
   });
   await d.agent(kept.id, kept.token, "heartbeat", { daemonStatus: sampleDaemonStatus });
+  // The kept machine is a Curio node: the manager's HarmonyDB sync has recorded its PoRep rate.
+  const keptRecord = await d.fleet.manager.store.require(kept.id);
+  await d.fleet.manager.store.performance.record({
+    ...performanceOf(keptRecord, d.fleet.manager.config.dialect, {
+      kind: "production",
+      proofsPerHour: 41.2,
+      windowMs: 3_600_000,
+    }),
+    predictedProofsPerHour: undefined,
+    source: "curio",
+    taskType: "PoRep",
+    failures: 1,
+    at: d.fleet.clock.now(),
+  });
   const vetting = await d.deploy(1003);
   await d.agent(vetting.id, vetting.token, "register", { agentVersion: "0.1.0" });
   await d.agent(vetting.id, vetting.token, "phase", { phase: "params" });

@@ -1,10 +1,12 @@
 /// <reference lib="dom" />
 import type uPlot from "uplot";
+import { curioRatesText } from "../curio/curio-rate.js";
 import type {
   EventView,
   ExcludedOfferView,
   FleetSummary,
   HostPerformanceView,
+  InstanceListView,
   InstanceView,
   OfferView,
   ProofsPerHourSeries,
@@ -126,7 +128,7 @@ function phaseBar(instance: InstanceView, now: number): HTMLElement {
 }
 
 function instanceRow(
-  instance: InstanceView,
+  instance: InstanceListView,
   now: number,
   act: (id: string, action: string) => void,
 ): HTMLTableRowElement {
@@ -144,6 +146,7 @@ function instanceRow(
     el("td", { class: "state" }, el("span", { class: `badge ${instance.state}` }, instance.state)),
     el("td", {}, phaseBar(instance, now)),
     el("td", { class: "num pph" }, formatNumber(instance.proofsPerHour)),
+    el("td", { class: "curio" }, curioRatesText(instance.curioProduction, "–")),
     el("td", { class: "num" }, formatNumber(instance.dphPerHour, 3)),
     el("td", { class: "num" }, formatNumber(instance.dollarsPer1000Proofs, 2)),
     el(
@@ -229,7 +232,7 @@ export function fleetPage(root: HTMLElement): void {
     try {
       const [s, list, series, log, perf] = await Promise.all([
         getJson<FleetSummary & { readsNeedToken: boolean }>("/api/summary"),
-        getJson<{ instances: InstanceView[] }>("/api/instances"),
+        getJson<{ instances: InstanceListView[] }>("/api/instances"),
         getJson<ProofsPerHourSeries>("/api/proofs-per-hour"),
         getJson<{ events: EventView[] }>("/api/events?limit=100"),
         getJson<{ hosts: HostPerformanceView[] }>("/api/host-performance"),
@@ -250,6 +253,7 @@ export function fleetPage(root: HTMLElement): void {
             "State",
             "Phase (elapsed / deadline)",
             "Proofs/h",
+            "Curio/h",
             "$/h",
             "$/1000 proofs",
             "Heartbeat",

@@ -1,11 +1,7 @@
-import type { InstanceRecord, RankedCandidate } from "@cuzkit/fleet";
+import type { CurioRate, InstanceRecord, RankedCandidate } from "@cuzkit/fleet";
 
 /** One status row, for people and for --json. */
-export function statusRow(
-  record: InstanceRecord,
-  now: number,
-  curio: readonly { taskType: string; proofsPerHour: number; failures: number; at: number }[] = [],
-) {
+export function statusRow(record: InstanceRecord, now: number, curio: readonly CurioRate[] = []) {
   return {
     id: record.id,
     state: record.state,

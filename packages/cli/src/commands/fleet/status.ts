@@ -15,7 +15,7 @@ export function addStatusCommand(fleet: Command, ctx: FleetContext): void {
     .option("--all", "include destroyed instances")
     .action(async (flags: StoreFlags & { json?: boolean; all?: boolean }) =>
       ctx.withStore(flags, async (store) => {
-        const { instanceStates, latestCurioRates } = await fleetLib();
+        const { instanceStates, latestCurioRates, curioRatesText } = await fleetLib();
         const curio = latestCurioRates(await store.performance.list());
         const now = Date.now();
         const rows = (await store.list())
@@ -44,14 +44,7 @@ export function addStatusCommand(fleet: Command, ctx: FleetContext): void {
             r.gpus,
             r.deadlineMs === null ? minutes(r.elapsedMs) : `${minutes(r.elapsedMs)}/${minutes(r.deadlineMs)}`,
             r.proofsPerHour === null ? "-" : r.proofsPerHour.toFixed(1),
-            r.curioProduction.length === 0
-              ? "-"
-              : r.curioProduction
-                  .map(
-                    (c) =>
-                      `${c.taskType} ${c.proofsPerHour.toFixed(1)}${c.failures > 0 ? ` (${c.failures} failed)` : ""}`,
-                  )
-                  .join(", "),
+            curioRatesText(r.curioProduction),
             r.dphPerHour.toFixed(3),
             r.reason ?? "",
           ]);
