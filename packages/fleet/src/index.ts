@@ -154,7 +154,15 @@ export {
 } from "./server/agent-page.js";
 export { createDaemonStatusBoard, type DaemonStatusBoard } from "./server/daemon-status-board.js";
 export { type DashboardOptions, dashboardPlugin } from "./server/dashboard-routes.js";
-export { type InstanceListView, type InstanceView, instanceView } from "./server/dashboard-views.js";
+export {
+  type ExcludedOfferView,
+  excludedOfferView,
+  type InstanceListView,
+  type InstanceView,
+  instanceView,
+  type OfferView,
+  offerView,
+} from "./server/dashboard-views.js";
 export {
   buildFleetServer,
   defaultFleetListen,

@@ -2,9 +2,8 @@ import type { Command } from "commander";
 import { colourEnabled } from "../../colour.js";
 import { wholeNumberOption } from "../../parse.js";
 import { createTable } from "../../table.js";
-import type { FleetContext } from "./context.js";
+import { type FleetContext, fleetLib } from "./context.js";
 import { addConfigOptions, addStoreOptions, type ConfigFlags } from "./flags.js";
-import { offerRow } from "./rows.js";
 
 /** `cuzkit fleet offers`: the Vast search ranked by $ per 1000 proofs, with every estimate. */
 export function addOffersCommand(fleet: Command, ctx: FleetContext): void {
@@ -26,25 +25,12 @@ failed, were unstable or measured below --min-proofs-per-hour are left out (--js
     .action(async (flags: ConfigFlags & { limit?: number; json?: boolean }) =>
       ctx.withStore(flags, async (store) => {
         const manager = await ctx.managerFor(flags, store);
+        const { offerView, excludedOfferView } = await fleetLib();
         const { ranked, excluded } = await manager.rankAll();
-        const rows = ranked
-          .slice(0, flags.limit ?? 20)
-          .map((r) => offerRow(r.ranking, r.offer.gpuName, r.offer.numGpus));
+        // The same fields as the dashboard's /api/offers.
+        const rows = ranked.slice(0, flags.limit ?? 20).map(offerView);
         if (flags.json) {
-          ctx.print(
-            JSON.stringify(
-              {
-                offers: rows,
-                excluded: excluded.map((e) => ({
-                  offerId: e.offer.id,
-                  machineId: e.offer.machineId ?? null,
-                  reason: e.reason,
-                })),
-              },
-              null,
-              2,
-            ),
-          );
+          ctx.print(JSON.stringify({ offers: rows, excluded: excluded.map(excludedOfferView) }, null, 2));
           return;
         }
         const table = createTable(
@@ -67,7 +53,7 @@ failed, were unstable or measured below --min-proofs-per-hour are left out (--js
         for (const r of rows) {
           table.push([
             r.offerId,
-            r.gpus,
+            `${r.numGpus}x ${r.gpuName}`,
             f(r.predictedProofsPerHour),
             f(r.correctedProofsPerHour),
             r.measuredProofsPerHour === null ? "-" : `${f(r.measuredProofsPerHour)} (${r.measuredRuns})`,
