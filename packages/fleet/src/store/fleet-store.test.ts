@@ -2,13 +2,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createManualClock } from "@cuzkit/core/testing";
-import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { FleetStoreError, FleetTransitionError } from "../errors.js";
 import { testPlan } from "../testing/fixtures.js";
 import { openFleetStore } from "./fleet-store.js";
 import { migrations } from "./migrations.js";
 import { openDatabase } from "./open-database.js";
+import { openSqlite } from "./sqlite-driver.js";
 
 const folders: string[] = [];
 function tempDb(): string {
@@ -39,7 +39,7 @@ describe("fleet store", () => {
     const path = tempDb();
     openFleetStore({ path }).close();
     openFleetStore({ path }).close(); // a second open applies nothing (CREATE TABLE would fail)
-    const raw = new Database(path);
+    const raw = openSqlite(path);
     raw.prepare("INSERT INTO schema_migrations VALUES (99, 'future', 0)").run();
     raw.close();
     expect(() => openFleetStore({ path })).toThrow(FleetStoreError);
@@ -60,7 +60,7 @@ describe("fleet store", () => {
         { version: 2, description: "half", sql: "CREATE TABLE b (x INTEGER); CREATE TABLE a (y INTEGER);" },
       ]),
     ).toThrow(FleetStoreError);
-    const check = new Database(path);
+    const check = openSqlite(path);
     // Neither table b nor version 2 exists: the migration left nothing half-applied.
     expect(check.prepare("SELECT name FROM sqlite_master WHERE name = 'b'").get()).toBeUndefined();
     expect(check.prepare("SELECT MAX(version) AS v FROM schema_migrations").get()).toEqual({ v: 1 });
