@@ -4,6 +4,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { defaultSqliteDriver } from "../packages/fleet/src/store/sqlite-driver.js";
 
 // Every package must work when installed from the registry: build, pack with pnpm (which
 // rewrites workspace: versions), install the tarballs into an empty npm project, then import
@@ -201,6 +202,29 @@ export const used = [options, error, code, withDefaults, createManualClock, crea
   it("a CommonJS TypeScript consumer under module node16 gets TS1479 (documented)", () => {
     expect(typecheckConsumer("node16", "commonjs")).toMatch(/TS1479/);
   }, 180_000);
+
+  it("the fleet store opens on this Node, needing better-sqlite3 only where Node has no SQLite", () => {
+    const driver = run(
+      "node",
+      [
+        "--input-type=module",
+        "-e",
+        `const { openFleetStore } = await import("@cuzkit/fleet");
+const store = openFleetStore({ path: ":memory:" });
+console.log(store.db.driver);
+store.close();`,
+      ],
+      scratch,
+    ).trim();
+    // node:sqlite on Node 22.13+ (the linked better-sqlite3 was built for another Node there).
+    expect(driver).toBe(defaultSqliteDriver());
+    const manifest = JSON.parse(
+      readFileSync(join(scratch, "node_modules", "@cuzkit", "fleet", "package.json"), "utf8"),
+    ) as { dependencies?: Record<string, string>; optionalDependencies?: Record<string, string> };
+    // Optional, so an install on Node 22+ without a C++ compiler still succeeds.
+    expect(manifest.optionalDependencies).toHaveProperty("better-sqlite3");
+    expect(manifest.dependencies ?? {}).not.toHaveProperty("better-sqlite3");
+  });
 
   it("installs a working cuzkit binary", () => {
     const help = run(join(scratch, "node_modules", ".bin", "cuzkit"), ["--help"], scratch);

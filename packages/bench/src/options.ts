@@ -8,6 +8,8 @@ import {
   type Logger,
   type ProofKind,
   proofKinds,
+  realSleep,
+  type Sleep,
   silentLogger,
   systemClock,
 } from "@cuzkit/core";
@@ -92,6 +94,8 @@ export interface BenchmarkOptions {
   readyTimeoutMs?: number | undefined;
   /** Clock for the timed window and wall times. Default: the system clock. */
   clock?: Clock | undefined;
+  /** Sleep for phase deadlines and the PCE-file polls (pair it with `clock`). Default: a real timer. */
+  sleep?: Sleep | undefined;
   /** Logger. Default: silent. */
   logger?: Logger | undefined;
 }
@@ -110,6 +114,7 @@ export interface ResolvedBenchmarkOptions
     | "heartbeatMs"
     | "readyTimeoutMs"
     | "clock"
+    | "sleep"
     | "logger"
   > {
   kind: ProofKind;
@@ -122,6 +127,7 @@ export interface ResolvedBenchmarkOptions
   heartbeatMs: number;
   readyTimeoutMs: number;
   clock: Clock;
+  sleep: Sleep;
   logger: Logger;
 }
 
@@ -250,6 +256,7 @@ export function resolveBenchmarkOptions(options: BenchmarkOptions): ResolvedBenc
     ),
     readyTimeoutMs: wholeNumber("readyTimeoutMs", options.readyTimeoutMs, 600_000, 1, "give a time in ms"),
     clock: options.clock ?? systemClock,
+    sleep: options.sleep ?? realSleep,
     logger: options.logger ?? silentLogger,
   };
 }

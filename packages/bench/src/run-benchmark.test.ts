@@ -194,12 +194,13 @@ describe("runBenchmark against the simulator", () => {
         // Restart once the daemon has the second proof: it loses it, the client resubmits.
         if (restarted || event.type !== "proof-started" || event.index !== 2) return;
         restarted = true;
-        const poll = setInterval(() => {
-          if (Object.keys(daemon.stats().submissionsByRequestId).length < 2) return;
-          clearInterval(poll);
+        void (async () => {
+          await daemon.whenReceived("SubmitProof", { count: 2 });
+          const second = Object.keys(daemon.stats().submissionsByRequestId)[1];
           // Mid-await, not mid-submit: a broken submit is resent as not accepted, not a restart.
-          setTimeout(() => void daemon.restart(), 60);
-        }, 5);
+          await daemon.whenReceived("AwaitProof", { jobId: second });
+          await daemon.restart();
+        })();
       },
     });
     expect(report.completed).toBe(3);

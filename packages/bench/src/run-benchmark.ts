@@ -130,7 +130,8 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
 
   let phase: BenchPhase = sup ? "starting-daemon" : "waiting-for-daemon";
   let phaseStartMs = since();
-  let phaseDeadline: NodeJS.Timeout | undefined;
+  /** Aborts the current phase's deadline wait. */
+  let phaseDeadline: AbortController | undefined;
   let phaseEntered = false;
   let workEndMs: number | undefined;
 
@@ -205,7 +206,7 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
   const enterPhase = (next: BenchPhase, message: string) => {
     // "done" starts when the work ended, not after the teardown (closing the client, stopping the daemon).
     const now = next === "done" && workEndMs !== undefined ? workEndMs : since();
-    if (phaseDeadline) clearTimeout(phaseDeadline);
+    phaseDeadline?.abort();
     phaseDeadline = undefined;
     const previous = { phase, elapsedMs: now - phaseStartMs };
     const record: PhaseRecord = { phase, startMs: phaseStartMs, endMs: now };
@@ -222,8 +223,12 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
     const eta = next === "done" ? undefined : etas[next];
     const deadline = next === "done" ? undefined : deadlines[next];
     if (deadline !== undefined && next !== "done") {
-      phaseDeadline = setTimeout(() => onPhaseDeadline(next as TimedPhase, deadline), deadline);
-      phaseDeadline.unref();
+      const wait = new AbortController();
+      phaseDeadline = wait;
+      o.sleep(deadline, wait.signal).then(
+        () => onPhaseDeadline(next as TimedPhase, deadline),
+        () => {}, // the phase ended first
+      );
     }
     emit({
       type: "phase",
@@ -270,6 +275,7 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
     maxInFlight: o.concurrency,
     logger,
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.sleep ? { sleep: options.sleep } : {}),
   });
 
   const watchdogOptions = o.watchdog === false ? undefined : (o.watchdog ?? {});
@@ -303,6 +309,7 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
     ? startWatchdog((timeoutMs, signal) => client.getStatus({ timeoutMs, signal }), onUnresponsive, {
         ...watchdogOptions,
         clock,
+        sleep: o.sleep,
       })
     : undefined;
 
@@ -480,13 +487,7 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
         emit({ type: "note", message: text });
         return;
       }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.min(1000, Math.max(10, deadlineMs / 50)));
-        stop.signal.addEventListener("abort", () => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
+      await o.sleep(Math.min(1000, Math.max(10, deadlineMs / 50)), stop.signal).catch(() => {});
       throwIfStopped(stop.signal);
     }
   }
@@ -568,7 +569,7 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
   } finally {
     workEndMs = since();
     clearInterval(heartbeat);
-    if (phaseDeadline) clearTimeout(phaseDeadline);
+    phaseDeadline?.abort();
     watchdog?.stop();
     unsubscribe?.();
     o.signal?.removeEventListener("abort", onCallerAbort);

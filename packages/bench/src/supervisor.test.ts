@@ -1,4 +1,6 @@
 import { readFile } from "node:fs/promises";
+import type { Sleep } from "@cuzkit/core";
+import { createManualClock } from "@cuzkit/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   createDaemonSupervisor,
@@ -152,5 +154,69 @@ describe("createDaemonSupervisor knows its daemon", () => {
       explanation: "the daemon froze: no answer for 30 s; killed by the benchmark",
     });
     expect(supervisor.crashes).toHaveLength(1);
+  });
+});
+
+describe("createDaemonSupervisor on an injected clock and sleep", () => {
+  it("waits its stop grace period on the injected sleep, then SIGKILLs a daemon that ignores SIGTERM", async () => {
+    const clock = createManualClock(1_000);
+    const graceWaits: { ms: number; end: () => void; signal: AbortSignal | undefined }[] = [];
+    const sleep: Sleep = (ms, signal) => {
+      if (ms !== 60_000) return clock.sleep(ms, signal); // process-group polls pass at once
+      return new Promise<void>((resolve, reject) => {
+        graceWaits.push({ ms, end: resolve, signal });
+        signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
+      });
+    };
+    const script =
+      "process.on('SIGTERM', () => console.log('ignored SIGTERM')); console.log('up'); setInterval(() => {}, 1000)";
+    supervisor = createDaemonSupervisor({
+      command: `exec ${node} -e ${JSON.stringify(script)} -- `,
+      address: "127.0.0.1:9",
+      waitForReady: ready,
+      stopGraceMs: 60_000,
+      clock,
+      sleep,
+    });
+    await supervisor.start("", "full");
+    const started = supervisor;
+    await until(() => started.logTail().includes("up"));
+    clock.advance(5_000);
+    const stopping = supervisor.stop();
+    await until(() => started.logTail().includes("ignored SIGTERM"));
+    // The daemon outlived SIGTERM: nothing more happens until the grace wait ends.
+    expect(graceWaits.map((w) => w.ms)).toEqual([60_000]);
+    expect(supervisor.running).toBe(true);
+    graceWaits[0]?.end();
+    const exit = await stopping;
+    expect(exit).toMatchObject({ signal: "SIGKILL", expected: true, atMs: 5_000 });
+    expect(supervisor.running).toBe(false);
+  });
+
+  it("ends the grace wait when the daemon stops in time (no SIGKILL, no timer left behind)", async () => {
+    const aborted: boolean[] = [];
+    const sleep: Sleep = (_ms, signal) =>
+      new Promise<void>((_resolve, reject) => {
+        signal?.addEventListener(
+          "abort",
+          () => {
+            aborted.push(true);
+            reject(signal.reason);
+          },
+          { once: true },
+        );
+      });
+    supervisor = createDaemonSupervisor({
+      command: `exec ${node} -e ${JSON.stringify("console.log('up'); setInterval(() => {}, 1000)")} -- `,
+      address: "127.0.0.1:9",
+      waitForReady: ready,
+      sleep,
+    });
+    await supervisor.start("", "full");
+    const started = supervisor;
+    await until(() => started.logTail().includes("up"));
+    const exit = await supervisor.stop();
+    expect(exit).toMatchObject({ signal: "SIGTERM", expected: true });
+    expect(aborted).toEqual([true]);
   });
 });

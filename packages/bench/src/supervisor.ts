@@ -3,7 +3,16 @@ import { createWriteStream, type WriteStream } from "node:fs";
 import { mkdtemp, rename, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CuzkitError, type CuzkitErrorOptions, type Logger, silentLogger } from "@cuzkit/core";
+import {
+  type Clock,
+  CuzkitError,
+  type CuzkitErrorOptions,
+  type Logger,
+  realSleep,
+  type Sleep,
+  silentLogger,
+  systemClock,
+} from "@cuzkit/core";
 import { addressAnswers } from "./address-probe.js";
 
 /** How a supervised daemon process ended. */
@@ -56,6 +65,10 @@ export interface DaemonSupervisorOptions {
   env?: Record<string, string> | undefined;
   /** Logger for start/stop/exit events. Default: silent. */
   logger?: Logger | undefined;
+  /** Clock for exit times and the uptime check. Default: the system clock. */
+  clock?: Clock | undefined;
+  /** Sleep for the stop grace period and the process-group polls. Default: a real timer. */
+  sleep?: Sleep | undefined;
 }
 
 /** A daemon process the benchmark starts, restarts and watches. */
@@ -126,7 +139,9 @@ export function createDaemonSupervisor(options: DaemonSupervisorOptions): Daemon
   const logger = options.logger ?? silentLogger;
   const tailSize = options.logTailLines ?? 40;
   const graceMs = options.stopGraceMs ?? 10_000;
-  const createdAt = Date.now();
+  const clock = options.clock ?? systemClock;
+  const sleep = options.sleep ?? realSleep;
+  const createdAt = clock.now();
   const tail: string[] = [];
   const crashes: DaemonExit[] = [];
   const listeners = new Set<(exit: DaemonExit) => void>();
@@ -200,7 +215,7 @@ export function createDaemonSupervisor(options: DaemonSupervisorOptions): Daemon
     stopping = false;
     killReason = undefined;
     starts++;
-    const spawnedAt = Date.now();
+    const spawnedAt = clock.now();
     // An exit before the daemon answered is the start's error, not a crash to act on.
     let answered = false;
     // detached: the daemon gets its own process group so stop() reaches the shell's children too.
@@ -221,7 +236,7 @@ export function createDaemonSupervisor(options: DaemonSupervisorOptions): Daemon
         const expected = stopping && !frozen;
         const explained = explainExit(exitCode, signal, tail);
         const exit: DaemonExit = {
-          atMs: Date.now() - createdAt,
+          atMs: clock.now() - createdAt,
           exitCode,
           signal,
           expected,
@@ -260,7 +275,7 @@ export function createDaemonSupervisor(options: DaemonSupervisorOptions): Daemon
       const status = await Promise.race([options.waitForReady(readiness.signal), earlyExit]);
       // The daemon that answered must be ours: our child still runs, and it was not up before we started it.
       if (!child || child !== proc) throw await earlyExit;
-      const sinceSpawnSec = (Date.now() - spawnedAt) / 1000;
+      const sinceSpawnSec = (clock.now() - spawnedAt) / 1000;
       if (status && status.uptimeSeconds > sinceSpawnSec + uptimeSlackSeconds) {
         throw new DaemonStartError(
           `the daemon answering at ${options.address} has been up ${status.uptimeSeconds} s, but ours started ${sinceSpawnSec.toFixed(0)} s ago: another daemon answers there`,
@@ -286,7 +301,7 @@ export function createDaemonSupervisor(options: DaemonSupervisorOptions): Daemon
 
   /** Waits until every process of the daemon's group is gone (the shell can exit before the daemon it ran). */
   async function groupGone(proc: ChildProcess, waitMs: number): Promise<boolean> {
-    const until = Date.now() + waitMs;
+    const until = clock.now() + waitMs;
     for (;;) {
       try {
         if (proc.pid === undefined) return true;
@@ -294,8 +309,8 @@ export function createDaemonSupervisor(options: DaemonSupervisorOptions): Daemon
       } catch {
         return true;
       }
-      if (Date.now() >= until) return false;
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      if (clock.now() >= until) return false;
+      await sleep(20);
     }
   }
 
@@ -304,11 +319,15 @@ export function createDaemonSupervisor(options: DaemonSupervisorOptions): Daemon
     if (!proc || !exited) return undefined;
     stopping = true;
     signalGroup(proc, "SIGTERM");
-    const timer = setTimeout(() => signalGroup(proc, "SIGKILL"), graceMs);
+    const grace = new AbortController();
+    sleep(graceMs, grace.signal).then(
+      () => signalGroup(proc, "SIGKILL"),
+      () => {}, // the daemon ended within the grace period
+    );
     try {
       return await exited;
     } finally {
-      clearTimeout(timer);
+      grace.abort();
     }
   }
 

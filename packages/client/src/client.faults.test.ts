@@ -2,7 +2,6 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startTcpProxy, type TcpProxy } from "@cuzkit/client/testing";
-import { realSleep } from "@cuzkit/core";
 import { createSyntheticC1, type SimDaemon, type SimDaemonOptions, startSimDaemon } from "@cuzkit/sim";
 import { startSimProcess } from "@cuzkit/sim/testing";
 import { afterEach, describe, expect, it } from "vitest";
@@ -54,8 +53,9 @@ function recorder(on?: (event: ProveEvent) => void) {
     },
   };
 }
-/** Lets the AwaitProof frame reach the daemon (loopback: microseconds; 100 ms is wide). */
-const settle = () => realSleep(100);
+/** Resolves once the daemon holds the AwaitProof of the event's job (the fault then hits the call in flight). */
+const awaitReceived = (daemon: Pick<SimDaemon, "whenReceived">, event: ProveEvent) =>
+  daemon.whenReceived("AwaitProof", { jobId: event.requestId });
 
 const porep = (sizeBytes = 4096) =>
   porepRequest({ c1: createSyntheticC1({ sizeBytes }), sectorNumber: 1, minerId: 1000 });
@@ -107,7 +107,7 @@ describe("a client whose upload was cut stays healthy", () => {
       if (event.type === "attempt" && event.attempt === 1) {
         // The upload stalls in the black hole, then the connection is reset under it.
         proxy.drop();
-        void realSleep(150).then(async () => {
+        void proxy.whenHolding().then(async () => {
           proxy.reset();
           await proxy.restore();
         });
@@ -129,7 +129,7 @@ describe("a forwarded port that goes away and comes back", () => {
     const proxy = await proxyTo(daemon);
     const c = client(proxy.address, { reconnect: { initialDelayMs: 50, maxDelayMs: 200 } });
     const rec = recorder((event) => {
-      if (event.type === "submitted") void settle().then(() => proxy.refuse());
+      if (event.type === "submitted") void awaitReceived(daemon, event).then(() => proxy.refuse());
       if (event.type === "reconnecting" && event.probe === 3) void proxy.restore();
     });
     const result = await c.prove(await build(), { onEvent: rec.onEvent });
@@ -147,7 +147,7 @@ describe("a forwarded port that goes away and comes back", () => {
     const proxy = await proxyTo(daemon);
     const c = client(proxy.address);
     const rec = recorder((event) => {
-      if (event.type === "submitted") void settle().then(() => proxy.reset());
+      if (event.type === "submitted") void awaitReceived(daemon, event).then(() => proxy.reset());
     });
     const result = await c.prove(await porep(), { onEvent: rec.onEvent });
     const lost = rec.events.find((e) => e.type === "connection-lost") as { error: Error } | undefined;
@@ -163,7 +163,7 @@ describe("a daemon that dies", () => {
     const c = client(daemon.address, { reconnect: { initialDelayMs: 20, maxDelayMs: 50 } });
     let restarted: Promise<void> | undefined;
     const rec = recorder((event) => {
-      if (event.type === "submitted") void settle().then(() => daemon.crash("oom"));
+      if (event.type === "submitted") void awaitReceived(daemon, event).then(() => daemon.crash("oom"));
       if (event.type === "reconnecting" && event.probe === 2) restarted ??= daemon.restart();
     });
     const error = await c.prove(await porep(), { onEvent: rec.onEvent }).catch((e) => e);
@@ -183,7 +183,7 @@ describe("a daemon that dies", () => {
     const c = client(proxy.address);
     proxy.drop();
     const pending = c.submitProof({ ...(await porep(60_000_000)), requestId: "crash-up-1" }).catch((e) => e);
-    await realSleep(150);
+    await proxy.whenHolding(); // the upload is stuck in the black hole
     daemon.crash("oom");
     proxy.reset();
     const error = await pending;
@@ -210,7 +210,7 @@ describe("a daemon that stops answering", () => {
     let droppedAt = 0;
     const rec = recorder((event) => {
       if (event.type === "submitted")
-        void settle().then(() => {
+        void awaitReceived(daemon, event).then(() => {
           droppedAt = performance.now();
           proxy.drop();
         });
@@ -240,7 +240,7 @@ describe("a daemon that stops answering", () => {
     let frozenAt = 0;
     const rec = recorder((event) => {
       if (event.type === "submitted")
-        void settle().then(() => {
+        void awaitReceived(daemon, event).then(() => {
           frozenAt = performance.now();
           daemon.freeze();
         });
@@ -287,7 +287,7 @@ describe("request ids are never reused", () => {
     const proxy = await proxyTo(daemon);
     const c = client(proxy.address);
     const pending = c.proveOnce({ ...(await porep()), requestId: "once-1" }).catch((e) => e);
-    await realSleep(200);
+    await daemon.whenReceived("Prove", { jobId: "once-1" });
     proxy.reset();
     const error = await pending;
     expect(error).toBeInstanceOf(ConnectionLostError);

@@ -1,10 +1,11 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { realSleep, type Sleep } from "@cuzkit/core";
 import { createSyntheticC1, type SimDaemon, type SimDaemonOptions, startSimDaemon } from "@cuzkit/sim";
 import { createManualScheduler } from "@cuzkit/sim/testing";
-import { afterEach, describe, expect, it, onTestFinished } from "vitest";
+import { afterEach, describe, expect, it, onTestFinished, vi } from "vitest";
 import { type CuzkClient, createCuzkClient } from "./client.js";
 import {
   AbortedError,
@@ -71,12 +72,24 @@ function recorder(on?: (event: ProveEvent) => void) {
   };
 }
 
-/** Waits until the sim has a proof in flight whose AwaitProof has surely reached it. */
-async function awaitInFlight(): Promise<void> {
-  // Loopback: the AwaitProof frame needs microseconds; 100 ms is a wide margin. If it were
-  // not there yet, the test would fail (no connection-lost event), never pass wrongly.
-  await realSleep(100);
-}
+/** Resolves once `daemon` holds the `count`-th AwaitProof of the event's job: that call is in flight. */
+const awaitInFlight = (daemon: SimDaemon, event: ProveEvent, count = 1) =>
+  daemon.whenReceived("AwaitProof", { jobId: event.requestId, count });
+
+/**
+ * The client's backoff sleep for restart tests: waits for the restart (not for real time),
+ * then yields one event-loop turn so probes do not spin.
+ */
+const sleepUntil =
+  (restarted: () => Promise<void> | undefined): Sleep =>
+  async (_ms, signal) => {
+    await restarted();
+    await nextTurn(undefined, { signal });
+  };
+
+/** Resolves once the daemon sees no open connection (each closed socket is an event it counts). */
+const untilNoConnections = (daemon: SimDaemon) =>
+  vi.waitFor(() => expect(daemon.stats().openConnections).toBe(0), { timeout: 5_000, interval: 5 });
 
 describe("createCuzkClient over real sockets", () => {
   it("proves over TCP: one submission, proof completed once, events in order", async () => {
@@ -127,8 +140,10 @@ describe("createCuzkClient over real sockets", () => {
     const daemon = await sim({ proofTimeMs: 60_000, scheduler });
     const c = client(daemon.address);
     const rec = recorder((event) => {
-      if (event.type === "submitted") void awaitInFlight().then(() => daemon.dropConnections());
-      if (event.type === "resumed") void awaitInFlight().then(() => scheduler.advance(60_000));
+      if (event.type === "submitted") void awaitInFlight(daemon, event).then(() => daemon.dropConnections());
+      // The resumed call is the job's second AwaitProof.
+      if (event.type === "resumed")
+        void awaitInFlight(daemon, event, 2).then(() => scheduler.advance(60_000));
     });
     const result = await c.prove(await porep(), { onEvent: rec.onEvent });
     expect(rec.types()).toEqual(["attempt", "submitted", "connection-lost", "resumed", "completed"]);
@@ -142,21 +157,18 @@ describe("createCuzkClient over real sockets", () => {
     const scheduler = createManualScheduler();
     const daemon = await sim({ proofTimeMs: 60_000, scheduler });
     scheduler.advance(3_600_000); // the daemon has been up an hour
-    let restarted: Promise<void> = Promise.resolve();
-    const sleep: Sleep = async (ms, signal) => {
-      await restarted;
-      await realSleep(Math.min(ms, 20), signal);
-    };
+    let restarted: Promise<void> | undefined;
+    const sleep = sleepUntil(() => restarted);
     const c = client(daemon.address, { sleep, statusBaselineMaxAgeMs: 600_000 });
     const rec = recorder((event) => {
       if (event.type === "submitted" && event.attempt === 1) {
-        void awaitInFlight().then(() => {
+        void awaitInFlight(daemon, event).then(() => {
           daemon.crash("oom");
           restarted = daemon.restart();
         });
       }
       if (event.type === "submitted" && event.attempt === 2)
-        void awaitInFlight().then(() => scheduler.advance(60_000));
+        void awaitInFlight(daemon, event).then(() => scheduler.advance(60_000));
     });
     const result = await c.prove(await porep(), { resubmit: true, onEvent: rec.onEvent });
     expect(result).toMatchObject({ resubmits: 1, attempts: 2 });
@@ -175,7 +187,7 @@ describe("createCuzkClient over real sockets", () => {
       reconnect: { initialDelayMs: 20, maxDelayMs: 50, giveUpAfterMs: 500 },
     });
     const rec = recorder((event) => {
-      if (event.type === "submitted") void awaitInFlight().then(() => daemon.crash("oom"));
+      if (event.type === "submitted") void awaitInFlight(daemon, event).then(() => daemon.crash("oom"));
     });
     const error = await c.prove(await porep(), { onEvent: rec.onEvent }).catch((e) => e);
     expect(error).toBeInstanceOf(DaemonUnavailableError);
@@ -190,17 +202,14 @@ describe("createCuzkClient over real sockets", () => {
   it("fails with DaemonRestartedError when the daemon came back without the job and resubmit is off", async () => {
     const daemon = await sim({ proofTimeMs: 600_000, faults: {} });
     let restarted: Promise<void> | undefined;
-    const sleep: Sleep = async (ms, signal) => {
-      await restarted;
-      await realSleep(Math.min(ms, 20), signal);
-    };
+    const sleep = sleepUntil(() => restarted);
     const c = client(daemon.address, {
       sleep,
       keepalive: { pingIntervalMs: 100, pingTimeoutMs: 100 },
       reconnect: { probeTimeoutMs: 200, giveUpAfterMs: 10_000 },
     });
     const rec = recorder((event) => {
-      if (event.type === "submitted") void awaitInFlight().then(() => daemon.stall());
+      if (event.type === "submitted") void awaitInFlight(daemon, event).then(() => daemon.stall());
       if (event.type === "connection-lost" && restarted === undefined) {
         // Frozen, then killed and restarted by its supervisor.
         daemon.crash("oom");
@@ -223,7 +232,7 @@ describe("createCuzkClient over real sockets", () => {
     const request = await porep();
     const submitted = await c.submitProof({ ...request, requestId: "stall-1" });
     const pending = c.awaitProof(submitted.jobId).catch((e) => e);
-    await awaitInFlight();
+    await daemon.whenReceived("AwaitProof", { jobId: submitted.jobId });
     const stalledAt = performance.now();
     daemon.stall();
     const error = await pending;
@@ -250,7 +259,7 @@ describe("createCuzkClient over real sockets", () => {
       reconnect: { initialDelayMs: 50, probeTimeoutMs: 100, giveUpAfterMs: 600 },
     });
     const rec = recorder((event) => {
-      if (event.type === "submitted") void awaitInFlight().then(() => daemon.stall());
+      if (event.type === "submitted") void awaitInFlight(daemon, event).then(() => daemon.stall());
     });
     const started = performance.now();
     const error = await c.prove(await porep(), { onEvent: rec.onEvent }).catch((e) => e);
@@ -259,7 +268,12 @@ describe("createCuzkClient over real sockets", () => {
     expect(error.jobId).toMatch(/^porep-1000-1-a1-/);
     expect(rec.types()).not.toContain("reconnecting");
     expect(performance.now() - started).toBeLessThan(5_000);
-    await realSleep(300); // let every PING timer of the dead sessions fire
+    // The race lives in connect-node's own PING timers (interval + timeout = 200 ms per
+    // session), which expose no event and cannot be faked without faking the sockets' timers
+    // too; the stalled daemon does not read, so it never sees those sockets close either. The
+    // one timed wait left in this file: 300 ms lets them fire; were it short under load, this
+    // assertion could only pass wrongly, never fail wrongly.
+    await realSleep(300);
     expect(uncaught).toEqual([]);
   });
 
@@ -280,7 +294,7 @@ describe("createCuzkClient over real sockets", () => {
     const c = client(daemon.address);
     const controller = new AbortController();
     const rec = recorder((event) => {
-      if (event.type === "submitted") void awaitInFlight().then(() => controller.abort());
+      if (event.type === "submitted") void awaitInFlight(daemon, event).then(() => controller.abort());
     });
     const error = await c
       .prove(await porep(), { signal: controller.signal, onEvent: rec.onEvent })
@@ -317,19 +331,18 @@ describe("createCuzkClient over real sockets", () => {
   });
 
   it("admits proofs in FIFO order under maxInFlight", async () => {
-    const daemon = await sim({ proofTimeMs: 30 });
+    const scheduler = createManualScheduler();
+    const daemon = await sim({ proofTimeMs: 60_000, scheduler });
     const c = client(daemon.address, { maxInFlight: 1 });
     const submittedOrder: string[] = [];
-    const runs = ["first", "second", "third"].map(async (name) =>
+    const request = await winningPostRequest({
+      vanillaProofs: [new Uint8Array(64)],
+      randomness: "00".repeat(32),
+      minerId: 7,
+    });
+    const runs = ["first", "second", "third"].map((name) =>
       c.prove(
-        {
-          ...(await winningPostRequest({
-            vanillaProofs: [new Uint8Array(64)],
-            randomness: "00".repeat(32),
-            minerId: 7,
-          })),
-          requestId: name,
-        },
+        { ...request, requestId: name },
         {
           onEvent: (e) => {
             if (e.type === "submitted") submittedOrder.push(name);
@@ -337,8 +350,14 @@ describe("createCuzkClient over real sockets", () => {
         },
       ),
     );
-    await realSleep(10);
-    expect(c.inFlight()).toEqual({ active: 1, pending: 2 });
+    // Each proof runs until the test moves the daemon's clock: one at a time, the others wait.
+    for (const index of [0, 1, 2]) {
+      await daemon.whenReceived("AwaitProof", { count: index + 1 });
+      expect(c.inFlight()).toEqual({ active: 1, pending: 2 - index });
+      expect(submittedOrder).toEqual(["first", "second", "third"].slice(0, index + 1));
+      expect(Object.keys(daemon.stats().submissionsByRequestId)).toHaveLength(index + 1);
+      scheduler.advance(60_000);
+    }
     await Promise.all(runs);
     expect(submittedOrder).toEqual(["first", "second", "third"]);
     expect(c.inFlight()).toEqual({ active: 0, pending: 0 });
@@ -436,13 +455,12 @@ describe("createCuzkClient over real sockets", () => {
     const c = createCuzkClient({ address: daemon.address });
     const submitted = await c.submitProof({ ...(await porep()), requestId: "close-1" });
     const pending = c.awaitProof(submitted.jobId).catch((e) => e);
-    await awaitInFlight();
+    await daemon.whenReceived("AwaitProof", { jobId: submitted.jobId });
     expect(daemon.stats().openConnections).toBe(1);
     await c.close();
     expect(await pending).toBeInstanceOf(AbortedError);
     await expect(c.getStatus()).rejects.toBeInstanceOf(AbortedError);
-    for (let i = 0; i < 50 && daemon.stats().openConnections > 0; i++) await realSleep(10);
-    expect(daemon.stats().openConnections).toBe(0);
+    await untilNoConnections(daemon);
   });
 
   it("preloads and evicts SRS (the daemon's eviction is a no-op)", async () => {

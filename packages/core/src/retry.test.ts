@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { backoffDelayMs, retry } from "./retry.js";
 import { createManualClock } from "./testing/manual-clock.js";
 
@@ -27,6 +27,11 @@ describe("backoffDelayMs", () => {
     expect(backoffDelayMs(1, policy, () => 0)).toBe(800);
     expect(backoffDelayMs(1, policy, () => 0.999999)).toBe(1200);
     expect(backoffDelayMs(6, policy, () => 0.999999)).toBe(30000);
+  });
+
+  it("caps before the jitter too: a long run still waits 30 s ± 20%, never a flat 30 s", () => {
+    // Capped first, 30 s x 0.8; an uncapped 512 s x 0.8 would hit the outer cap at 30 s.
+    expect(backoffDelayMs(10, policy, () => 0)).toBe(24_000);
   });
 });
 
@@ -109,5 +114,36 @@ describe("retry", () => {
       "cancelled",
     );
     expect(calls).toHaveLength(1);
+  });
+
+  it("makes no attempt when the signal is already aborted", async () => {
+    const { attempt, calls } = flaky(0);
+    await expect(retry(attempt, { signal: AbortSignal.abort(new Error("gone")) })).rejects.toThrow("gone");
+    expect(calls).toEqual([]);
+  });
+
+  it("hands the signal to the wait: an abort ends a real 60 s backoff at once, leaving no timer", async () => {
+    vi.useFakeTimers();
+    try {
+      const controller = new AbortController();
+      const { attempt, calls } = flaky(10);
+      let outcome = "pending";
+      const running = retry(attempt, {
+        maxAttempts: 5,
+        minDelayMs: 60_000,
+        jitter: 0,
+        signal: controller.signal,
+        onRetry: () => queueMicrotask(() => controller.abort(new Error("cancelled"))),
+      }).catch((error: Error) => {
+        outcome = error.message;
+      });
+      await vi.advanceTimersByTimeAsync(0); // no time passes: only the abort can end the wait
+      expect(outcome).toBe("cancelled");
+      expect(vi.getTimerCount()).toBe(0);
+      expect(calls).toEqual([1]);
+      await running;
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

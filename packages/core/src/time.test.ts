@@ -63,6 +63,13 @@ describe("time helpers", () => {
     expect(linkSignals(AbortSignal.abort("early")).signal.reason).toBe("early");
   });
 
+  it("linkSignals stops at an input that is already aborted: no listener on the rest", () => {
+    const later = new AbortController();
+    const linked = linkSignals(AbortSignal.abort("early"), later.signal);
+    expect(linked.signal.reason).toBe("early");
+    expect(getEventListeners(later.signal, "abort")).toHaveLength(0);
+  });
+
   it("linkSignals' dispose removes its listeners from every input", () => {
     const a = new AbortController();
     const b = new AbortController();

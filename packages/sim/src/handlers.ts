@@ -29,6 +29,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import type { SimEngine } from "./engine.js";
+import { jobIdOfRequest, type SimRpcMethod } from "./received-calls.js";
 
 // The eight RPCs, answering as cuzk-server's service.rs does (docs/daemon-facts.md
 // section 1): codes, messages and no-op methods included.
@@ -52,10 +53,12 @@ type Handler = (call: ServerUnaryCall<Buffer, unknown>, callback: sendUnaryData<
 export interface HandlerHooks {
   /** Called each time an answer (response or status) is handed to grpc-js for a live call. */
   onAnswer(): void;
+  /** Called as each decoded request starts running, with the job it is about. */
+  onReceived(method: SimRpcMethod, jobId: string | undefined): void;
 }
 
 function unary<Desc extends DescMessage>(
-  name: string,
+  name: SimRpcMethod,
   schema: Desc,
   logger: Logger,
   hooks: HandlerHooks,
@@ -87,7 +90,10 @@ function unary<Desc extends DescMessage>(
     }
     logger.debug("rpc", { method: name, bytes: bytes.byteLength });
     Promise.resolve()
-      .then(() => run(request))
+      .then(() => {
+        hooks.onReceived(name, jobIdOfRequest(request));
+        return run(request);
+      })
       .then(
         (response) => callback(null, response),
         (error: unknown) => {

@@ -16,6 +16,7 @@ export {
   type SimDaemonOptions,
   type SimFaults,
 } from "./options.js";
+export type { ReceivedCallQuery, SimRpcMethod } from "./received-calls.js";
 export type { SimScheduler } from "./scheduler.js";
 export {
   type SimCrashDetail,

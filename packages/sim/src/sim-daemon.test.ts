@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createSyntheticC1 } from "./c1-wrapper.js";
 import { defaultSimConfig } from "./options.js";
 import { simulatedProofBytes } from "./proof-bytes.js";
+import { createManualScheduler } from "./scheduler.js";
 import { grpcError } from "./testing/grpc-test-client.js";
 import { createTracker } from "./testing/track.js";
 
@@ -81,10 +82,20 @@ describe("SubmitProof and AwaitProof", () => {
   });
 
   it("does not deduplicate: a repeated request id runs twice", async () => {
-    const daemon = await track.daemon({ proofTimeMs: 20 });
+    // Both in flight at once (the case a deduplicating daemon would merge): proofs end only
+    // when the manual scheduler says, after the daemon has received both.
+    const scheduler = createManualScheduler();
+    const daemon = await track.daemon({ proofTimeMs: 60_000, scheduler });
     const client = track.client(daemon.address);
-    await Promise.all([client.prove({ submit: porep("dup") }), client.prove({ submit: porep("dup") })]);
+    const both = Promise.all([
+      client.prove({ submit: porep("dup") }),
+      client.prove({ submit: porep("dup") }),
+    ]);
+    await daemon.whenReceived("Prove", { jobId: "dup", count: 2 });
     expect(daemon.stats().submissionsByRequestId).toEqual({ dup: 2 });
+    expect(daemon.stats().proofsCompleted).toBe(0);
+    scheduler.advance(60_000);
+    await both;
     expect(daemon.stats().proofsCompleted).toBe(2);
   });
 });

@@ -27,6 +27,7 @@ import {
 } from "./options.js";
 import { pceWriteSec, readPceFiles, writePceFile } from "./pce-files.js";
 import type { OomDetail } from "./pipeline.js";
+import { createReceivedCalls, type ReceivedCallQuery, type SimRpcMethod } from "./received-calls.js";
 import { type StatusHttpServer, startStatusHttp } from "./status-http.js";
 
 /** Life states of the simulated daemon. */
@@ -66,6 +67,8 @@ export interface SimStats {
   openConnections: number;
   /** The last crash, if any. */
   lastCrash: SimCrashDetail | undefined;
+  /** RPCs received per method, over all runs. */
+  callsReceived: Partial<Record<SimRpcMethod, number>>;
 }
 
 /** Options of restart(). */
@@ -99,6 +102,12 @@ export interface SimDaemon {
   /** Fails the next `count` proofs submitted with `message` (FAILED result, timings 0). */
   failNextProofs(count: number, message?: string): void;
   stats(): SimStats;
+  /**
+   * Resolves once the daemon has received `method` (for `query.jobId`, `query.count` times;
+   * calls before the wait count too), e.g. "until the daemon holds the AwaitProof of job X".
+   * Rejects with SIM_STOPPED when the daemon stops first. For tests: wait on this, never sleep.
+   */
+  whenReceived(method: SimRpcMethod, query?: ReceivedCallQuery): Promise<void>;
   /** Calls `listener` on every crash; returns an unsubscribe function. */
   onCrash(listener: (reason: SimCrashReason, detail: SimCrashDetail) => void): () => void;
 }
@@ -149,6 +158,7 @@ export async function startSimDaemon(options: SimDaemonOptions = {}): Promise<Si
   let stopping: Promise<void> | undefined;
   const crashListeners = new Set<(reason: SimCrashReason, detail: SimCrashDetail) => void>();
   const submissions = new Map<string, number>();
+  const received = createReceivedCalls();
   const totals = { completed: 0, failed: 0, restarts: 0, crashes: 0, oomKills: 0, connections: 0 };
   let memoryNow = 0;
   let peakMemory = 0;
@@ -284,7 +294,10 @@ export async function startSimDaemon(options: SimDaemonOptions = {}): Promise<Si
     });
     grpcServer.addService(
       provingEngineServerDefinition(),
-      createProvingEngineHandlers(engine, logger, { onAnswer: () => run.answers++ }),
+      createProvingEngineHandlers(engine, logger, {
+        onAnswer: () => run.answers++,
+        onReceived: (method, jobId) => received.record(method, jobId),
+      }),
     );
     const injector = grpcServer.createConnectionInjector(grpc.ServerCredentials.createInsecure());
     run.engine = engine;
@@ -393,6 +406,7 @@ export async function startSimDaemon(options: SimDaemonOptions = {}): Promise<Si
       stopping ??= (async () => {
         endRun(current);
         state = "stopped";
+        received.close();
         await current.closing;
         if (listen.kind === "unix") await rm(listen.path, { force: true });
         logger.info("stopped", { address: address() });
@@ -456,8 +470,10 @@ export async function startSimDaemon(options: SimDaemonOptions = {}): Promise<Si
         connections: totals.connections,
         openConnections: current.gates.size,
         lastCrash,
+        callsReceived: received.counts(),
       };
     },
+    whenReceived: (method, query) => received.whenReceived(method, query),
     onCrash(listener) {
       crashListeners.add(listener);
       return () => {

@@ -571,7 +571,9 @@ describe("timeouts and cancellation", () => {
     server.failNext({ path: "/api/v0/users/current/", mode: "hang" });
     const controller = new AbortController();
     const pending = client.getCurrentUser({ signal: controller.signal });
-    setTimeout(() => controller.abort(), 20);
+    // Abort while the request hangs at the server (not before it was sent).
+    await server.whenRequested("/api/v0/users/current/");
+    controller.abort();
     const error = await pending.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(VastAbortedError);
     expect(error).toMatchObject({ retryable: false });
@@ -583,12 +585,8 @@ describe("timeouts and cancellation", () => {
     const controller = new AbortController();
     const pending = client.createInstance(1001, { image: "img", signal: controller.signal });
     // Abort once the create has reached the server: only then is its outcome unknown.
-    const poll = setInterval(() => {
-      if (server.requestsTo("/api/v0/asks/1001/", "PUT").length > 0) {
-        clearInterval(poll);
-        controller.abort();
-      }
-    }, 5);
+    await server.whenRequested("/api/v0/asks/1001/", { method: "PUT" });
+    controller.abort();
     await expect(pending).rejects.toMatchObject({ code: "VAST_CREATE_UNCERTAIN" });
   });
 

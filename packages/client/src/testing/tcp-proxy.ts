@@ -21,6 +21,11 @@ export interface TcpProxy {
   drop(): void;
   /** Ends refuse() or drop(): listens again on the same port and forwards. */
   restore(): Promise<void>;
+  /**
+   * Resolves once drop() holds bytes on their way to the target: the client has sent into the
+   * black hole (at once if it already has). For tests: wait on this instead of sleeping.
+   */
+  whenHolding(): Promise<void>;
   /** Stops the proxy and closes every connection. */
   close(): Promise<void>;
 }
@@ -38,6 +43,9 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
 
   /** Held chunks per destination while dropping; flushed in order on restore. */
   const held = new Map<Socket, Buffer[]>();
+  const upstreams = new WeakSet<Socket>();
+  let holdingUpstream = false;
+  const holdingWaiters = new Set<() => void>();
   const forward = (from: Socket, to: Socket) =>
     from.on("data", (chunk: Buffer) => {
       if (to.destroyed) return;
@@ -46,6 +54,11 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
         const queue = held.get(to) ?? [];
         queue.push(chunk);
         held.set(to, queue);
+        if (upstreams.has(to)) {
+          holdingUpstream = true;
+          for (const resolve of [...holdingWaiters]) resolve();
+          holdingWaiters.clear();
+        }
         return;
       }
       to.write(chunk);
@@ -54,6 +67,7 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
   const onConnection = (client: Socket) => {
     accepted += 1;
     const upstream = connect(targetPort, targetHost);
+    upstreams.add(upstream);
     const pair: [Socket, Socket] = [client, upstream];
     pairs.add(pair);
     forward(client, upstream);
@@ -112,11 +126,16 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
       dropping = false;
       for (const [to, chunks] of held) if (!to.destroyed) for (const chunk of chunks) to.write(chunk);
       held.clear();
+      holdingUpstream = false;
       for (const pair of pairs) for (const socket of pair) socket.resume();
       if (!listening) {
         await listen();
         listening = true;
       }
+    },
+    whenHolding() {
+      if (holdingUpstream) return Promise.resolve();
+      return new Promise<void>((resolve) => holdingWaiters.add(resolve));
     },
     async close() {
       const closing = stopListening();

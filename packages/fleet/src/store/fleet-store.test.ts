@@ -3,7 +3,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Clock } from "@cuzkit/core";
 import { createManualClock } from "@cuzkit/core/testing";
-import Database from "better-sqlite3";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { FleetBudgetError, FleetStoreError, FleetTransitionError } from "../errors.js";
 import { testPlan } from "../testing/fixtures.js";
@@ -12,6 +11,7 @@ import { migrations } from "./migrations.js";
 import { openDatabase } from "./open-database.js";
 import { openPostgresFleetStore } from "./postgres-fleet-store.js";
 import { startTestPostgres, type TestPostgres } from "./test-postgres.js";
+import { openSqlite } from "./sqlite-driver.js";
 
 const folders: string[] = [];
 function tempDb(): string {
@@ -46,7 +46,7 @@ const backends: { name: string; place: () => Place }[] = [
       return {
         open: async (clock) => openFleetStore({ path, clock }),
         async raw(sql) {
-          const db = new Database(path);
+          const db = openSqlite(path);
           try {
             db.exec(sql);
           } finally {
@@ -307,7 +307,7 @@ describe("fleet store on SQLite only", () => {
     const path = tempDb();
     await openFleetStore({ path }).close();
     await openFleetStore({ path }).close(); // a second open applies nothing (CREATE TABLE would fail)
-    const raw = new Database(path);
+    const raw = openSqlite(path);
     expect(raw.prepare("SELECT COUNT(*) AS n FROM schema_migrations").get()).toEqual({
       n: migrations.length,
     });
@@ -324,7 +324,7 @@ describe("fleet store on SQLite only", () => {
         { version: 2, description: "half", sql: "CREATE TABLE b (x INTEGER); CREATE TABLE a (y INTEGER);" },
       ]),
     ).toThrow(FleetStoreError);
-    const check = new Database(path);
+    const check = openSqlite(path);
     // Neither table b nor version 2 exists: the migration left nothing half-applied.
     expect(check.prepare("SELECT name FROM sqlite_master WHERE name = 'b'").get()).toBeUndefined();
     expect(check.prepare("SELECT MAX(version) AS v FROM schema_migrations").get()).toEqual({ v: 1 });

@@ -1,12 +1,12 @@
 import { mkdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
-import Database from "better-sqlite3";
 import { FleetStoreError } from "../errors.js";
 import { migrations as fleetMigrations, type Migration, migrationSql } from "./migrations.js";
+import { openSqlite, type SqliteDatabase } from "./sqlite-driver.js";
 
-/** A better-sqlite3 database handle. */
-export type SqliteDatabase = Database.Database;
+/** A SQLite handle with better-sqlite3's shape: node:sqlite on Node 22.13+, better-sqlite3 on Node 20. */
+export type { SqliteDatabase } from "./sqlite-driver.js";
 
 /** How long a writer waits for another connection's lock before SQLITE_BUSY, in ms. */
 export const busyTimeoutMs = 5_000;
@@ -28,8 +28,9 @@ export function openDatabase(
   let db: SqliteDatabase;
   try {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
-    db = new Database(path);
+    db = openSqlite(path);
   } catch (error) {
+    if (error instanceof FleetStoreError) throw error;
     throw new FleetStoreError(
       `cannot open the fleet store at ${path}: ${(error as Error).message}`,
       "check that the folder is writable, or pass another path with --db",

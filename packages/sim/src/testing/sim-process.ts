@@ -1,6 +1,7 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
+import type { ReceivedCallQuery, SimRpcMethod } from "../received-calls.js";
 import type { SimStats } from "../sim-daemon.js";
 
 // Starts sim-child as a separate process, so a test can freeze it with SIGSTOP and thaw it
@@ -20,6 +21,8 @@ export interface SimProcess {
   thaw(): void;
   /** The daemon's counters (the process must be running). */
   stats(): Promise<SimStats>;
+  /** SimDaemon.whenReceived in the child (the process must be running to answer). */
+  whenReceived(method: SimRpcMethod, query?: Omit<ReceivedCallQuery, "signal">): Promise<void>;
   /** Thaws, stops and waits for the exit. */
   stop(): Promise<void>;
 }
@@ -42,6 +45,7 @@ export async function startSimProcess(listen: string, proofTimeMs: number): Prom
     });
   });
   const pid = child.pid!;
+  let nextWaitId = 0;
   return {
     address,
     pid,
@@ -57,6 +61,20 @@ export async function startSimProcess(listen: string, proofTimeMs: number): Prom
         child.on("message", onMessage);
       });
       child.send({ type: "stats" });
+      return reply;
+    },
+    whenReceived(method, query = {}) {
+      const id = nextWaitId++;
+      const reply = new Promise<void>((resolve, reject) => {
+        const onMessage = (message: { type: string; id?: number; error?: string }) => {
+          if (message.type !== "received" || message.id !== id) return;
+          child.off("message", onMessage);
+          if (message.error === undefined) resolve();
+          else reject(new Error(message.error));
+        };
+        child.on("message", onMessage);
+      });
+      child.send({ type: "whenReceived", id, method, jobId: query.jobId, count: query.count });
       return reply;
     },
     async stop() {

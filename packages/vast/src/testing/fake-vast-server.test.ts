@@ -8,6 +8,26 @@ afterEach(async () => {
 });
 
 describe("startFakeVastServer", () => {
+  it("whenRequested resolves on the counted request to a path and method, earlier ones included", async () => {
+    server = await startFakeVastServer();
+    const fake = server;
+    const get = () =>
+      fetch(`${fake.url}/api/v0/users/current/`, { headers: { Authorization: `Bearer ${fake.apiKey}` } });
+    let second = false;
+    const waiting = fake.whenRequested("/api/v0/users/current/", { method: "GET", count: 2 }).then(() => {
+      second = true;
+    });
+    await get();
+    await fake.whenRequested(/users\/current/); // the first, already received
+    expect(second).toBe(false);
+    await expect(
+      Promise.race([fake.whenRequested("/api/v0/users/current/", { method: "PUT" }), "no PUT yet"]),
+    ).resolves.toBe("no PUT yet");
+    await get();
+    await waiting;
+    expect(second).toBe(true);
+  });
+
   it("answers 410 on the retired v0 instance list", async () => {
     server = await startFakeVastServer();
     const response = await fetch(`${server.url}/api/v0/instances/`, {

@@ -109,6 +109,14 @@ export interface FakeVastServer {
   setInstanceStatus(id: number, status: string | null, statusMsg?: string): void;
   /** Requests to a path (exact pathname or RegExp), optionally by method. */
   requestsTo(path: string | RegExp, method?: string): RecordedRequest[];
+  /**
+   * Resolves once `count` (default 1) requests to `path` (by `method`, when given) have been
+   * received, those before the call included; for tests: wait on this instead of sleeping.
+   */
+  whenRequested(
+    path: string | RegExp,
+    options?: { method?: string | undefined; count?: number | undefined },
+  ): Promise<void>;
   /** Stops the server and drops open connections. */
   close(): Promise<void>;
 }
@@ -135,6 +143,8 @@ export async function startFakeVastServer(options: FakeVastServerOptions = {}): 
   const now = options.now ?? Date.now;
   const lastAccepted = new Map<FakeRateLimitedEndpoint, number>();
   const requests: RecordedRequest[] = [];
+  /** Waits of whenRequested; each checks itself after every recorded request. */
+  const requestWaiters = new Set<() => boolean>();
   const failures: (ScriptedFailure & { left: number })[] = [];
   const instances = new Map<number, Record<string, unknown>>();
   const bootStep = new Map<number, number>();
@@ -491,6 +501,7 @@ export async function startFakeVastServer(options: FakeVastServerOptions = {}): 
         body,
         at: now(),
       });
+      for (const satisfied of [...requestWaiters]) if (satisfied()) requestWaiters.delete(satisfied);
       const failure = takeFailure(method, parsed.pathname);
       const mode = failure?.mode ?? "respond";
       if (failure && mode === "hang") return;
@@ -523,6 +534,13 @@ export async function startFakeVastServer(options: FakeVastServerOptions = {}): 
     });
   });
 
+  const requestsTo = (path: string | RegExp, method?: string) =>
+    requests.filter(
+      (r) =>
+        (method === undefined || r.method === method) &&
+        (typeof path === "string" ? r.path === path : path.test(r.path)),
+    );
+
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const address = server.address() as AddressInfo;
   url = `http://127.0.0.1:${address.port}`;
@@ -544,12 +562,18 @@ export async function startFakeVastServer(options: FakeVastServerOptions = {}): 
       if (statusMsg !== undefined) record.status_msg = statusMsg;
       bootStep.delete(id);
     },
-    requestsTo(path, method) {
-      return requests.filter(
-        (r) =>
-          (method === undefined || r.method === method) &&
-          (typeof path === "string" ? r.path === path : path.test(r.path)),
-      );
+    requestsTo,
+    whenRequested(path, options = {}) {
+      const wanted = options.count ?? 1;
+      const satisfied = () => requestsTo(path, options.method).length >= wanted;
+      if (satisfied()) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        requestWaiters.add(() => {
+          if (!satisfied()) return false;
+          resolve();
+          return true;
+        });
+      });
     },
     close() {
       return new Promise<void>((resolve) => {

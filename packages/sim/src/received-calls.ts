@@ -1,0 +1,131 @@
+import { CuzkitError } from "@cuzkit/core";
+
+// Which RPCs the daemon has received, so a test can wait for "the daemon has this AwaitProof"
+// instead of sleeping and hoping it arrived. Counts cover the daemon object's whole life (every
+// run), and a wait is satisfied by calls received before it began as well as after.
+
+/** The RPC methods of cuzk.v1.ProvingEngine. */
+export type SimRpcMethod =
+  | "SubmitProof"
+  | "AwaitProof"
+  | "Prove"
+  | "CancelProof"
+  | "GetStatus"
+  | "GetMetrics"
+  | "PreloadSRS"
+  | "EvictSRS";
+
+/** Which calls a wait is for. */
+export interface ReceivedCallQuery {
+  /** Only calls for this job (AwaitProof/CancelProof job_id, SubmitProof/Prove request_id). Default: any. */
+  jobId?: string | undefined;
+  /** How many such calls must have arrived, counting from the daemon's start. Default 1. */
+  count?: number | undefined;
+  /** Gives up waiting (rejects with the signal's reason). */
+  signal?: AbortSignal | undefined;
+}
+
+/** The ledger of received calls. */
+export interface ReceivedCalls {
+  /** Records one call the handlers have taken in (decoded, about to be run). */
+  record(method: SimRpcMethod, jobId: string | undefined): void;
+  /** How many calls of `method` (for `jobId`, when given) have arrived. */
+  count(method: SimRpcMethod, jobId?: string | undefined): number;
+  /** Every method's count. */
+  counts(): Partial<Record<SimRpcMethod, number>>;
+  /** Resolves once the query's calls have arrived; rejects when the ledger closes first. */
+  whenReceived(method: SimRpcMethod, query?: ReceivedCallQuery): Promise<void>;
+  /** Rejects every pending wait (the daemon stopped: no call will come). */
+  close(): void;
+}
+
+interface Waiter {
+  method: SimRpcMethod;
+  jobId: string | undefined;
+  count: number;
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+/** The job a request is about: job_id, or the request_id it will run under. */
+export function jobIdOfRequest(request: object): string | undefined {
+  const fields = request as { jobId?: unknown; requestId?: unknown; submit?: { requestId?: unknown } };
+  const id = fields.jobId ?? fields.requestId ?? fields.submit?.requestId;
+  return typeof id === "string" && id !== "" ? id : undefined;
+}
+
+/** Creates an empty ledger. */
+export function createReceivedCalls(): ReceivedCalls {
+  const byKey = new Map<string, number>();
+  const waiters = new Set<Waiter>();
+  let closed = false;
+  const key = (method: SimRpcMethod, jobId: string | undefined) =>
+    jobId === undefined ? method : `${method}\u0000${jobId}`;
+  const count = (method: SimRpcMethod, jobId?: string | undefined) => byKey.get(key(method, jobId)) ?? 0;
+  const stoppedError = () =>
+    new CuzkitError("the simulated daemon stopped before the awaited call arrived", {
+      code: "SIM_STOPPED",
+      hint: "the call the test waits for was never sent, or the daemon was stopped too early",
+    });
+
+  return {
+    record(method, jobId) {
+      byKey.set(method, count(method) + 1);
+      if (jobId !== undefined) byKey.set(key(method, jobId), count(method, jobId) + 1);
+      for (const waiter of [...waiters]) {
+        if (count(waiter.method, waiter.jobId) >= waiter.count) {
+          waiters.delete(waiter);
+          waiter.resolve();
+        }
+      }
+    },
+    count,
+    counts: () =>
+      Object.fromEntries([...byKey].filter(([k]) => !k.includes("\u0000"))) as Partial<
+        Record<SimRpcMethod, number>
+      >,
+    whenReceived(method, query = {}) {
+      const wanted = query.count ?? 1;
+      if (!Number.isInteger(wanted) || wanted < 1) {
+        return Promise.reject(
+          new CuzkitError(`count must be a whole number >= 1, got ${wanted}`, {
+            code: "INVALID_INPUT",
+            hint: "pass count: 1 (the default) or more",
+          }),
+        );
+      }
+      if (count(method, query.jobId) >= wanted) return Promise.resolve();
+      if (closed) return Promise.reject(stoppedError());
+      const signal = query.signal;
+      if (signal?.aborted) return Promise.reject(signal.reason);
+      return new Promise<void>((resolve, reject) => {
+        const onAbort = () => {
+          waiters.delete(waiter);
+          reject(signal?.reason);
+        };
+        const waiter: Waiter = {
+          method,
+          jobId: query.jobId,
+          count: wanted,
+          resolve: () => {
+            signal?.removeEventListener("abort", onAbort);
+            resolve();
+          },
+          reject: (error) => {
+            signal?.removeEventListener("abort", onAbort);
+            reject(error);
+          },
+        };
+        waiters.add(waiter);
+        signal?.addEventListener("abort", onAbort, { once: true });
+      });
+    },
+    close() {
+      closed = true;
+      for (const waiter of [...waiters]) {
+        waiters.delete(waiter);
+        waiter.reject(stoppedError());
+      }
+    },
+  };
+}
