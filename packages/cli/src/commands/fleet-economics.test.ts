@@ -64,9 +64,20 @@ describe("cuzkit fleet offers", () => {
     expect(parsed.offers.every((o) => o.source === "predicted")).toBe(true);
     const keys = parsed.offers.map((o) => o.optimisticCostPer1000);
     expect(keys).toEqual([...keys].sort((a, b) => a - b));
+    // The dashboard's /api/offers fields: the offer, fits: false, and why.
     expect(parsed.excluded).toEqual([
-      { offerId: 1001, machineId: 501, reason: "the tuner finds no safe config for this offer" },
-      { offerId: 1004, machineId: 504, reason: "the tuner finds no safe config for this offer" },
+      expect.objectContaining({
+        offerId: 1001,
+        machineId: 501,
+        fits: false,
+        reason: "the tuner finds no safe config for this offer",
+      }),
+      expect.objectContaining({
+        offerId: 1004,
+        machineId: 504,
+        fits: false,
+        reason: "the tuner finds no safe config for this offer",
+      }),
     ]);
   });
 

@@ -10,8 +10,8 @@ import { connectFleetStore, type FleetStore, openFleetStore } from "./fleet-stor
 import { migrations } from "./migrations.js";
 import { openDatabase } from "./open-database.js";
 import { openPostgresFleetStore } from "./postgres-fleet-store.js";
-import { startTestPostgres, type TestPostgres } from "./test-postgres.js";
 import { openSqlite } from "./sqlite-driver.js";
+import { startTestPostgres, type TestPostgres } from "./test-postgres.js";
 
 const folders: string[] = [];
 function tempDb(): string {

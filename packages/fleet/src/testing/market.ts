@@ -7,6 +7,7 @@ import { hardwareFrom } from "@cuzkit/core";
 import { recommend } from "@cuzkit/tuner";
 import { vastMemoryToBytes } from "@cuzkit/vast";
 import type { FakeVastServer } from "@cuzkit/vast/testing";
+import { descendantPids, signalEach } from "./process-tree.js";
 
 /** How the machine behind one offer behaves once rented. */
 export interface MachineBehaviour {
@@ -76,6 +77,8 @@ export interface MarketMachine {
   /** When its first and latest production proofs completed, epoch ms. */
   firstCompletedAt: number | undefined;
   lastCompletedAt: number | undefined;
+  /** Every process seen below the agent (its daemon runs in a group of its own), to kill with the machine. */
+  processes: Set<number>;
 }
 
 /** A test market: every instance the fake Vast creates becomes a local `cuzkit agent` process. */
@@ -156,7 +159,7 @@ export function startMarket(fake: FakeVastServer, options: MarketOptions): Marke
     const agent = spawn(options.cuzkit.command, args, {
       env: { ...process.env, ...env },
       stdio: ["ignore", "pipe", "pipe"],
-      detached: true, // its own process group: the daemon it spawns dies with it
+      detached: true, // its own process group; its daemon has another, so killGroup kills it too
     });
     const output: string[] = [];
     agent.stdout?.on("data", (chunk: Buffer) => output.push(chunk.toString()));
@@ -178,6 +181,7 @@ export function startMarket(fake: FakeVastServer, options: MarketOptions): Marke
       servingSince: undefined,
       firstCompletedAt: undefined,
       lastCompletedAt: undefined,
+      processes: new Set(),
     };
     machines.set(vastId, entry);
     if (behaviour.diesAfterMs !== undefined) {
@@ -234,21 +238,36 @@ export function startMarket(fake: FakeVastServer, options: MarketOptions): Marke
     await load.client.close().catch(() => undefined);
   }
 
+  /** Notes the processes below a live agent, so they die with it even after the agent is gone. */
+  function noteProcesses(machine: MarketMachine): boolean {
+    const pid = machine.agent.pid;
+    const alive = pid !== undefined && machine.agent.exitCode === null && machine.agent.signalCode === null;
+    if (alive) for (const p of descendantPids(pid)) machine.processes.add(p);
+    return alive;
+  }
+
+  /** Signals the whole machine: the agent's group and every process seen below it (the daemon's group too). */
   function killGroup(machine: MarketMachine, signal: NodeJS.Signals): void {
-    if (
-      machine.agent.pid === undefined ||
-      machine.agent.exitCode !== null ||
-      machine.agent.signalCode !== null
-    )
-      return;
+    const alive = noteProcesses(machine);
+    const pid = machine.agent.pid;
+    signalEach([...(alive && pid !== undefined ? [-pid] : []), ...machine.processes], signal);
+    // Forget the ones that are gone, so a pid the system hands out again is never signalled.
+    for (const p of machine.processes) if (!isRunning(p)) machine.processes.delete(p);
+  }
+
+  function isRunning(pid: number): boolean {
     try {
-      process.kill(-machine.agent.pid, signal);
+      process.kill(pid, 0);
+      return true;
     } catch {
-      // already gone
+      return false;
     }
   }
 
+  let ticks = 0;
   const timer = setInterval(() => {
+    // About once a second: a daemon started since is known before its agent can die.
+    if (++ticks % 20 === 0) for (const machine of machines.values()) noteProcesses(machine);
     for (const [vastId, record] of fake.instances) {
       if (!machines.has(vastId) && typeof record.label === "string") startAgent(vastId, record);
     }
