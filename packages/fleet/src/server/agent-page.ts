@@ -1,12 +1,12 @@
-import type { ServerResponse } from "node:http";
 import { type Clock, InvalidInputError, systemClock } from "@cuzkit/core";
 import Fastify, { type FastifyReply, type FastifyRequest } from "fastify";
 import type { AgentReporter } from "../agent/reporter.js";
 import type { ThroughputBody } from "../manager/agent-schemas.js";
 import { adminTokenChecker, bearer, isLoopbackHost, isTokenShaped } from "./admin-token.js";
-import { openEventStream } from "./event-stream.js";
+import type { BenchmarkDetailView, ForwardedStatusView, PhaseView } from "./dashboard-views.js";
+import { addPageHooks, openEventStream } from "./event-stream.js";
 import { parseListen } from "./fleet-server.js";
-import { dashboardAssets, pageHtml, securityHeaders } from "./web-assets.js";
+import { dashboardAssets, pageHtml } from "./web-assets.js";
 
 // The instance page for one machine without a fleet: `cuzkit agent --ui-listen` serves it from
 // what the agent itself reports (it wraps the agent's reporter) and the daemon's /status, read
@@ -49,15 +49,9 @@ interface LocalState {
   phaseStartedAt: number;
   lastHeartbeatAt: number | null;
   proofsPerHour: number | null;
-  phases: { state: string; at: number; type: string }[];
-  benchmark: {
-    at: number;
-    verdict: string;
-    proofsPerHour: number;
-    minProofsPerHour: number;
-    proofs: { index: number; warmup: boolean; ok: boolean; wallMs: number | null; code: string | null }[];
-  } | null;
-  daemonStatus: { at: number; status: Record<string, unknown> } | null;
+  phases: PhaseView[];
+  benchmark: BenchmarkDetailView | null;
+  daemonStatus: ForwardedStatusView | null;
 }
 
 const withoutRaw = (status: Record<string, unknown>) => {
@@ -109,14 +103,7 @@ export async function startAgentPage(options: AgentPageOptions = {}): Promise<Ag
   };
 
   const app = Fastify({ logger: false, return503OnClosing: true });
-  const streams = new Set<ServerResponse>();
-  app.addHook("onSend", async (_request, reply, payload) => {
-    reply.headers(securityHeaders);
-    return payload;
-  });
-  app.addHook("onClose", async () => {
-    for (const stream of streams) stream.end();
-  });
+  const streams = addPageHooks(app);
   const reader = async (request: FastifyRequest, reply: FastifyReply) => {
     if (tokenOk !== undefined && !tokenOk(bearer(request))) {
       return reply.code(401).send({

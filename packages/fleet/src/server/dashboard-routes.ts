@@ -1,4 +1,3 @@
-import type { ServerResponse } from "node:http";
 import { type Clock, CuzkitError, systemClock } from "@cuzkit/core";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
@@ -19,10 +18,10 @@ import {
   offerView,
   proofsPerHourSeries,
 } from "./dashboard-views.js";
-import { openEventStream } from "./event-stream.js";
+import { addPageHooks, openEventStream } from "./event-stream.js";
 import { createFleetMetrics } from "./metrics.js";
 import { openApiDocument } from "./openapi.js";
-import { dashboardAssets, pageHtml, securityHeaders } from "./web-assets.js";
+import { dashboardAssets, pageHtml } from "./web-assets.js";
 
 /** Options of the dashboard and admin API. */
 export interface DashboardOptions {
@@ -62,15 +61,8 @@ export async function dashboardPlugin(app: FastifyInstance, options: DashboardOp
   const readsNeedToken = options.readsNeedToken ?? true;
   const tokenOk = adminTokenChecker(options.adminToken);
   const registry = createFleetMetrics(store, manager.config.fleet, () => clock.now());
-  const streams = new Set<ServerResponse>();
 
-  app.addHook("onSend", async (_request, reply, payload) => {
-    reply.headers(securityHeaders);
-    return payload;
-  });
-  app.addHook("onClose", async () => {
-    for (const stream of streams) stream.end();
-  });
+  const streams = addPageHooks(app);
 
   const refuseUnauthenticated = (reply: FastifyReply) =>
     reply.code(401).send({

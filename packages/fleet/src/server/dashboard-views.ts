@@ -36,6 +36,47 @@ export interface InstanceListView extends InstanceView {
   curioProduction: CurioRate[];
 }
 
+/** One phase change on the instance page. */
+export interface PhaseView {
+  state: string;
+  at: number;
+  type: string;
+}
+
+/** The benchmark on the instance page: its verdict and per-proof records. */
+export interface BenchmarkDetailView {
+  at: number;
+  verdict: string;
+  proofsPerHour: number;
+  minProofsPerHour: number;
+  proofs: {
+    index: number | null;
+    warmup: boolean;
+    ok: boolean;
+    wallMs: number | null;
+    code: string | null;
+  }[];
+}
+
+/** The daemon's /status as the agent last forwarded (or, on the agent's page, read) it. */
+export interface ForwardedStatusView {
+  at: number;
+  status: Record<string, unknown>;
+}
+
+/** What the instance page shows: `/api/instances/:id` of the fleet, or the agent's own page. */
+export interface InstanceDetailView {
+  /** True on the agent's own page (`cuzkit agent --ui-listen`): no price, no fleet. */
+  local?: boolean;
+  instance: InstanceView;
+  now: number;
+  phases: PhaseView[];
+  benchmark: BenchmarkDetailView | null;
+  daemonStatus: ForwardedStatusView | null;
+  /** The agent's page: why the last live read of /status failed. */
+  daemonStatusError?: string | null;
+}
+
 /** The fleet's totals. */
 export interface FleetSummary {
   fleetName: string;

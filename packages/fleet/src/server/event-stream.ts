@@ -1,5 +1,5 @@
 import type { ServerResponse } from "node:http";
-import type { FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { securityHeaders } from "./web-assets.js";
 
 /** An open server-sent events stream. */
@@ -41,4 +41,20 @@ export function openEventStream(
   };
   request.raw.on("close", stop);
   res.on("close", stop);
+}
+
+/**
+ * Sets the page's security headers on every answer and ends the open event streams when the
+ * server closes (a browser would otherwise hold `close()` up); returns the set to open them in.
+ */
+export function addPageHooks(app: FastifyInstance): Set<ServerResponse> {
+  const streams = new Set<ServerResponse>();
+  app.addHook("onSend", async (_request, reply, payload) => {
+    reply.headers(securityHeaders);
+    return payload;
+  });
+  app.addHook("onClose", async () => {
+    for (const stream of streams) stream.end();
+  });
+  return streams;
 }

@@ -1,34 +1,12 @@
 /// <reference lib="dom" />
 import type uPlot from "uplot";
-import type { InstanceView } from "../server/dashboard-views.js";
+import type { InstanceDetailView } from "../server/dashboard-views.js";
 import { ApiError, followStream, getJson } from "./api.js";
 import { lineChart } from "./charts.js";
 import { el, formatDuration, formatGiB, formatNumber, replaceChildren, table } from "./dom.js";
 import { header, notice } from "./layout.js";
 
-interface InstanceDetail {
-  /** True on the agent's own page (`cuzkit agent --ui-listen`): no price, no fleet. */
-  local?: boolean;
-  instance: InstanceView;
-  now: number;
-  phases: { state: string; at: number; type: string }[];
-  benchmark: {
-    at: number;
-    verdict: string;
-    proofsPerHour: number;
-    minProofsPerHour: number;
-    proofs: {
-      index: number | null;
-      warmup: boolean;
-      ok: boolean;
-      wallMs: number | null;
-      code: string | null;
-    }[];
-  } | null;
-  daemonStatus: { at: number; status: Record<string, unknown> } | null;
-  /** The agent's page: why the last live read of /status failed. */
-  daemonStatusError?: string | null;
-}
+type InstanceDetail = InstanceDetailView;
 
 const asArray = (v: unknown): Record<string, unknown>[] =>
   Array.isArray(v) ? (v as Record<string, unknown>[]) : [];
