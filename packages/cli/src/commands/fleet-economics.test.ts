@@ -1,50 +1,23 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { type FakeVastServer, startFakeVastServer } from "@cuzkit/vast/testing";
-import type { Command } from "commander";
+import type { FakeVastServer } from "@cuzkit/vast/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { cuzkitArgv } from "../../../../test/support/cuzkit-process.js";
 import type { CliIO } from "../io.js";
+import { exitOverrideAll, type FleetCli, startFleetCli } from "../testing/fleet-cli.js";
 import { memorySink, parseCapturingError } from "../testing/memory-io.js";
-import { createFleetCommand } from "./fleet/index.js";
+import { createFleetCommand, type FleetCommandDeps } from "./fleet/index.js";
 
+let cli: FleetCli;
 let fake: FakeVastServer;
 let home: string;
 let db: string;
 
 beforeEach(async () => {
-  fake = await startFakeVastServer({ rateLimits: false });
-  home = mkdtempSync(join(tmpdir(), "cuzkit-fleet-economics-"));
-  db = join(home, "fleet.db");
+  cli = await startFleetCli("cuzkit-fleet-economics-");
+  ({ fake, home, db } = cli);
 });
-afterEach(async () => {
-  await fake.close();
-  rmSync(home, { recursive: true, force: true });
-});
+afterEach(() => cli.close());
 
-function exitOverrideAll(command: Command): void {
-  command.exitOverride();
-  for (const sub of command.commands) exitOverrideAll(sub);
-}
-
-async function run(args: string[]) {
-  const stdout = memorySink();
-  const stderr = memorySink();
-  const io: CliIO = {
-    stdout,
-    stderr,
-    env: { VAST_API_KEY: fake.apiKey, VAST_URL: fake.url, HOME: home },
-    cwd: home,
-  };
-  const command = createFleetCommand(io, {
-    clientOptions: { sleep: async () => {}, rateLimit: false },
-    untilStopped: async () => {},
-  });
-  exitOverrideAll(command);
-  const error = await parseCapturingError(command, args);
-  return { stdout: stdout.text(), stderr: stderr.text(), error };
-}
+const run = (args: string[], deps?: FleetCommandDeps) => cli.run(args, deps);
 
 describe("cuzkit fleet offers", () => {
   it("--json ranks by optimistic $ per 1000 proofs and says why the rest are left out", async () => {

@@ -1,51 +1,19 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { type FakeVastServer, startFakeVastServer } from "@cuzkit/vast/testing";
-import type { Command } from "commander";
+import type { FakeVastServer } from "@cuzkit/vast/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { CliIO } from "../io.js";
-import { memorySink, parseCapturingError } from "../testing/memory-io.js";
-import { createFleetCommand, type FleetCommandDeps } from "./fleet/index.js";
+import { type FleetCli, startFleetCli } from "../testing/fleet-cli.js";
+import type { FleetCommandDeps } from "./fleet/index.js";
 
+let cli: FleetCli;
 let fake: FakeVastServer;
-let home: string;
 let db: string;
 
 beforeEach(async () => {
-  fake = await startFakeVastServer({ rateLimits: false }); // the clients here do not pace
-  home = mkdtempSync(join(tmpdir(), "cuzkit-fleet-cli-"));
-  db = join(home, "fleet.db");
+  cli = await startFleetCli("cuzkit-fleet-cli-");
+  ({ fake, db } = cli);
 });
-afterEach(async () => {
-  await fake.close();
-  rmSync(home, { recursive: true, force: true });
-});
+afterEach(() => cli.close());
 
-function exitOverrideAll(command: Command): void {
-  command.exitOverride();
-  for (const sub of command.commands) exitOverrideAll(sub);
-}
-
-/** Runs `cuzkit fleet ...args` in-process against the fake Vast server. */
-async function run(args: string[], deps: FleetCommandDeps = {}) {
-  const stdout = memorySink();
-  const stderr = memorySink();
-  const io: CliIO = {
-    stdout,
-    stderr,
-    env: { VAST_API_KEY: fake.apiKey, VAST_URL: fake.url, HOME: home },
-    cwd: home,
-  };
-  const command = createFleetCommand(io, {
-    clientOptions: { sleep: async () => {}, rateLimit: false },
-    untilStopped: async () => {},
-    ...deps,
-  });
-  exitOverrideAll(command);
-  const error = await parseCapturingError(command, args);
-  return { stdout: stdout.text(), stderr: stderr.text(), error };
-}
+const run = (args: string[], deps?: FleetCommandDeps) => cli.run(args, deps);
 
 describe("cuzkit fleet", () => {
   it("serve saves the fleet's settings; deploy, status and destroy reuse them", async () => {
