@@ -133,7 +133,43 @@ describe("packages as published", () => {
       has: ["recommend", "detectHardware", "emitCuzkToml", "checkConfig"],
       lacks: ["parseCpuMax"],
     },
-    "@cuzkit/bench": { has: ["runBenchmark", "formatReport", "verdictExitCode"], lacks: ["decideVerdict"] },
+    "@cuzkit/bench": {
+      has: ["runBenchmark", "formatReport", "verdictExitCode", "benchDefaults"],
+      lacks: ["decideVerdict"],
+    },
+    "@cuzkit/fleet": {
+      has: [
+        "createFleetManager",
+        "openFleetStore",
+        "connectFleetStore",
+        "startFleetServer",
+        "startFleetRun",
+        "runAgent",
+        "FleetError",
+        "fleetErrorCodes",
+        "fleetDefaults",
+      ],
+      lacks: [
+        "startMarket",
+        "hiddenMarket",
+        "decideBenchmark",
+        "transitions",
+        "hashAgentToken",
+        "parseListen",
+      ],
+    },
+    "@cuzkit/fleet/agent": { has: ["runAgent", "createHttpReporter"], lacks: ["createFleetManager"] },
+    "@cuzkit/fleet/defaults": { has: ["fleetDefaults", "agentDefaults"] },
+    "@cuzkit/fleet/testing": {
+      has: [
+        "startMarket",
+        "hiddenMarket",
+        "runMarketDemo",
+        "runEconomyDemo",
+        "simulateEconomy",
+        "demoMarket",
+      ],
+    },
   };
 
   it.each(Object.keys(entries))("%s exports what its users call, and not its internals", (name) => {
@@ -164,10 +200,14 @@ import { startSimDaemon } from "@cuzkit/sim";
 import { createPlainGrpcClient } from "@cuzkit/sim/testing";
 import { recommend } from "@cuzkit/tuner";
 import { runBenchmark } from "@cuzkit/bench";
+import { createFleetManager, FleetError, type FleetErrorCode } from "@cuzkit/fleet";
+import { fleetDefaults } from "@cuzkit/fleet/defaults";
+import { hiddenMarket } from "@cuzkit/fleet/testing";
+const fleetCode: FleetErrorCode = new FleetError("x", { code: "FLEET_CONFIG" }).code;
 const options: CuzkClientOptions = { address: "127.0.0.1:9820", maxInFlight: undefined };
 const error: CuzkitError = new DaemonRestartedError("gone", { jobId: "j1" });
 const code: "DAEMON_RESTARTED" = new DaemonRestartedError("gone").code;
-export const used = [options, error, code, withDefaults, createManualClock, createCuzkClient, startFakeVastServer, startSimDaemon, createPlainGrpcClient, recommend, runBenchmark];
+export const used = [options, error, code, fleetCode, createFleetManager, fleetDefaults, hiddenMarket, withDefaults, createManualClock, createCuzkClient, startFakeVastServer, startSimDaemon, createPlainGrpcClient, recommend, runBenchmark];
 `;
   const typecheckConsumer = (module: string, type: "module" | "commonjs") => {
     const dir = mkdtempSync(join(scratch, `ts-${module}-${type}-`));

@@ -1,10 +1,7 @@
 // @cuzkit/bench: a benchmark harness whose verdict tells the truth under faults, and daemon supervision.
 export { addressAnswers } from "./address-probe.js";
 export type { EarlyVerdictOptions } from "./early-verdict.js";
-export type {
-  BenchmarkOptions,
-  SupervisionOptions,
-} from "./options.js";
+export { type BenchmarkOptions, benchDefaults, type SupervisionOptions } from "./options.js";
 export type {
   PhaseDeadlineOptions,
   PhaseEtas,

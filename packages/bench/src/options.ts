@@ -20,6 +20,22 @@ import type { BenchmarkEvent, ProgressSnapshot } from "./progress.js";
 import type { DaemonSupervisor } from "./supervisor.js";
 import type { WatchdogOptions } from "./watchdog.js";
 
+/** Defaults of runBenchmark's options (the CLI states them in its help). */
+export const benchDefaults = {
+  /** How often a heartbeat event is emitted, ms. */
+  heartbeatMs: 30_000,
+  /** Resubmissions of a proof the daemon lost (restart, OOM). */
+  resubmit: 1,
+  /** Consecutive failed proofs that stop the batch. */
+  maxConsecutiveFailures: 3,
+  /** How long to wait for the daemon to answer, ms (10 min: a cold start loads parameters). */
+  readyTimeoutMs: 600_000,
+  /** With supervision and onCrash "restart": restarts allowed. */
+  maxRestarts: 2,
+  /** How long the warmup waits for the daemon's PCE file, ms. */
+  pceWaitMs: 300_000,
+} as const;
+
 /** Optional daemon supervision: the harness starts, restarts and watches the daemon itself. */
 export interface SupervisionOptions {
   /** The supervisor (see createDaemonSupervisor) that owns the daemon process. */
@@ -239,22 +255,34 @@ export function resolveBenchmarkOptions(options: BenchmarkOptions): ResolvedBenc
     heartbeatMs: wholeNumber(
       "heartbeatMs",
       options.heartbeatMs,
-      30_000,
+      benchDefaults.heartbeatMs,
       1,
       "give a time in ms, such as 30000",
     ),
     count,
     concurrency,
     warmupProofs,
-    resubmit: wholeNumber("resubmit", options.resubmit, 1, 0, "give a count of resubmissions, such as 1"),
+    resubmit: wholeNumber(
+      "resubmit",
+      options.resubmit,
+      benchDefaults.resubmit,
+      0,
+      "give a count of resubmissions, such as 1",
+    ),
     maxConsecutiveFailures: wholeNumber(
       "maxConsecutiveFailures",
       options.maxConsecutiveFailures,
-      3,
+      benchDefaults.maxConsecutiveFailures,
       1,
       "give at least 1",
     ),
-    readyTimeoutMs: wholeNumber("readyTimeoutMs", options.readyTimeoutMs, 600_000, 1, "give a time in ms"),
+    readyTimeoutMs: wholeNumber(
+      "readyTimeoutMs",
+      options.readyTimeoutMs,
+      benchDefaults.readyTimeoutMs,
+      1,
+      "give a time in ms",
+    ),
     clock: options.clock ?? systemClock,
     sleep: options.sleep ?? realSleep,
     logger: options.logger ?? silentLogger,

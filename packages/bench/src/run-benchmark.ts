@@ -1,9 +1,15 @@
 import { setMaxListeners } from "node:events";
 import { readdir } from "node:fs/promises";
-import { createCuzkClient, oomHint, type ProofResult, type ProveEvent } from "@cuzkit/client";
+import {
+  createCuzkClient,
+  defaultDeadlines,
+  oomHint,
+  type ProofResult,
+  type ProveEvent,
+} from "@cuzkit/client";
 import { CuzkitError, toCuzkitError } from "@cuzkit/core";
 import { createEarlyVerdictTest, type EarlyVerdictTest } from "./early-verdict.js";
-import { type BenchmarkOptions, resolveBenchmarkOptions } from "./options.js";
+import { type BenchmarkOptions, benchDefaults, resolveBenchmarkOptions } from "./options.js";
 import { modelPhaseEtas, type PhaseEtas, phaseDeadlines, type TimedPhase } from "./phase-deadlines.js";
 import type { BenchmarkEvent, ProgressSnapshot } from "./progress.js";
 import { classifyFailure, type FailureClass, type ProofRecord } from "./records.js";
@@ -41,8 +47,8 @@ function fallbackDeadlines(readyTimeoutMs: number, warmupTimeoutMs: number | und
   return {
     "starting-daemon": readyTimeoutMs,
     "waiting-for-daemon": readyTimeoutMs,
-    warmup: warmupTimeoutMs ?? 3_600_000,
-    "waiting-for-pce": 300_000,
+    warmup: warmupTimeoutMs ?? defaultDeadlines.warmupProofMs,
+    "waiting-for-pce": benchDefaults.pceWaitMs,
     "restarting-daemon": readyTimeoutMs,
   };
 }
@@ -426,7 +432,7 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
     restartsUsed++;
     watchdog?.pause();
     const useWarmupConfig = twoConfigs && (phase === "warmup" || phase === "starting-daemon");
-    const max = sup?.maxRestarts ?? 2;
+    const max = sup?.maxRestarts ?? benchDefaults.maxRestarts;
     emit({
       type: "phase",
       phase,
@@ -456,7 +462,10 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
     const text = exit.frozen ? exit.explanation : `the daemon died: ${exit.explanation}`;
     if (phase === "timed") incidents.push(text);
     if (stop.signal.aborted) return;
-    if ((sup.onCrash ?? "stop") === "restart" && restartsUsed < (sup.maxRestarts ?? 2)) {
+    if (
+      (sup.onCrash ?? "stop") === "restart" &&
+      restartsUsed < (sup.maxRestarts ?? benchDefaults.maxRestarts)
+    ) {
       restartAfterCrash(exit);
       return;
     }
@@ -472,7 +481,7 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
 
   /** Waits for a PCE file in the param cache, up to the phase deadline; says so when it gives up. */
   async function waitForPceFile(dir: string): Promise<void> {
-    const deadlineMs = deadlines["waiting-for-pce"] ?? 300_000;
+    const deadlineMs = deadlines["waiting-for-pce"] ?? benchDefaults.pceWaitMs;
     const until = clock.now() + deadlineMs;
     for (;;) {
       const names = await readdir(dir).catch(() => [] as string[]);

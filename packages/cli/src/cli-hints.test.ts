@@ -1,10 +1,14 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import * as bench from "@cuzkit/bench";
 import * as client from "@cuzkit/client";
 import { clientErrorCodes } from "@cuzkit/client";
 import * as core from "@cuzkit/core";
 import { CuzkitError } from "@cuzkit/core";
+import * as fleet from "@cuzkit/fleet";
+import * as sim from "@cuzkit/sim";
+import * as tuner from "@cuzkit/tuner";
 import * as vast from "@cuzkit/vast";
 import { vastErrorCodes } from "@cuzkit/vast";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -51,6 +55,12 @@ describe("cliHint", () => {
     ["VAST_RATE_LIMITED", "space calls further apart (rateLimit minIntervalMs)", /wait a few seconds/],
     ["VAST_LOGS_TIMEOUT", "try again, or raise pollTimeoutMs", /--timeout SECONDS/],
     ["VAST_WAIT_TIMEOUT", "the instance is still starting", /--wait-minutes/],
+    [
+      "UNSAFE_CONFIG",
+      "try the other daemon dialect (the dialect option) or a lighter workload, or pass force: true",
+      /--dialect .*--workload.*--force/,
+    ],
+    ["C1_PARSE_FAILED", "send the C1 wrapper, or build one with createSyntheticC1()", /--c1.*--synthetic/],
   ])("maps %s to the flag that does it", (code, libraryHint, flag) => {
     const hint = cliHint({ code, hint: libraryHint });
     expect(hint).toMatch(flag);
@@ -62,7 +72,7 @@ describe("cliHint", () => {
   const awaitJobHint = (jobId: string) =>
     `the job may still be running on the daemon: wait for it with awaitProof("${jobId}"); ` +
     "do not submit the same request id again (the daemon does not deduplicate: the work would run twice)";
-  const libraryErrors = [...exportedErrors(client), ...exportedErrors(vast), ...exportedErrors(core)];
+  const libraryErrors = [client, vast, core, fleet, bench, sim, tuner].flatMap(exportedErrors);
 
   it("walks an error of every code the client and the Vast.ai client define", () => {
     const codes = new Set(libraryErrors.map((error) => error.code));

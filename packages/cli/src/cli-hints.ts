@@ -5,6 +5,7 @@
 // working; each table lists every code of its package, so a new code cannot be forgotten.
 import type { ClientErrorCode } from "@cuzkit/client";
 import type { CoreErrorCode, CuzkitError } from "@cuzkit/core";
+import type { FleetErrorCode } from "@cuzkit/fleet";
 import { VastApiError, type VastErrorCode } from "@cuzkit/vast";
 
 type HintSource = Pick<CuzkitError, "code" | "hint">;
@@ -117,6 +118,45 @@ const vastHints: Readonly<Record<VastErrorCode, CliHintRule>> = {
     "the instance is still starting (large images take long): check `cuzkit vast show ID`, wait longer with --wait-minutes, or destroy it and rent another",
 };
 
+/**
+ * Hints of the fleet, by code. The fleet is run from `cuzkit fleet` and `cuzkit agent`, so its
+ * own hints already name those commands' flags; the table keeps every code in view.
+ */
+const fleetHints: Readonly<Record<FleetErrorCode, CliHintRule>> = {
+  FLEET_TRANSITION_REFUSED: same,
+  FLEET_INSTANCE_NOT_FOUND: same,
+  FLEET_INSTANCE_NOT_LIVE: same,
+  FLEET_BUDGET_EXCEEDED: same,
+  FLEET_STORE: same,
+  FLEET_OFFER_REFUSED: same,
+  FLEET_CONFIG: same,
+  FLEET_AGENT_REFUSED: same,
+  FLEET_MANAGER_UNREACHABLE: same,
+  PARAMS_COMMAND_FAILED: "the --params-command exited non-zero; run it by hand on the machine to see why",
+  NO_SAFE_CONFIG:
+    "the tuner found no safe daemon config for this machine: `cuzkit tune` on it says what it lacks",
+  WARMUP_FAILED: same,
+};
+
+/** Hints of the tuner, the simulator and the bench's daemon supervision, by code. */
+const toolHints: Readonly<Record<string, CliHintRule>> = {
+  UNSAFE_CONFIG: (error) =>
+    error.hint
+      .replace(/force: true/g, "--force")
+      .replace(/the other daemon dialect( \(the dialect option\))?/g, "the other --dialect")
+      .replace(/a lighter workload/g, "a lighter --workload"),
+  C1_PARSE_FAILED:
+    "check the file given to --c1: it must be the C1 output wrapper Curio writes " +
+    '({"SectorNum", "Phase1Out", "SectorSize"}); against `cuzkit sim`, --synthetic sends a small one',
+  SIM_LISTEN_FAILED: same,
+  DAEMON_START_FAILED: same,
+  ADDRESS_IN_USE: same,
+  DAEMON_NOT_OURS: same,
+};
+
+/** Daemon, core, fleet and tool codes do not overlap, so one table serves them all. */
+const otherHints: Readonly<Record<string, CliHintRule>> = { ...toolHints, ...fleetHints, ...daemonHints };
+
 /** Library phrases inside hints that pass through (the job-id advice), and their command-line words. */
 const libraryPhrases: readonly [RegExp, string][] = [
   [
@@ -131,12 +171,12 @@ const libraryPhrases: readonly [RegExp, string][] = [
 
 /** The words of the libraries' API that mean nothing on the command line; cliHint never returns them. */
 export const libraryOnlyWords =
-  /waitForReady|awaitProof|resubmit: true|prove\(|timeoutMs|pollTimeoutMs|minIntervalMs|submitPerMiBMs|apiKey|baseUrl|allowReusedId|warmup: true|listInstances|searchOffers|destroyInstance|showInstance|waitForStatus|porepRequest|createSyntheticC1|@cuzkit\//;
+  /waitForReady|awaitProof|resubmit: true|prove\(|timeoutMs|pollTimeoutMs|minIntervalMs|submitPerMiBMs|apiKey|baseUrl|allowReusedId|warmup: true|listInstances|searchOffers|destroyInstance|showInstance|waitForStatus|porepRequest|createSyntheticC1|force: true|dialect option|@cuzkit\//;
 
 /** The hint to print for `error` on the command line. */
 export function cliHint(error: HintSource): string {
   const isVast = error instanceof VastApiError || error.code.startsWith("VAST_");
-  const table: Readonly<Record<string, CliHintRule>> = isVast ? vastHints : daemonHints;
+  const table: Readonly<Record<string, CliHintRule>> = isVast ? vastHints : otherHints;
   const rule = table[error.code] ?? same;
   const hint = typeof rule === "function" ? rule(error) : rule;
   return libraryPhrases.reduce((text, [pattern, replacement]) => text.replace(pattern, replacement), hint);

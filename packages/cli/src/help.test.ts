@@ -1,4 +1,6 @@
+import { benchDefaults } from "@cuzkit/bench";
 import { defaultDeadlines, defaultResubmit } from "@cuzkit/client";
+import { agentDefaults, fleetDefaults } from "@cuzkit/fleet/defaults";
 import { tuneDefaults } from "@cuzkit/tuner";
 import { defaultDiskGb, defaultLogOptions, defaultWaitOptions } from "@cuzkit/vast";
 import { describe, expect, it } from "vitest";
@@ -30,5 +32,28 @@ describe("help text states the packages' own defaults", () => {
     expect(await help("vast", "logs")).toContain(`(default: "${defaultLogOptions.tail}")`);
     expect(await help("vast", "rent")).toContain(`(default: "${defaultWaitOptions.timeoutMs / 60_000}")`);
     expect(await help("vast", "offers")).toContain(`(default: "${defaultDiskGb}")`);
+  });
+  it("bench: the harness's ready timeout and restart budget", async () => {
+    const text = await help("bench");
+    expect(text).toContain(`answer (default ${durationText(benchDefaults.readyTimeoutMs)})`);
+    expect(text).toContain(`restarts allowed (default ${benchDefaults.maxRestarts})`);
+  });
+  it("agent: the bench's and the client's deadlines, and the agent's report interval", async () => {
+    const text = await help("agent");
+    expect(text).toContain(`answer (default ${durationText(benchDefaults.readyTimeoutMs)})`);
+    expect(text).toContain(`timed proof (default ${durationText(defaultDeadlines.proofMs)})`);
+    expect(text).toContain(`warmup proof (default ${durationText(defaultDeadlines.warmupProofMs)})`);
+    expect(text).toContain(`reported (default ${durationText(agentDefaults.throughputIntervalMs)})`);
+    expect(text).toContain(`timed proofs (default: ${fleetDefaults.benchmarkProofs})`);
+  });
+  it("fleet: the fleet's config and store defaults", async () => {
+    const serve = await help("fleet", "serve");
+    expect(serve).toContain(`GB (default ${fleetDefaults.diskGb})`);
+    expect(serve).toContain(`benchmark (default ${fleetDefaults.benchmarkProofs})`);
+    expect(serve).toContain(`durations (default ${fleetDefaults.deadlineMargin})`);
+    expect(serve).toContain(`tables (default ${fleetDefaults.postgresSchema})`);
+    expect(serve).toContain(`--curio-db (default ${fleetDefaults.curioSchema})`);
+    expect(serve).toContain(`checks it (default ${durationText(fleetDefaults.leaseCheckEveryMs)})`);
+    expect(serve).toContain(`(default: "${fleetDefaults.fleet}")`);
   });
 });

@@ -59,8 +59,11 @@ export class CuzkitError<Code extends string = string> extends Error {
   }
 
   /** Same realm and copy: the prototype chain; otherwise a branded error whose chain has this class's name. */
+  // `this` is the class instanceof was asked about (a subclass too), not CuzkitError itself.
   static override [Symbol.hasInstance](value: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: the subclass being checked
     if (Function.prototype[Symbol.hasInstance].call(this, value)) return true;
+    // biome-ignore lint/complexity/noThisInStatic: the subclass being checked
     return brandedClassNames(value)?.includes(this.name) ?? false;
   }
 

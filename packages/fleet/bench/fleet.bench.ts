@@ -7,15 +7,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createVastClient } from "@cuzkit/vast";
 import { startFakeVastServer } from "@cuzkit/vast/testing";
-import {
-  createFleetManager,
-  generateAgentToken,
-  hashAgentToken,
-  instanceLabel,
-  openFleetStore,
-  startFleetServer,
-} from "../src/index.js";
+import { createFleetManager, openFleetStore, startFleetServer } from "../src/index.js";
+import { instanceLabel } from "../src/manager/config.js";
 import { testOffer } from "../src/testing/fixtures.js";
+import { generateAgentToken, hashAgentToken } from "../src/tokens.js";
 
 const instances = 500;
 const loadSeconds = Number(process.env.BENCH_SECONDS ?? 5);

@@ -1,4 +1,5 @@
-import { GiB, InvalidInputError } from "@cuzkit/core";
+import { InvalidInputError } from "@cuzkit/core";
+import { fleetDefaults } from "./defaults.js";
 
 // Per-phase deadlines derived from the offer and the model, never one fixed number: the
 // incidents' manager killed a healthy machine with a 20-minute phase timeout while its
@@ -63,10 +64,10 @@ export const defaultDeadlineFloorsMs: PhaseDeadlinesMs = {
 };
 
 /** Parameter bytes of the 32 GiB PoRep circuit the fleet proves by default (~44 GiB .params plus keys). */
-export const defaultParamsBytes = 47 * GiB;
+export const defaultParamsBytes = fleetDefaults.paramsBytes;
 
 /** A prover image's compressed size assumed when none is given. */
-export const defaultImageBytes = 12 * GiB;
+export const defaultImageBytes = fleetDefaults.imageBytes;
 
 /** Seconds to move `bytes` at `mbps` megabits per second. */
 function transferMs(bytes: number, mbps: number): number {
@@ -86,7 +87,7 @@ function checkPositive(name: string, value: number, allowZero = false): void {
  * unless overridden. Pure. Throws InvalidInputError for a negative or non-finite input.
  */
 export function derivePhaseDeadlines(inputs: DeadlineInputs, policy: DeadlinePolicy = {}): PhaseDeadlinesMs {
-  const margin = policy.margin ?? 1.5;
+  const margin = policy.margin ?? fleetDefaults.deadlineMargin;
   const efficiency = policy.downloadEfficiency ?? 0.5;
   const vastLoadingMs = policy.vastLoadingMs ?? 5 * minute;
   const daemonStartMs = policy.daemonStartMs ?? 10 * minute;
@@ -127,7 +128,7 @@ export function isPastDeadline(phaseDeadlineAt: number | undefined, nowMs: numbe
 }
 
 /** Agent heartbeat interval, ms. */
-export const heartbeatIntervalMs = 30_000;
+export const heartbeatIntervalMs: number = fleetDefaults.heartbeatIntervalMs;
 
 /** Heartbeats missed in a row after which the machine is lost. */
 export const missedHeartbeatsForLost = 3;

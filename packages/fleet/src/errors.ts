@@ -1,75 +1,167 @@
-import { CuzkitError } from "@cuzkit/core";
+import { CuzkitError, type CuzkitErrorOptions } from "@cuzkit/core";
 import type { InstanceState } from "./lifecycle.js";
 
+/** Stable codes of the fleet's errors (the manager's, the store's and the agent's). */
+export const fleetErrorCodes = [
+  "FLEET_TRANSITION_REFUSED",
+  "FLEET_INSTANCE_NOT_FOUND",
+  "FLEET_INSTANCE_NOT_LIVE",
+  "FLEET_BUDGET_EXCEEDED",
+  "FLEET_STORE",
+  "FLEET_OFFER_REFUSED",
+  "FLEET_CONFIG",
+  "FLEET_AGENT_REFUSED",
+  "FLEET_MANAGER_UNREACHABLE",
+  // A failed vetting step on the machine, as the agent reports it to the manager.
+  "PARAMS_COMMAND_FAILED",
+  "NO_SAFE_CONFIG",
+  "WARMUP_FAILED",
+] as const;
+/** A stable code of a fleet error. */
+export type FleetErrorCode = (typeof fleetErrorCodes)[number];
+
+/** What every fleet error takes: `new XError(message, { hint?, retryable?, cause?, instanceId? })`. */
+export interface FleetErrorOptions<Code extends FleetErrorCode = FleetErrorCode>
+  extends CuzkitErrorOptions<Code> {
+  /** The fleet instance the error is about (`i-...`), when there is one. */
+  instanceId?: string | undefined;
+}
+
+/** Options of a subclass: its code is its own. */
+export type FleetSubclassOptions = Omit<FleetErrorOptions, "code">;
+
+/** Base of the fleet's errors: a CuzkitError with the instance it concerns. */
+export class FleetError<Code extends FleetErrorCode = FleetErrorCode> extends CuzkitError<Code> {
+  /** The fleet instance the error is about, when there is one. */
+  readonly instanceId: string | undefined;
+
+  constructor(message: string, options: FleetErrorOptions<Code> = {}) {
+    super(message, options);
+    this.instanceId = options.instanceId;
+  }
+}
+
+/** A subclass's options: its code, and its default hint and retryable unless the caller gave them. */
+function classDefaults<Code extends FleetErrorCode>(
+  options: FleetSubclassOptions,
+  code: Code,
+  retryable: boolean,
+  hint: string,
+): FleetErrorOptions<Code> {
+  return { ...options, code, retryable: options.retryable ?? retryable, hint: options.hint ?? hint };
+}
+
 /** A transition the store refused: the instance was not in the expected state (a replay, a race, a late report). */
-export class FleetTransitionError extends CuzkitError {
-  constructor(
-    readonly instanceId: string,
-    readonly from: InstanceState | readonly InstanceState[],
-    readonly to: InstanceState,
-    readonly actual: InstanceState | undefined,
-  ) {
-    const expected = Array.isArray(from) ? from.join("|") : String(from);
+export class FleetTransitionError extends FleetError<"FLEET_TRANSITION_REFUSED"> {
+  /** The state the instance was in (undefined: it does not exist). */
+  readonly actual: InstanceState | undefined;
+
+  constructor(message: string, options: FleetSubclassOptions & { actual?: InstanceState | undefined } = {}) {
     super(
-      actual === undefined
-        ? `instance ${instanceId} does not exist`
-        : `instance ${instanceId} is ${actual}, not ${expected}: cannot move it to ${to}`,
-      {
-        code: "FLEET_TRANSITION_REFUSED",
-        hint: "nothing was changed; run cuzkit fleet status to see where the instance is",
-        retryable: false,
-      },
+      message,
+      classDefaults(
+        options,
+        "FLEET_TRANSITION_REFUSED",
+        false,
+        "nothing was changed; run cuzkit fleet status to see where the instance is",
+      ),
+    );
+    this.actual = options.actual;
+  }
+}
+
+/** The refusal of moving `instanceId` from `from` to `to` while it is `actual`. */
+export function transitionRefused(
+  instanceId: string,
+  from: InstanceState | readonly InstanceState[],
+  to: InstanceState,
+  actual: InstanceState | undefined,
+): FleetTransitionError {
+  const expected = typeof from === "string" ? from : from.join("|");
+  const message =
+    actual === undefined
+      ? `instance ${instanceId} does not exist`
+      : `instance ${instanceId} is ${actual}, not ${expected}: cannot move it to ${to}`;
+  return new FleetTransitionError(message, { instanceId, actual });
+}
+
+/** No instance with that id in the fleet's store. */
+export class FleetInstanceNotFoundError extends FleetError<"FLEET_INSTANCE_NOT_FOUND"> {
+  constructor(message: string, options: FleetSubclassOptions = {}) {
+    super(
+      message,
+      classDefaults(
+        options,
+        "FLEET_INSTANCE_NOT_FOUND",
+        false,
+        "run cuzkit fleet status to list the instances (ids look like i-...)",
+      ),
     );
   }
 }
 
-/** No instance with that id in the fleet's store. */
-export class FleetInstanceNotFoundError extends CuzkitError {
-  constructor(readonly instanceId: string) {
-    super(`no instance ${instanceId} in the fleet's store`, {
-      code: "FLEET_INSTANCE_NOT_FOUND",
-      hint: "run cuzkit fleet status to list the instances (ids look like i-...)",
-    });
+/** The error for an instance id the store does not have. */
+export const instanceNotFound = (instanceId: string) =>
+  new FleetInstanceNotFoundError(`no instance ${instanceId} in the fleet's store`, { instanceId });
+
+/** A heartbeat or report for an instance that is no longer live (destroyed, failed): the agent should stop. */
+export class FleetInstanceNotLiveError extends FleetError<"FLEET_INSTANCE_NOT_LIVE"> {
+  /** The state it is in (undefined: unknown to the store). */
+  readonly state: InstanceState | undefined;
+
+  constructor(message: string, options: FleetSubclassOptions & { state?: InstanceState | undefined } = {}) {
+    super(
+      message,
+      classDefaults(
+        options,
+        "FLEET_INSTANCE_NOT_LIVE",
+        false,
+        "the manager has given this machine up; the agent stops",
+      ),
+    );
+    this.state = options.state;
   }
 }
+
+/** The error for a report from an instance that is `state`, not live. */
+export const instanceNotLive = (instanceId: string, state: InstanceState | undefined) =>
+  new FleetInstanceNotLiveError(`instance ${instanceId} is ${state ?? "unknown"}, not live`, {
+    instanceId,
+    state,
+  });
 
 /** A rental refused before it was sent because it would break a budget cap. */
-export class FleetBudgetError extends CuzkitError {
-  constructor(message: string, hint: string) {
-    super(message, { code: "FLEET_BUDGET_EXCEEDED", hint, retryable: false });
+export class FleetBudgetError extends FleetError<"FLEET_BUDGET_EXCEEDED"> {
+  constructor(message: string, options: FleetSubclassOptions = {}) {
+    super(
+      message,
+      classDefaults(
+        options,
+        "FLEET_BUDGET_EXCEEDED",
+        false,
+        "raise the budget caps, or destroy an instance first",
+      ),
+    );
   }
 }
 
-/** The store cannot be opened or migrated. */
-export class FleetStoreError extends CuzkitError {
-  constructor(message: string, hint: string, cause?: unknown) {
-    super(message, { code: "FLEET_STORE", hint, cause });
+/** The store cannot be opened, migrated or reached. */
+export class FleetStoreError extends FleetError<"FLEET_STORE"> {
+  constructor(message: string, options: FleetSubclassOptions = {}) {
+    super(message, classDefaults(options, "FLEET_STORE", false, "check the fleet store's path or URL"));
   }
 }
 
 /** An offer the fleet will not rent (its machine is excluded, or the tuner finds no safe config). */
-export class FleetOfferRefusedError extends CuzkitError {
-  constructor(message: string, hint: string) {
-    super(message, { code: "FLEET_OFFER_REFUSED", hint, retryable: false });
+export class FleetOfferRefusedError extends FleetError<"FLEET_OFFER_REFUSED"> {
+  constructor(message: string, options: FleetSubclassOptions = {}) {
+    super(message, classDefaults(options, "FLEET_OFFER_REFUSED", false, "pick another offer"));
   }
 }
 
-/** Deploy needs something the config lacks (image, manager URL). */
-export class FleetConfigError extends CuzkitError {
-  constructor(message: string, hint: string) {
-    super(message, { code: "FLEET_CONFIG", hint, retryable: false });
-  }
-}
-
-/** A heartbeat or report for an instance that is no longer live (destroyed, failed): the agent should stop. */
-export class FleetInstanceNotLiveError extends CuzkitError {
-  constructor(
-    readonly instanceId: string,
-    readonly state: InstanceState | undefined,
-  ) {
-    super(`instance ${instanceId} is ${state ?? "unknown"}, not live`, {
-      code: "FLEET_INSTANCE_NOT_LIVE",
-      hint: "the manager has given this machine up; the agent stops",
-    });
+/** Deploy or a run needs something the config lacks (image, manager URL, target). */
+export class FleetConfigError extends FleetError<"FLEET_CONFIG"> {
+  constructor(message: string, options: FleetSubclassOptions = {}) {
+    super(message, classDefaults(options, "FLEET_CONFIG", false, "complete the fleet's config"));
   }
 }

@@ -2,12 +2,13 @@ import { CuzkitError, type CuzkitErrorOptions } from "@cuzkit/core";
 
 /** A PoRep C1 input the simulated daemon (like the real one) cannot parse. */
 export class C1ParseError extends CuzkitError<"C1_PARSE_FAILED"> {
-  constructor(message: string, options: { cause?: unknown | undefined } = {}) {
+  constructor(message: string, options: Omit<CuzkitErrorOptions<"C1_PARSE_FAILED">, "code"> = {}) {
     super(message, {
+      ...options,
       code: "C1_PARSE_FAILED",
-      hint: 'send the C1 wrapper Curio writes: {"SectorNum": n, "Phase1Out": "<base64 of the C1 JSON>", "SectorSize": bytes}, or build one with createSyntheticC1()',
-      retryable: false,
-      cause: options.cause,
+      hint:
+        options.hint ??
+        'send the C1 wrapper Curio writes: {"SectorNum": n, "Phase1Out": "<base64 of the C1 JSON>", "SectorSize": bytes}, or build one with createSyntheticC1()',
     });
   }
 }

@@ -1,4 +1,4 @@
-import { CuzkitError, type DaemonPhase, formatBytes } from "@cuzkit/core";
+import { CuzkitError, type CuzkitErrorOptions, type DaemonPhase, formatBytes } from "@cuzkit/core";
 
 // The tuner's errors. Bad flags and bad input use core's InvalidInputError; the tuner adds
 // the one failure an operator must act on: a config the model expects to be killed.
@@ -33,8 +33,13 @@ export class UnsafeConfigError extends CuzkitError<"UNSAFE_CONFIG"> {
   /** Safety margin in bytes. */
   readonly marginBytes: number;
 
-  constructor(message: string, details: UnsafeConfigDetails & { hint?: string | undefined }) {
+  constructor(
+    message: string,
+    details: UnsafeConfigDetails & Omit<CuzkitErrorOptions<"UNSAFE_CONFIG">, "code">,
+  ) {
     super(message, {
+      retryable: details.retryable,
+      cause: details.cause,
       code: "UNSAFE_CONFIG",
       hint:
         details.hint ??

@@ -1,11 +1,14 @@
 import { mkdirSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { benchDefaults } from "@cuzkit/bench";
+import { defaultDeadlines } from "@cuzkit/client";
 import { createConsoleLogger, InvalidInputError } from "@cuzkit/core";
+import { agentDefaults, fleetDefaults } from "@cuzkit/fleet/defaults";
 import { Command } from "commander";
 import { addHardwareOptions, type HardwareFlags, resolveHardwareFlags } from "../hardware-flags.js";
 import { type CliIO, CommandExit } from "../io.js";
-import { durationOption, positiveNumberOption, wholeNumberOption } from "../parse.js";
+import { durationOption, durationText, positiveNumberOption, wholeNumberOption } from "../parse.js";
 import { addProofInputOptions, buildProofInput, type ProofInputFlags } from "../proof-input.js";
 
 interface AgentFlags extends ProofInputFlags, HardwareFlags {
@@ -59,20 +62,25 @@ export function createAgentCommand(io: CliIO): Command {
       "standalone: the keep threshold",
       positiveNumberOption("--min-proofs-per-hour"),
     )
-    .option("--count <n>", "standalone: timed proofs", wholeNumberOption("--count", 1), 12)
+    .option(
+      "--count <n>",
+      "standalone: timed proofs",
+      wholeNumberOption("--count", 1),
+      fleetDefaults.benchmarkProofs,
+    )
     .option(
       "--ready-timeout <duration>",
-      "how long the daemon may take to answer (default 10m)",
+      `how long the daemon may take to answer (default ${durationText(benchDefaults.readyTimeoutMs)})`,
       durationOption("--ready-timeout"),
     )
     .option(
       "--proof-timeout <duration>",
-      "deadline of each timed proof (default 30m)",
+      `deadline of each timed proof (default ${durationText(defaultDeadlines.proofMs)})`,
       durationOption("--proof-timeout"),
     )
     .option(
       "--warmup-timeout <duration>",
-      "deadline of the warmup proof (default 60m)",
+      `deadline of the warmup proof (default ${durationText(defaultDeadlines.warmupProofMs)})`,
       durationOption("--warmup-timeout"),
     )
     .option(
@@ -90,7 +98,7 @@ export function createAgentCommand(io: CliIO): Command {
     )
     .option(
       "--throughput-every <duration>",
-      "once kept: how often production throughput is reported (default 30m)",
+      `once kept: how often production throughput is reported (default ${durationText(agentDefaults.throughputIntervalMs)})`,
       durationOption("--throughput-every"),
     )
     .option(

@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import {
   type BenchmarkReport,
+  benchDefaults,
   createDaemonSupervisor,
   createProgressOutput,
   formatReport,
@@ -140,7 +141,7 @@ export function createBenchCommand(io: CliIO): Command {
     )
     .option(
       "--ready-timeout <duration>",
-      "how long to wait for the daemon to answer (default 10m)",
+      `how long to wait for the daemon to answer (default ${durationText(benchDefaults.readyTimeoutMs)})`,
       durationOption("--ready-timeout", "20m"),
     )
     .option(
@@ -199,7 +200,7 @@ export function createBenchCommand(io: CliIO): Command {
     )
     .option(
       "--max-restarts <n>",
-      "with --spawn --on-crash restart: restarts allowed (default 2)",
+      `with --spawn --on-crash restart: restarts allowed (default ${benchDefaults.maxRestarts})`,
       wholeNumberOption("--max-restarts", 0, "2"),
     )
     .option(

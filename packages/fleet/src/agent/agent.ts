@@ -11,6 +11,8 @@ import {
 import { type DetectedHardware, detectHardware, emitCurio, emitCuzkToml, recommend } from "@cuzkit/tuner";
 import { stringify as toToml } from "smol-toml";
 import type { BenchVerdict } from "../decision.js";
+import { agentDefaults } from "../defaults.js";
+import { FleetError, type FleetErrorOptions } from "../errors.js";
 import type { AgentInstructions } from "../manager/agent-handlers.js";
 import type { FailureBody } from "../manager/agent-schemas.js";
 import { type CompletedReading, productionWindow } from "./production-window.js";
@@ -117,14 +119,22 @@ function withStatusListen<C extends TomlSections>(config: C, listen: string | un
 }
 
 /** A failed step, with the error class the manager records. */
-class AgentStepError extends CuzkitError {
+class AgentStepError extends FleetError<"PARAMS_COMMAND_FAILED" | "NO_SAFE_CONFIG" | "WARMUP_FAILED"> {
+  /** The step that failed. */
+  readonly step: FailureBody["phase"];
+  /** The error class the manager records (the class the machine's own tool would raise). */
+  readonly errorClass: string;
+
   constructor(
-    readonly step: FailureBody["phase"],
-    readonly errorClass: string,
-    code: string,
     message: string,
+    options: FleetErrorOptions<"PARAMS_COMMAND_FAILED" | "NO_SAFE_CONFIG" | "WARMUP_FAILED"> & {
+      step: FailureBody["phase"];
+      errorClass: string;
+    },
   ) {
-    super(message, { code: code, hint: `the ${step} step failed on the machine` });
+    super(message, { ...options, hint: options.hint ?? `the ${options.step} step failed on the machine` });
+    this.step = options.step;
+    this.errorClass = options.errorClass;
   }
 }
 
@@ -202,10 +212,8 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
         const outcome = await run(options.paramsCommand, stop.signal);
         if (outcome.exitCode !== 0) {
           throw new AgentStepError(
-            "params",
-            "ParamsCommandError",
-            "PARAMS_COMMAND_FAILED",
             `the params command exited ${outcome.exitCode ?? outcome.signal}: ${outcome.tail.slice(-3).join(" | ")}`,
+            { step: "params", errorClass: "ParamsCommandError", code: "PARAMS_COMMAND_FAILED" },
           );
         }
       }
@@ -225,10 +233,8 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
       recommendation = recommend(hardware, { dialect, workload: { kind } });
       if (!recommendation.feasible) {
         throw new AgentStepError(
-          "tune",
-          "UnsafeConfigError",
-          "NO_SAFE_CONFIG",
           `no safe daemon config for this machine: ${recommendation.infeasibleReason ?? ""}`,
+          { step: "tune", errorClass: "UnsafeConfigError", code: "NO_SAFE_CONFIG" },
         );
       }
       configToml = emitCuzkToml({
@@ -294,12 +300,11 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
     if (!vetting.reachedTimed) {
       return await fail(
         "warmup",
-        new AgentStepError(
-          "warmup",
-          "BenchmarkFailedError",
-          "WARMUP_FAILED",
-          `the warmup failed: ${vetting.reason}`,
-        ),
+        new AgentStepError(`the warmup failed: ${vetting.reason}`, {
+          step: "warmup",
+          errorClass: "BenchmarkFailedError",
+          code: "WARMUP_FAILED",
+        }),
       );
     }
 
@@ -343,21 +348,18 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
       }
       // Production throughput: the completed-proofs counter, read every window, reported as the delta.
       let lastReading: CompletedReading | undefined;
-      production = timers.setInterval(
-        () => {
-          void checker
-            .getMetrics()
-            .then(async (metrics) => {
-              if (metrics.proofsCompletedTotal === undefined) return;
-              const reading = { total: metrics.proofsCompletedTotal, at: Date.now() / timeScale };
-              const body = productionWindow(lastReading, reading);
-              lastReading = reading;
-              if (body !== undefined) await reporter.throughput?.(body);
-            })
-            .catch((error) => logger.warn("agent throughput report failed", { code: codeOf(error) }));
-        },
-        options.throughputIntervalMs ?? 30 * 60_000,
-      );
+      production = timers.setInterval(() => {
+        void checker
+          .getMetrics()
+          .then(async (metrics) => {
+            if (metrics.proofsCompletedTotal === undefined) return;
+            const reading = { total: metrics.proofsCompletedTotal, at: Date.now() / timeScale };
+            const body = productionWindow(lastReading, reading);
+            lastReading = reading;
+            if (body !== undefined) await reporter.throughput?.(body);
+          })
+          .catch((error) => logger.warn("agent throughput report failed", { code: codeOf(error) }));
+      }, options.throughputIntervalMs ?? agentDefaults.throughputIntervalMs);
       await new Promise<void>((resolve) => {
         if (stop.signal.aborted) resolve();
         stop.signal.addEventListener("abort", () => resolve(), { once: true });

@@ -1,6 +1,7 @@
 import { appendFile, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { CuzkitError, realSleep, retry, type Sleep } from "@cuzkit/core";
+import { realSleep, retry, type Sleep } from "@cuzkit/core";
+import { FleetError, type FleetSubclassOptions } from "../errors.js";
 import type { AgentInstructions, ReportAnswer } from "../manager/agent-handlers.js";
 import type {
   FailureBody,
@@ -25,30 +26,40 @@ export interface AgentReporter {
 }
 
 /** The manager refused a request (4xx): retrying it cannot help. */
-export class AgentRequestRefusedError extends CuzkitError {
+export class AgentRequestRefusedError extends FleetError<"FLEET_AGENT_REFUSED"> {
+  /** The HTTP status the manager answered. */
+  readonly status: number;
+  /** The manager's own error code (such as FLEET_TRANSITION_REFUSED). */
+  readonly serverCode: string;
+
   constructor(
-    readonly status: number,
-    readonly serverCode: string,
     message: string,
+    options: FleetSubclassOptions & { status: number; serverCode?: string | undefined },
   ) {
-    super(`the manager refused the request (${status} ${serverCode}): ${message}`, {
+    super(message, {
+      ...options,
       code: "FLEET_AGENT_REFUSED",
       hint:
-        status === 401 || status === 403
+        options.hint ??
+        (options.status === 401 || options.status === 403
           ? "check CUZKIT_FLEET_TOKEN and CUZKIT_INSTANCE_ID: they must be the pair the manager set at deploy"
-          : "the manager's state moved on (a finished phase); the agent stops this step",
+          : "the manager's state moved on (a finished phase); the agent stops this step"),
     });
+    this.status = options.status;
+    this.serverCode = options.serverCode ?? "REFUSED";
   }
 }
 
 /** The manager could not be reached after the retries. */
-export class AgentManagerUnreachableError extends CuzkitError {
-  constructor(url: string, cause: unknown) {
-    super(`cannot reach the fleet manager at ${url}`, {
+export class AgentManagerUnreachableError extends FleetError<"FLEET_MANAGER_UNREACHABLE"> {
+  constructor(message: string, options: FleetSubclassOptions = {}) {
+    super(message, {
+      ...options,
       code: "FLEET_MANAGER_UNREACHABLE",
-      hint: "check CUZKIT_FLEET_URL, and that the manager listens on an address this machine can reach (--listen)",
-      retryable: true,
-      cause,
+      hint:
+        options.hint ??
+        "check CUZKIT_FLEET_URL, and that the manager listens on an address this machine can reach (--listen)",
+      retryable: options.retryable ?? true,
     });
   }
 }
@@ -94,7 +105,11 @@ export function createHttpReporter(options: HttpReporterOptions): AgentReporter 
     const answer = (await response.json().catch(() => ({}))) as { error?: string; message?: string };
     if (response.ok) return answer as T;
     if (response.status >= 400 && response.status < 500) {
-      throw new AgentRequestRefusedError(response.status, answer.error ?? "REFUSED", answer.message ?? "");
+      const serverCode = answer.error ?? "REFUSED";
+      throw new AgentRequestRefusedError(
+        `the manager refused the request (${response.status} ${serverCode}): ${answer.message ?? ""}`,
+        { status: response.status, serverCode, instanceId: options.instanceId },
+      );
     }
     throw new Error(`HTTP ${response.status}`);
   }
@@ -114,7 +129,10 @@ export function createHttpReporter(options: HttpReporterOptions): AgentReporter 
       });
     } catch (error) {
       if (error instanceof AgentRequestRefusedError) throw error;
-      throw new AgentManagerUnreachableError(options.url, error);
+      throw new AgentManagerUnreachableError(`cannot reach the fleet manager at ${options.url}`, {
+        cause: error,
+        instanceId: options.instanceId,
+      });
     }
   }
 

@@ -1,4 +1,5 @@
 import pg from "pg";
+import { fleetDefaults } from "../defaults.js";
 import { FleetStoreError } from "../errors.js";
 import { checkSchemaName, redactConnectionString } from "../store/connection-string.js";
 import { postgresClientConfig, postgresError } from "../store/postgres-executor.js";
@@ -19,7 +20,7 @@ export const curioProofTaskTypes = ["PoRep", "UpdateProve", "PSProve"] as const;
 export type CurioProofTaskType = (typeof curioProofTaskTypes)[number];
 
 /** The default HarmonyDB schema (Curio's). */
-export const defaultCurioSchema = "curio";
+export const defaultCurioSchema = fleetDefaults.curioSchema;
 
 /** One Curio node. */
 export interface CurioMachine {
@@ -90,11 +91,10 @@ export function openHarmonySource(options: HarmonySourceOptions): HarmonySource 
       return (await pool.query<T>(sql, params)).rows;
     } catch (error) {
       const wrapped = postgresError(`cannot ${what} in Curio's HarmonyDB`, options.url, error);
-      throw new FleetStoreError(
-        wrapped.message,
-        "check --curio-db (postgres://USER:PASSWORD@HOST:PORT/DB) and --curio-schema (default curio)",
-        error,
-      );
+      throw new FleetStoreError(wrapped.message, {
+        hint: "check --curio-db (postgres://USER:PASSWORD@HOST:PORT/DB) and --curio-schema (default curio)",
+        cause: error,
+      });
     }
   };
   const types = [...curioProofTaskTypes];

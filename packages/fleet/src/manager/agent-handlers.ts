@@ -1,7 +1,7 @@
 import type { DaemonDialect } from "@cuzkit/core";
 import { decideBenchmark } from "../decision.js";
 import { hardwareClassKey } from "../economics/hardware-class.js";
-import { FleetInstanceNotLiveError, FleetTransitionError } from "../errors.js";
+import { instanceNotLive, transitionRefused } from "../errors.js";
 import { type InstanceState, type VettingState, vettingStates } from "../lifecycle.js";
 import { modelledDeadlineInputs } from "../modelled-durations.js";
 import type { HostPerformanceInput } from "../store/host-performance.js";
@@ -69,7 +69,7 @@ export function agentHandlers(ctx: ManagerContext) {
     },
     /** A heartbeat; refused when the instance is not live (the agent should stop). */
     async heartbeat(id: string): Promise<void> {
-      if (!(await store.heartbeat(id))) throw new FleetInstanceNotLiveError(id, (await store.get(id))?.state);
+      if (!(await store.heartbeat(id))) throw instanceNotLive(id, (await store.get(id))?.state);
     },
     /** A step failed on the machine: failed with its class, destroyed at once. */
     async failure(id: string, body: FailureBody): Promise<InstanceRecord> {
@@ -83,19 +83,14 @@ export function agentHandlers(ctx: ManagerContext) {
         { phase: body.phase, errorClass: body.errorClass, code: body.code },
       );
       if (record === undefined) {
-        throw new FleetTransitionError(
-          id,
-          [...vettingStates, "active"],
-          "failed",
-          (await store.get(id))?.state,
-        );
+        throw transitionRefused(id, [...vettingStates, "active"], "failed", (await store.get(id))?.state);
       }
       return record;
     },
     /** Production throughput of an active machine: kept as host performance. */
     async throughput(id: string, body: ThroughputBody): Promise<void> {
       const record = await store.require(id);
-      if (record.state !== "active") throw new FleetInstanceNotLiveError(id, record.state);
+      if (record.state !== "active") throw instanceNotLive(id, record.state);
       await store.performance.record(
         performanceOf(record, config.dialect, {
           kind: "production",

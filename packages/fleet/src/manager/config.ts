@@ -1,5 +1,6 @@
 import { type DaemonDialect, InvalidInputError } from "@cuzkit/core";
 import type { DeadlinePolicy } from "../deadlines.js";
+import { fleetDefaults } from "../defaults.js";
 
 /** What a fleet is: its name, the keep rule, what to rent and how much to spend. */
 export interface FleetConfig {
@@ -75,7 +76,7 @@ export function resolveFleetConfig(config: FleetConfig): ResolvedFleetConfig {
       hint: "pass --min-proofs-per-hour N (measured timed proofs per hour at or above which a machine is kept)",
     });
   }
-  const fleet = config.fleet ?? "default";
+  const fleet = config.fleet ?? fleetDefaults.fleet;
   if (!fleetNamePattern.test(fleet)) {
     throw new InvalidInputError(`fleet name "${fleet}" is not 1-32 lowercase letters and digits`, {
       hint: "pass --fleet with a name such as prod or f1 (it becomes part of every instance label)",
@@ -117,18 +118,18 @@ export function resolveFleetConfig(config: FleetConfig): ResolvedFleetConfig {
     image: config.image,
     args: config.args,
     env: config.env ?? {},
-    diskGb: config.diskGb ?? 150,
-    benchmarkProofs: config.benchmarkProofs ?? 12,
+    diskGb: config.diskGb ?? fleetDefaults.diskGb,
+    benchmarkProofs: config.benchmarkProofs ?? fleetDefaults.benchmarkProofs,
     dialect: config.dialect ?? "budget",
     maxDph: config.maxDph,
     maxInstances: config.maxInstances,
     deadlines: config.deadlines ?? {},
-    imageBytes: config.imageBytes ?? 12 * 2 ** 30,
-    paramsBytes: config.paramsBytes ?? 47 * 2 ** 30,
+    imageBytes: config.imageBytes ?? fleetDefaults.imageBytes,
+    paramsBytes: config.paramsBytes ?? fleetDefaults.paramsBytes,
     adopt: config.adopt ?? false,
-    unknownGraceMs: config.unknownGraceMs ?? 10 * 60_000,
-    destroyRetryWindowMs: config.destroyRetryWindowMs ?? 15 * 60_000,
-    heartbeatIntervalMs: config.heartbeatIntervalMs ?? 30_000,
+    unknownGraceMs: config.unknownGraceMs ?? fleetDefaults.unknownGraceMs,
+    destroyRetryWindowMs: config.destroyRetryWindowMs ?? fleetDefaults.destroyRetryWindowMs,
+    heartbeatIntervalMs: config.heartbeatIntervalMs ?? fleetDefaults.heartbeatIntervalMs,
   };
 }
 

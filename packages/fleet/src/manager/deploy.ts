@@ -61,14 +61,16 @@ export function checkBudget(
   if (maxInstances !== undefined && billing.length + 1 > maxInstances) {
     throw new FleetBudgetError(
       `renting offer ${offer.offerId} would make ${billing.length + 1} instances, above --max-instances ${maxInstances}`,
-      "raise --max-instances, or destroy an instance first (cuzkit fleet destroy ID); instances still being destroyed count",
+      {
+        hint: "raise --max-instances, or destroy an instance first (cuzkit fleet destroy ID); instances still being destroyed count",
+      },
     );
   }
   const dph = billing.reduce((sum, r) => sum + r.dphPerHour, 0);
   if (maxDph !== undefined && dph + offer.dphTotal > maxDph + 1e-9) {
     throw new FleetBudgetError(
       `renting offer ${offer.offerId} at $${offer.dphTotal.toFixed(3)}/h would make $${(dph + offer.dphTotal).toFixed(3)}/h, above --max-dph ${maxDph}`,
-      "raise --max-dph, pick a cheaper offer, or destroy an instance first",
+      { hint: "raise --max-dph, pick a cheaper offer, or destroy an instance first" },
     );
   }
 }
@@ -86,15 +88,14 @@ export async function deployOffer(
 ): Promise<InstanceRecord> {
   const { store, config } = ctx;
   if (config.image === undefined || config.managerUrl === undefined) {
-    throw new FleetConfigError(
-      "deploy needs the prover image and the URL agents reach the manager at",
-      "pass --image IMAGE and --manager-url http://HOST:PORT",
-    );
+    throw new FleetConfigError("deploy needs the prover image and the URL agents reach the manager at", {
+      hint: "pass --image IMAGE and --manager-url http://HOST:PORT",
+    });
   }
   if (offer.machineId !== undefined && (await store.isMachineExcluded(offer.machineId))) {
     throw new FleetOfferRefusedError(
       `offer ${offer.id} is on machine ${offer.machineId}, excluded after an unstable benchmark`,
-      "pick another offer (cuzkit vast offers), or use --best N, which skips excluded machines",
+      { hint: "pick another offer (cuzkit vast offers), or use --best N, which skips excluded machines" },
     );
   }
   if (options.replaces !== undefined) {
@@ -102,7 +103,9 @@ export async function deployOffer(
     if (old.state !== "destroyed") {
       throw new FleetOfferRefusedError(
         `instance ${old.id} is ${old.state}: its replacement waits until it is confirmed destroyed`,
-        `wait for cuzkit fleet status to show ${old.id} destroyed, or run cuzkit fleet destroy ${old.id}`,
+        {
+          hint: `wait for cuzkit fleet status to show ${old.id} destroyed, or run cuzkit fleet destroy ${old.id}`,
+        },
       );
     }
   }
@@ -116,7 +119,7 @@ export async function deployOffer(
   if (!modelled.feasible) {
     throw new FleetOfferRefusedError(
       `offer ${offer.id} (${offer.numGpus}x ${offer.gpuName}, ${(offer.cpuRamBytes / 2 ** 30).toFixed(0)} GiB) has no safe daemon config`,
-      "pick an offer with more RAM (cuzkit tune --ram ... shows what a machine needs)",
+      { hint: "pick an offer with more RAM (cuzkit tune --ram ... shows what a machine needs)" },
     );
   }
   const deadlinesMs = derivePhaseDeadlines(modelled, config.deadlines);

@@ -120,7 +120,7 @@ export function createFleetManager(options: FleetManagerOptions): FleetManager {
       if (offer === undefined) {
         throw new FleetOfferRefusedError(
           `offer ${offerId} is not offered (rented by someone else, or not verified and rentable)`,
-          "pick a current offer: cuzkit vast offers, or cuzkit fleet deploy --best N",
+          { hint: "pick a current offer: cuzkit vast offers, or cuzkit fleet deploy --best N" },
         );
       }
       return deployOffer(ctx, offer, deployOptions);

@@ -39,10 +39,9 @@ const vettingStates: readonly InstanceState[] = ["planned", ...timedStates];
 export function checkFleetTarget(target: FleetTarget): void {
   const given = [target.proofsPerHour, target.instances].filter((v) => v !== undefined);
   if (given.length !== 1 || !given.every((v) => Number.isFinite(v) && (v as number) > 0)) {
-    throw new FleetConfigError(
-      "fleet run needs exactly one positive target",
-      "pass --target-proofs-per-hour N or --target-instances N (not both)",
-    );
+    throw new FleetConfigError("fleet run needs exactly one positive target", {
+      hint: "pass --target-proofs-per-hour N or --target-instances N (not both)",
+    });
   }
 }
 

@@ -2,7 +2,7 @@ import { type Clock, CuzkitError, systemClock } from "@cuzkit/core";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { latestCurioRates } from "../curio/production-sync.js";
-import { FleetInstanceNotFoundError } from "../errors.js";
+import { instanceNotFound } from "../errors.js";
 import { isInstanceId } from "../manager/config.js";
 import type { FleetManager } from "../manager/fleet-manager.js";
 import { lastEventSeq } from "../store/dashboard-reads.js";
@@ -79,7 +79,7 @@ export async function dashboardPlugin(app: FastifyInstance, options: DashboardOp
   };
   const requireInstance = async (id: string) => {
     const record = isInstanceId(id) ? await store.get(id) : undefined;
-    if (record === undefined) throw new FleetInstanceNotFoundError(id);
+    if (record === undefined) throw instanceNotFound(id);
     return record;
   };
 

@@ -39,10 +39,9 @@ export function redactMessage(message: string, url: string): string {
 /** A schema name used in SQL text: lower-case letters, digits and `_`, not starting with a digit. */
 export function checkSchemaName(schema: string, flag: string): string {
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
-    throw new FleetStoreError(
-      `schema name ${JSON.stringify(schema)} is not a plain identifier`,
-      `pass ${flag} with lower-case letters, digits and _ only (such as cuzkit_fleet)`,
-    );
+    throw new FleetStoreError(`schema name ${JSON.stringify(schema)} is not a plain identifier`, {
+      hint: `pass ${flag} with lower-case letters, digits and _ only (such as cuzkit_fleet)`,
+    });
   }
   return schema;
 }

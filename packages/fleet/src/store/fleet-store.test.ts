@@ -246,7 +246,7 @@ describe.each(backends)("fleet store on $name", ({ name, place }) => {
     const store = await open(place());
     await store.plan(testPlan("i-1"));
     const refuse = () => {
-      throw new FleetBudgetError("over", "raise --max-instances");
+      throw new FleetBudgetError("over", { hint: "raise --max-instances" });
     };
     await expect(store.plan(testPlan("i-2"), { guard: refuse })).rejects.toThrow(FleetBudgetError);
     expect((await store.list()).map((r) => r.id)).toEqual(["i-1"]);
@@ -357,7 +357,7 @@ describe("fleet store on PostgreSQL only", () => {
     const a = await openPostgresFleetStore({ url: postgres.url, schema });
     const b = await openPostgresFleetStore({ url: postgres.url, schema });
     const atMostOne = (all: readonly unknown[]) => {
-      if (all.length >= 1) throw new FleetBudgetError("over", "raise --max-instances");
+      if (all.length >= 1) throw new FleetBudgetError("over", { hint: "raise --max-instances" });
     };
     try {
       const results = await Promise.allSettled([

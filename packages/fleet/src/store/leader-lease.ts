@@ -1,4 +1,5 @@
 import pg from "pg";
+import { fleetDefaults } from "../defaults.js";
 import { checkSchemaName } from "./connection-string.js";
 import { postgresClientConfig } from "./postgres-executor.js";
 import { advisoryLockClasses, defaultFleetSchema } from "./postgres-fleet-store.js";
@@ -40,7 +41,7 @@ const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
  */
 export function createLeaderLease(options: LeaderLeaseOptions): LeaderLease {
   const schema = checkSchemaName(options.schema ?? defaultFleetSchema, "--db-schema");
-  const checkEveryMs = options.checkEveryMs ?? 5_000;
+  const checkEveryMs = options.checkEveryMs ?? fleetDefaults.leaseCheckEveryMs;
   const sleep = options.sleep ?? defaultSleep;
   let client: pg.Client | undefined;
   let held = false;

@@ -31,11 +31,10 @@ export function openDatabase(
     db = openSqlite(path);
   } catch (error) {
     if (error instanceof FleetStoreError) throw error;
-    throw new FleetStoreError(
-      `cannot open the fleet store at ${path}: ${(error as Error).message}`,
-      "check that the folder is writable, or pass another path with --db",
-      error,
-    );
+    throw new FleetStoreError(`cannot open the fleet store at ${path}: ${(error as Error).message}`, {
+      hint: "check that the folder is writable, or pass another path with --db",
+      cause: error,
+    });
   }
   try {
     db.pragma("journal_mode = WAL");
@@ -48,11 +47,10 @@ export function openDatabase(
   } catch (error) {
     db.close();
     if (error instanceof FleetStoreError) throw error;
-    throw new FleetStoreError(
-      `cannot prepare the fleet store at ${path}: ${(error as Error).message}`,
-      "the file may be another program's database or damaged; pass another path with --db",
-      error,
-    );
+    throw new FleetStoreError(`cannot prepare the fleet store at ${path}: ${(error as Error).message}`, {
+      hint: "the file may be another program's database or damaged; pass another path with --db",
+      cause: error,
+    });
   }
   return db;
 }
@@ -73,7 +71,7 @@ export function migrate(db: SqliteDatabase, migrations: readonly Migration[]): v
   if (current > known) {
     throw new FleetStoreError(
       `the fleet store is at schema version ${current}, newer than this cuzkit knows (${known})`,
-      "upgrade cuzkit, or pass another path with --db; migrations only go forward",
+      { hint: "upgrade cuzkit, or pass another path with --db; migrations only go forward" },
     );
   }
   const record = db.prepare(

@@ -38,11 +38,10 @@ export function numberPlaceholders(sql: string): string {
 /** Wraps a driver error as FleetStoreError with the password removed. */
 export function postgresError(what: string, url: string, error: unknown): FleetStoreError {
   const message = redactMessage((error as Error)?.message ?? String(error), url);
-  return new FleetStoreError(
-    `${what} at ${redactConnectionString(url)}: ${message}`,
-    "check that PostgreSQL is reachable and the user may use the schema; pass another --db postgres://USER:PASSWORD@HOST:PORT/DB",
-    error,
-  );
+  return new FleetStoreError(`${what} at ${redactConnectionString(url)}: ${message}`, {
+    hint: "check that PostgreSQL is reachable and the user may use the schema; pass another --db postgres://USER:PASSWORD@HOST:PORT/DB",
+    cause: error,
+  });
 }
 
 type Queryable = pg.Pool | pg.PoolClient;

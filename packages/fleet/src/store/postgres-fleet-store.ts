@@ -1,4 +1,5 @@
 import { type Clock, systemClock } from "@cuzkit/core";
+import { fleetDefaults } from "../defaults.js";
 import { FleetStoreError } from "../errors.js";
 import { checkSchemaName, redactConnectionString } from "./connection-string.js";
 import type { FleetStore } from "./fleet-store.js";
@@ -8,7 +9,7 @@ import type { SqlExecutor } from "./sql-executor.js";
 import { createSqlFleetStore } from "./sql-fleet-store.js";
 
 /** The fleet's default PostgreSQL schema. */
-export const defaultFleetSchema = "cuzkit_fleet";
+export const defaultFleetSchema = fleetDefaults.postgresSchema;
 
 /** Options of openPostgresFleetStore. */
 export interface PostgresFleetStoreOptions {
@@ -46,7 +47,7 @@ async function migratePostgres(
     if (current > known) {
       throw new FleetStoreError(
         `the fleet schema ${schema} is at version ${current}, newer than this cuzkit knows (${known})`,
-        "upgrade cuzkit, or pass another --db-schema; migrations only go forward",
+        { hint: "upgrade cuzkit, or pass another --db-schema; migrations only go forward" },
       );
     }
     // DDL is transactional in PostgreSQL: the whole set commits, or none of it.

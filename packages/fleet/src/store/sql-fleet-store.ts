@@ -1,5 +1,5 @@
 import type { Clock } from "@cuzkit/core";
-import { FleetInstanceNotFoundError, FleetTransitionError } from "../errors.js";
+import { instanceNotFound, transitionRefused } from "../errors.js";
 import { canTransition, type InstanceState, instanceStates } from "../lifecycle.js";
 import type { FleetStore, TransitionChanges, TransitionOptions } from "./fleet-store.js";
 import {
@@ -319,7 +319,7 @@ export function createSqlFleetStore(db: SqlExecutor, options: SqlFleetStoreOptio
     get: (id) => read(db, id),
     async require(id) {
       const record = await read(db, id);
-      if (record === undefined) throw new FleetInstanceNotFoundError(id);
+      if (record === undefined) throw instanceNotFound(id);
       return record;
     },
     async tokenHash(id) {
@@ -335,7 +335,7 @@ export function createSqlFleetStore(db: SqlExecutor, options: SqlFleetStoreOptio
     },
     async transition(id, from, to, transitionOptions) {
       const { record, actual } = await transitionOrUndefined(id, from, to, transitionOptions);
-      if (record === undefined) throw new FleetTransitionError(id, from, to, actual);
+      if (record === undefined) throw transitionRefused(id, from, to, actual);
       return record;
     },
     tryTransition: async (id, from, to, transitionOptions) =>
@@ -343,7 +343,7 @@ export function createSqlFleetStore(db: SqlExecutor, options: SqlFleetStoreOptio
     update(id, state, changes, eventType, detail) {
       return db.transaction(async (tx) => {
         if (!(await guardedUpdate(tx, id, [state], undefined, changes))) {
-          throw new FleetTransitionError(id, state, state, (await read(tx, id))?.state);
+          throw transitionRefused(id, state, state, (await read(tx, id))?.state);
         }
         await event(tx, id, eventType, state, state, detail);
         return mustRead(tx, id);
@@ -376,7 +376,7 @@ export function createSqlFleetStore(db: SqlExecutor, options: SqlFleetStoreOptio
           eventType: "decision",
           detail: { verdict: result.verdict, proofsPerHour: result.proofsPerHour, reason },
         });
-        if (record === undefined) throw new FleetTransitionError(id, "benchmarking", to, actual);
+        if (record === undefined) throw transitionRefused(id, "benchmarking", to, actual);
         await tx.run(sql.insertBenchmark, [
           id,
           clock.now(),
@@ -416,7 +416,7 @@ export function createSqlFleetStore(db: SqlExecutor, options: SqlFleetStoreOptio
           id,
         ]);
         if (changes !== 1) {
-          throw new FleetTransitionError(id, "destroying", "destroying", (await read(tx, id))?.state);
+          throw transitionRefused(id, "destroying", "destroying", (await read(tx, id))?.state);
         }
         await event(tx, id, manual ? "destroy-manually" : "destroy-failed", "destroying", "destroying", {
           error,

@@ -72,8 +72,10 @@ function openBetterSqlite3(path: string): SqliteDatabase {
   } catch (error) {
     throw new FleetStoreError(
       `the fleet store needs better-sqlite3 on Node ${process.versions.node}, and it cannot be loaded: ${(error as Error).message}`,
-      "run cuzkit on Node 22.13 or later (which has SQLite built in), or reinstall with a C++ compiler so better-sqlite3 can build",
-      error,
+      {
+        hint: "run cuzkit on Node 22.13 or later (which has SQLite built in), or reinstall with a C++ compiler so better-sqlite3 can build",
+        cause: error,
+      },
     );
   }
   const db = new Database(path);
@@ -116,8 +118,10 @@ function loadNodeSqlite(): NodeSqliteModule {
   } catch (error) {
     throw new FleetStoreError(
       `the fleet store cannot load node:sqlite on Node ${process.versions.node}: ${(error as Error).message}`,
-      "run cuzkit on Node 22.13 or later, or on Node 20 with better-sqlite3 installed",
-      error,
+      {
+        hint: "run cuzkit on Node 22.13 or later, or on Node 20 with better-sqlite3 installed",
+        cause: error,
+      },
     );
   }
 }

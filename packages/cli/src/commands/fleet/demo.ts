@@ -3,7 +3,7 @@ import { createSyntheticC1 } from "@cuzkit/sim";
 import type { Command } from "commander";
 import { interruptOnSignals } from "../../interrupt.js";
 import { positiveNumberOption, wholeNumberOption } from "../../parse.js";
-import { type FleetContext, fleetLib } from "./context.js";
+import type { FleetContext } from "./context.js";
 
 interface DemoFlags {
   seed?: number;
@@ -41,7 +41,7 @@ never finish); the real manager and the \`fleet run\` loop see only what the age
 A simulated hour takes 3.6 s. Ctrl-C ends the run early and still prints the summary.`,
     )
     .action(async (flags: DemoFlags) => {
-      const { runEconomyDemo, runMarketDemo } = await fleetLib();
+      const { runEconomyDemo, runMarketDemo } = await import("@cuzkit/fleet/testing");
       if (flags.inProcess) {
         runEconomyDemo({ seed: flags.seed, hours: flags.hours, write: ctx.print });
         return;

@@ -1,7 +1,14 @@
 import { InvalidInputError } from "@cuzkit/core";
 import type { DeadlinePhase, FleetConfig } from "@cuzkit/fleet";
+import { fleetDefaults } from "@cuzkit/fleet/defaults";
 import { type Command, InvalidArgumentError } from "commander";
-import { durationOption, parseDurationMs, positiveNumberOption, wholeNumberOption } from "../../parse.js";
+import {
+  durationOption,
+  durationText,
+  parseDurationMs,
+  positiveNumberOption,
+  wholeNumberOption,
+} from "../../parse.js";
 
 /** Flags of every fleet subcommand that opens the store. */
 export interface StoreFlags {
@@ -50,11 +57,14 @@ export function addStoreOptions(command: Command): Command {
       "--db <path-or-url>",
       "the fleet's store: a SQLite file (default $XDG_STATE_HOME/cuzkit/fleet.db, else ~/.local/state/cuzkit/fleet.db), or postgres://USER:PASSWORD@HOST:PORT/DB",
     )
-    .option("--db-schema <name>", "the PostgreSQL schema of the fleet's tables (default cuzkit_fleet)")
+    .option(
+      "--db-schema <name>",
+      `the PostgreSQL schema of the fleet's tables (default ${fleetDefaults.postgresSchema})`,
+    )
     .option(
       "--fleet <name>",
       "the fleet's name, part of every label cuzkit-fleet-<fleet>-<instance>",
-      "default",
+      fleetDefaults.fleet,
     )
     .option("--url <url>", "Vast.ai API base URL (default: VAST_URL, else https://console.vast.ai)");
 }
@@ -68,7 +78,7 @@ export function addReplicaOptions(command: Command): Command {
     )
     .option(
       "--lease-check-every <duration>",
-      "with a postgres:// store: how often a follower tries to take the leader lease, and the leader checks it (default 5s)",
+      `with a postgres:// store: how often a follower tries to take the leader lease, and the leader checks it (default ${durationText(fleetDefaults.leaseCheckEveryMs)})`,
       durationOption("--lease-check-every"),
     );
 }
@@ -80,7 +90,10 @@ export function addConfigOptions(command: Command): Command {
       "--curio-db <url>",
       "the Curio cluster's HarmonyDB, postgres://USER:PASSWORD@HOST:PORT/DB: production rates are read from it, and a Curio machine is cordoned and drained before it is destroyed",
     )
-    .option("--curio-schema <name>", "the schema of Curio's tables in --curio-db (default curio)")
+    .option(
+      "--curio-schema <name>",
+      `the schema of Curio's tables in --curio-db (default ${fleetDefaults.curioSchema})`,
+    )
     .option(
       "--min-proofs-per-hour <n>",
       "keep a machine only at or above this measured rate (required)",
@@ -88,7 +101,11 @@ export function addConfigOptions(command: Command): Command {
     )
     .option("--manager-url <url>", "the URL agents reach this manager at (CUZKIT_FLEET_URL)")
     .option("--image <image>", "the prover image; its entrypoint runs `cuzkit agent`")
-    .option("--disk <gb>", "disk per instance in GB (default 150)", positiveNumberOption("--disk"))
+    .option(
+      "--disk <gb>",
+      `disk per instance in GB (default ${fleetDefaults.diskGb})`,
+      positiveNumberOption("--disk"),
+    )
     .option(
       "--max-dph <usd>",
       "cap on $/hour of all billing instances together",
@@ -101,7 +118,7 @@ export function addConfigOptions(command: Command): Command {
     )
     .option(
       "--bench-proofs <n>",
-      "timed proofs of each machine's benchmark (default 12)",
+      `timed proofs of each machine's benchmark (default ${fleetDefaults.benchmarkProofs})`,
       wholeNumberOption("--bench-proofs", 1),
     )
     .option("--adopt", "keep labelled instances the store does not know instead of destroying them")
@@ -113,7 +130,7 @@ export function addConfigOptions(command: Command): Command {
     )
     .option(
       "--deadline-margin <factor>",
-      "factor on modelled durations (default 1.5)",
+      `factor on modelled durations (default ${fleetDefaults.deadlineMargin})`,
       positiveNumberOption("--deadline-margin"),
     )
     .option("--env <NAME=VALUE>", "extra environment for instances (repeatable)", parseEnv, []);

@@ -1,0 +1,36 @@
+// The fleet's defaults in one module that imports nothing, so the CLI can state them in its
+// help text without loading the manager (its HTTP server, store drivers and dashboard).
+
+/** Defaults of the fleet's config (resolveFleetConfig) and its stores. */
+export const fleetDefaults = {
+  /** The fleet's name, part of every label `cuzkit-fleet-<fleet>-<instance>`. */
+  fleet: "default",
+  /** Disk per instance, GB. */
+  diskGb: 150,
+  /** Timed proofs of each machine's benchmark. */
+  benchmarkProofs: 12,
+  /** Factor on modelled durations when a phase deadline is derived. */
+  deadlineMargin: 1.5,
+  /** Size of the prover image a machine pulls, bytes (12 GiB). */
+  imageBytes: 12 * 2 ** 30,
+  /** Size of the 32 GiB proof parameters a machine fetches, bytes (47 GiB). */
+  paramsBytes: 47 * 2 ** 30,
+  /** How long a labelled instance the store does not know is left alone before it is destroyed, ms. */
+  unknownGraceMs: 10 * 60_000,
+  /** How long a failed destroy is retried before the instance is flagged, ms. */
+  destroyRetryWindowMs: 15 * 60_000,
+  /** How often agents heartbeat, ms. */
+  heartbeatIntervalMs: 30_000,
+  /** The PostgreSQL schema of the fleet's tables. */
+  postgresSchema: "cuzkit_fleet",
+  /** The schema of Curio's tables in HarmonyDB. */
+  curioSchema: "curio",
+  /** How often a follower replica tries to take the leader lease, and the leader checks it, ms. */
+  leaseCheckEveryMs: 5_000,
+} as const;
+
+/** Defaults of the agent on each machine (runAgent). */
+export const agentDefaults = {
+  /** Once kept: how often production throughput is reported, ms. */
+  throughputIntervalMs: 30 * 60_000,
+} as const;

@@ -1,0 +1,29 @@
+// @cuzkit/fleet/testing: markets to try the fleet on without renting anything (not for production
+// use). A hidden-truth market behind a fake Vast.ai, machines that are real `cuzkit agent`
+// processes in front of `cuzkit sim`, and the demos `cuzkit fleet demo` runs on them.
+export { type DemoOffer, demoMarket } from "./demo-market.js";
+export { type EconomyDemoOptions, type EconomyDemoSummary, runEconomyDemo } from "./economy-demo.js";
+export {
+  type EconomyEvent,
+  type EconomyOptions,
+  type EconomyPolicy,
+  type EconomyResult,
+  simulateEconomy,
+} from "./economy-sim.js";
+export { type HiddenMarket, type HiddenOffer, type HiddenQuirk, hiddenMarket } from "./hidden-truth.js";
+export {
+  type CuzkitCommand,
+  type MachineBehaviour,
+  type Market,
+  type MarketMachine,
+  type MarketOptions,
+  type MarketProduction,
+  startMarket,
+} from "./market.js";
+export {
+  type DemoInstanceOutcome,
+  type DemoProgress,
+  type MarketDemoOptions,
+  type MarketDemoSummary,
+  runMarketDemo,
+} from "./market-demo.js";
