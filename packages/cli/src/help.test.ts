@@ -55,5 +55,10 @@ describe("help text states the packages' own defaults", () => {
     expect(serve).toContain(`--curio-db (default ${fleetDefaults.curioSchema})`);
     expect(serve).toContain(`checks it (default ${durationText(fleetDefaults.leaseCheckEveryMs)})`);
     expect(serve).toContain(`(default: "${fleetDefaults.fleet}")`);
+    expect(serve).toContain(`reconcile interval (default ${durationText(fleetDefaults.reconcileEveryMs)})`);
+    expect(serve).toContain(`check interval (default ${durationText(fleetDefaults.monitorEveryMs)})`);
+    expect(await help("fleet", "run")).toContain(
+      `between steps (default ${durationText(fleetDefaults.runEveryMs)})`,
+    );
   });
 });

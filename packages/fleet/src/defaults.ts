@@ -25,6 +25,12 @@ export const fleetDefaults = {
   postgresSchema: "cuzkit_fleet",
   /** The schema of Curio's tables in HarmonyDB. */
   curioSchema: "curio",
+  /** How often the manager reconciles its store with Vast.ai's instance list, ms. */
+  reconcileEveryMs: 60_000,
+  /** How often the manager checks phase deadlines and heartbeats, ms. */
+  monitorEveryMs: 10_000,
+  /** Time between two steps of `fleet run` (startFleetRun), ms. */
+  runEveryMs: 60_000,
   /** How often a follower replica tries to take the leader lease, and the leader checks it, ms. */
   leaseCheckEveryMs: 5_000,
 } as const;

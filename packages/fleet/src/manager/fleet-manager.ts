@@ -3,6 +3,7 @@ import type { OfferQuery } from "@cuzkit/vast";
 import { type CurioLinkOptions, resolveCurioLink } from "../curio/curio-link.js";
 import { cordonAndDrain } from "../curio/drain.js";
 import { recordCurioProduction } from "../curio/production-sync.js";
+import { fleetDefaults } from "../defaults.js";
 import { knowledgeFromStore } from "../economics/knowledge.js";
 import { FleetBudgetError, FleetOfferRefusedError } from "../errors.js";
 import { vettingStates } from "../lifecycle.js";
@@ -215,11 +216,11 @@ export function createFleetManager(options: FleetManagerOptions): FleetManager {
             ]),
         setInterval(
           guarded("reconcile", () => reconcile(ctx)),
-          loopOptions.reconcileEveryMs ?? 60_000,
+          loopOptions.reconcileEveryMs ?? fleetDefaults.reconcileEveryMs,
         ),
         setInterval(
           guarded("monitor", () => monitor(ctx)),
-          loopOptions.monitorEveryMs ?? 10_000,
+          loopOptions.monitorEveryMs ?? fleetDefaults.monitorEveryMs,
         ),
       ];
       return async () => {

@@ -1,5 +1,6 @@
 import { type Clock, type Sleep, systemClock, toCuzkitError } from "@cuzkit/core";
 import type { OfferQuery } from "@cuzkit/vast";
+import { fleetDefaults } from "../defaults.js";
 import {
   type FleetDecision,
   type FleetMember,
@@ -138,7 +139,7 @@ export function startFleetRun(manager: FleetManager, options: FleetRunLoopOption
   checkFleetTarget(options.target);
   const clock = options.clock ?? systemClock;
   const sleep: Sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
-  const intervalMs = options.intervalMs ?? 60_000;
+  const intervalMs = options.intervalMs ?? fleetDefaults.runEveryMs;
   let stopped = false;
   let wake: () => void = () => {};
   const woken = new Promise<void>((resolve) => {

@@ -1,6 +1,7 @@
 import type { FleetRunStep } from "@cuzkit/fleet";
+import { fleetDefaults } from "@cuzkit/fleet/defaults";
 import type { Command } from "commander";
-import { durationOption, positiveNumberOption, wholeNumberOption } from "../../parse.js";
+import { durationOption, durationText, positiveNumberOption, wholeNumberOption } from "../../parse.js";
 import { type FleetContext, fleetLib } from "./context.js";
 import { addConfigOptions, addReplicaOptions, addStoreOptions, type ConfigFlags } from "./flags.js";
 import { defaultListen, type ReplicaFlags, replicaSetup, serveManager } from "./serve.js";
@@ -29,7 +30,11 @@ export function addRunCommand(fleet: Command, ctx: FleetContext): void {
       "the number of kept machines to keep",
       wholeNumberOption("--target-instances", 1),
     )
-    .option("--every <duration>", "time between steps (default 1m)", durationOption("--every"))
+    .option(
+      "--every <duration>",
+      `time between steps (default ${durationText(fleetDefaults.runEveryMs)})`,
+      durationOption("--every"),
+    )
     .option("--once", "run one step and exit (a `fleet serve` must be running for the agents)")
     .option(
       "--listen <host:port>",

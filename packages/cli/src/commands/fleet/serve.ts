@@ -1,6 +1,7 @@
 import type { FleetManager, FleetStore, LeaderLease } from "@cuzkit/fleet";
+import { fleetDefaults } from "@cuzkit/fleet/defaults";
 import type { Command } from "commander";
-import { durationOption } from "../../parse.js";
+import { durationOption, durationText } from "../../parse.js";
 import { type FleetContext, fleetLib } from "./context.js";
 import {
   addConfigOptions,
@@ -145,12 +146,12 @@ export function addServeCommand(fleet: Command, ctx: FleetContext): void {
     )
     .option(
       "--reconcile-every <duration>",
-      "reconcile interval (default 1m)",
+      `reconcile interval (default ${durationText(fleetDefaults.reconcileEveryMs)})`,
       durationOption("--reconcile-every"),
     )
     .option(
       "--monitor-every <duration>",
-      "deadline and heartbeat check interval (default 10s)",
+      `deadline and heartbeat check interval (default ${durationText(fleetDefaults.monitorEveryMs)})`,
       durationOption("--monitor-every"),
     )
     .action(
