@@ -1,3 +1,4 @@
+import { type InstanceState, timedStates } from "../lifecycle.js";
 import type { PlanInstanceInput } from "../store/fleet-store.js";
 import type { OfferSnapshot } from "../store/records.js";
 
@@ -40,3 +41,6 @@ export function testPlan(id: string, overrides: Partial<PlanInstanceInput> = {})
     ...overrides,
   };
 }
+
+/** The states a kept machine passes through, in order: planned, each timed phase of renting and vetting, active. */
+export const keptPath: readonly InstanceState[] = ["planned", ...timedStates, "active"];
