@@ -410,7 +410,7 @@ describe("fleet store on PostgreSQL only", () => {
     expect(error).toBeInstanceOf(FleetStoreError);
     const shown = `${(error as Error).message} ${(error as FleetStoreError).hint}`;
     expect(shown).not.toContain("wrong-secret-pw");
-    expect(shown).toContain("postgres:***@127.0.0.1");
+    expect(shown).toContain(`postgres:***@${new URL(postgres.url).host}`);
     expect((error as FleetStoreError).hint).toContain("--db postgres://");
   });
 
