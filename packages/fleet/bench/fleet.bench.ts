@@ -15,7 +15,7 @@ import {
   openFleetStore,
   startFleetServer,
 } from "../src/index.js";
-import { testOffer } from "../src/testing/fixtures.js";
+import { testOffer, vetInStore } from "../src/testing/fixtures.js";
 
 const instances = 500;
 const loadSeconds = Number(process.env.BENCH_SECONDS ?? 5);
@@ -48,16 +48,7 @@ for (let i = 0; i < instances; i++) {
     deadlinesMs: {},
     tokenHash: hashAgentToken(token),
   });
-  for (const [from, to] of [
-    ["planned", "renting"],
-    ["renting", "booting"],
-    ["booting", "registered"],
-    ["registered", "params"],
-    ["params", "warmup"],
-    ["warmup", "benchmarking"],
-  ] as const) {
-    await store.transition(id, from, to, from === "renting" ? { changes: { vastId } } : {});
-  }
+  await vetInStore(store, id, { vastId });
   await store.decideBenchmark(
     id,
     {
