@@ -33,6 +33,8 @@ describe("lifecycle", () => {
     }
   });
 
+  // Written out by hand, not read from `transitions`: an edit of the table that allows or
+  // forbids one of these moves must fail here.
   it.each([
     ["benchmarking", "rejected", true],
     ["benchmarking", "failed", true],

@@ -112,17 +112,11 @@ describe("deploy", () => {
     fleet = await startTestFleet();
     // The answer is lost and the label look-up does not see it yet (listed late).
     fleet.fake.failNext({ method: "PUT", path: "/api/v0/asks/1002/", mode: "drop-after" });
+    // The next two instance lists come back empty.
     fleet.fake.failNext({
       method: "GET",
       path: "/api/v1/instances/",
-      times: 1,
-      status: 200,
-      body: { instances: [], next_token: null },
-    });
-    fleet.fake.failNext({
-      method: "GET",
-      path: "/api/v1/instances/",
-      times: 1,
+      times: 2,
       status: 200,
       body: { instances: [], next_token: null },
     });
