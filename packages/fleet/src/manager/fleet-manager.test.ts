@@ -305,11 +305,16 @@ describe("a create that answers after its row gave up", () => {
     const gate = new Promise<void>((resolve) => {
       release = resolve;
     });
-    // A Vast whose create answers only when the test says so.
+    let creating: () => void = () => {};
+    const created = new Promise<void>((resolve) => {
+      creating = resolve;
+    });
+    // A Vast whose create answers only when the test says so (and says when it was called).
     const slowVast: FleetVast = {
       ...real,
       listInstances: real.listInstances,
       async createInstance(offerId, options) {
+        creating();
         await gate;
         return real.createInstance(offerId, options);
       },
@@ -321,11 +326,9 @@ describe("a create that answers after its row gave up", () => {
       config: { fleet: "test", minProofsPerHour: 10, image: "i", managerUrl: "http://127.0.0.1:1" },
     });
     const deploying = manager.deploy(1002);
-    let row = (await t.manager.store.list())[0];
-    while (row?.state !== "renting") {
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      row = (await t.manager.store.list())[0];
-    }
+    await created; // the row is renting while its create is out
+    const row = (await t.manager.store.list())[0] as InstanceRecord;
+    expect(row.state).toBe("renting");
     t.clock.advance((row.deadlinesMs.renting as number) + 1);
     expect((await manager.monitor()).pastDeadline).toEqual([row.id]);
     release();
