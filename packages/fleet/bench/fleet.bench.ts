@@ -9,7 +9,7 @@ import { createVastClient } from "@cuzkit/vast";
 import { startFakeVastServer } from "@cuzkit/vast/testing";
 import { createFleetManager, openFleetStore, startFleetServer } from "../src/index.js";
 import { instanceLabel } from "../src/manager/config.js";
-import { testOffer } from "../src/testing/fixtures.js";
+import { testOffer, vetInStore } from "../src/testing/fixtures.js";
 import { generateAgentToken, hashAgentToken } from "../src/tokens.js";
 
 const instances = 500;
@@ -43,16 +43,7 @@ for (let i = 0; i < instances; i++) {
     deadlinesMs: {},
     tokenHash: hashAgentToken(token),
   });
-  for (const [from, to] of [
-    ["planned", "renting"],
-    ["renting", "booting"],
-    ["booting", "registered"],
-    ["registered", "params"],
-    ["params", "warmup"],
-    ["warmup", "benchmarking"],
-  ] as const) {
-    await store.transition(id, from, to, from === "renting" ? { changes: { vastId } } : {});
-  }
+  await vetInStore(store, id, { vastId });
   await store.decideBenchmark(
     id,
     {

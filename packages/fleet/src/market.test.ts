@@ -8,8 +8,10 @@ import type { InstanceState } from "./lifecycle.js";
 import type { FleetConfig } from "./manager/config.js";
 import { createFleetManager, type FleetManager } from "./manager/fleet-manager.js";
 import { type ListeningFleetServer, startFleetServer } from "./server/fleet-server.js";
-import { openFleetStore } from "./store/fleet-store.js";
+import { openFleetStore, type SqliteFleetStore } from "./store/fleet-store.js";
+import { keptPath } from "./testing/fixtures.js";
 import { type MachineBehaviour, type Market, type MarketOptions, startMarket } from "./testing/market.js";
+import { type WatchedStore, watchStore } from "./testing/watched-store.js";
 
 // The market: a fake Vast server whose every rented instance is a local `cuzkit agent`
 // process benchmarking a `cuzkit sim` daemon sized to the offer, against a real manager
@@ -21,6 +23,8 @@ interface Running {
   manager: FleetManager;
   server: ListeningFleetServer;
   market: Market;
+  /** The manager's store, to wait on what it will hold. */
+  watch: WatchedStore<SqliteFleetStore>;
   stop(): Promise<void>;
 }
 
@@ -36,7 +40,8 @@ async function startScenario(
   market: Partial<MarketOptions> = {},
 ): Promise<Running> {
   const fake = await startFakeVastServer({ rateLimits: false }); // the client here does not pace
-  const store = openFleetStore({ path: ":memory:" });
+  const watch = watchStore(openFleetStore({ path: ":memory:" }));
+  const { store } = watch;
   const vast = createVastClient({
     apiKey: fake.apiKey,
     baseUrl: fake.url,
@@ -71,6 +76,7 @@ async function startScenario(
     manager,
     server,
     market: started,
+    watch,
     async stop() {
       await stopLoops();
       await started.close();
@@ -81,20 +87,21 @@ async function startScenario(
   };
 }
 
-/** Waits (polling the store) until the instance reaches one of `states`. */
-async function until(r: Running, id: string, states: readonly InstanceState[], timeoutMs = 90_000) {
-  const started = Date.now();
-  for (;;) {
-    const record = await r.manager.store.require(id);
-    if (states.includes(record.state)) return record;
-    if (Date.now() - started > timeoutMs) {
-      const machine = [...r.market.machines.values()].find((m) => m.instanceId === id);
-      throw new Error(
-        `instance ${id} is ${record.state} (${record.reason}); agent said:\n${machine?.output.join("")}`,
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+/** Waits (woken by each store write) until the instance reaches one of `states`. */
+function until(r: Running, id: string, states: readonly InstanceState[]) {
+  return r.watch.until(
+    async () => {
+      const record = await r.manager.store.require(id);
+      return states.includes(record.state) ? record : undefined;
+    },
+    {
+      explain: async () => {
+        const record = await r.manager.store.require(id);
+        const machine = [...r.market.machines.values()].find((m) => m.instanceId === id);
+        return `instance ${id} is ${record.state} (${record.reason}); agent said:\n${machine?.output.join("")}`;
+      },
+    },
+  );
 }
 
 const phasesOf = async (r: Running, id: string) =>
@@ -111,16 +118,7 @@ describe("the market", { timeout: 120_000 }, () => {
     expect(active.state, active.reason).toBe("active");
     expect(active.proofsPerHour).toBeGreaterThan(1);
     expect(active.tunedConfig).toContain("[synthesis]");
-    expect(await phasesOf(r, record.id)).toEqual([
-      "planned",
-      "renting",
-      "booting",
-      "registered",
-      "params",
-      "warmup",
-      "benchmarking",
-      "active",
-    ]);
+    expect(await phasesOf(r, record.id)).toEqual(keptPath);
     const result = await r.manager.store.benchmarkResult(record.id);
     expect(result?.verdict).toBe("MET");
     expect(result?.report.proofs as unknown[]).toHaveProperty("length");
@@ -128,8 +126,11 @@ describe("the market", { timeout: 120_000 }, () => {
     expect(r.fake.instances.has(record.vastId as number)).toBe(true);
     // Kept machines keep heartbeating while they serve.
     const before = (await r.manager.store.require(record.id)).lastHeartbeatAt as number;
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-    expect((await r.manager.store.require(record.id)).lastHeartbeatAt).toBeGreaterThan(before);
+    const later = await r.watch.until(async () => {
+      const at = (await r.manager.store.require(record.id)).lastHeartbeatAt;
+      return at !== undefined && at !== before ? at : undefined;
+    });
+    expect(later).toBeGreaterThan(before);
     // The operator destroys it: the rental and the agent go.
     await r.manager.destroy(record.id);
     expect((await r.manager.store.require(record.id)).state).toBe("destroyed");
@@ -149,14 +150,11 @@ describe("the market", { timeout: 120_000 }, () => {
     const record = await r.manager.deploy(1002);
     const active = await until(r, record.id, ["active", "failed", "destroyed"]);
     expect(active.state, active.reason).toBe("active");
-    const production = async (count: number) => {
-      for (;;) {
-        const rows = (await r.manager.store.performance.list()).filter((p) => p.kind === "production");
-        if (rows.length >= count) return rows;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    };
-    const reports = await production(2);
+    // Woken by each write: the second production report the agent sends.
+    const reports = await r.watch.until(async () => {
+      const rows = (await r.manager.store.performance.list()).filter((p) => p.kind === "production");
+      return rows.length >= 2 ? rows : undefined;
+    });
     const rows = await r.manager.store.performance.list();
     const benchmark = rows.filter((p) => p.kind === "benchmark");
     // One benchmark row: its verdict and per-proof records, no window.

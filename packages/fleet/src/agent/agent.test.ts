@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { porepRequest, type SubmitProofInput } from "@cuzkit/client";
-import { hardwareFrom } from "@cuzkit/core";
+import { hardwareFrom, silentLogger } from "@cuzkit/core";
 import { createSyntheticC1 } from "@cuzkit/sim";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { cuzkitShellCommand } from "../../../../test/support/cuzkit-process.js";
@@ -224,17 +224,21 @@ describe("runAgent", () => {
   it("stops serving when the manager answers a heartbeat with stop", async () => {
     const timers = manualTimers();
     let answer: "ok" | "stop" = "ok";
-    const { reporter } = recordingReporter(
-      () => {
-        setTimeout(() => {
-          answer = "stop";
-          timers.fire();
-        }, 50);
-        return { state: "active", keep: true, reason: "kept" };
-      },
+    const { reporter, sent } = recordingReporter(
+      () => ({ state: "active", keep: true, reason: "kept" }),
       () => answer,
     );
-    const outcome = await runAgent(options(reporter, { timers }));
+    // Once it serves (its log line says so), the next heartbeat is answered stop.
+    const logger = {
+      ...silentLogger,
+      info(message: string) {
+        if (message !== "agent serving") return;
+        answer = "stop";
+        timers.fire();
+      },
+    };
+    const outcome = await runAgent(options(reporter, { timers, logger }));
     expect(outcome.status).toBe("served");
+    expect(sent.at(-1)?.type).toBe("heartbeat");
   });
 });

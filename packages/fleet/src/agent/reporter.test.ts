@@ -6,7 +6,12 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startTestFleet, type TestFleet } from "../testing/test-fleet.js";
 import { runAgent } from "./agent.js";
-import { AgentRequestRefusedError, createDiskReporter, createHttpReporter } from "./reporter.js";
+import {
+  AgentRequestRefusedError,
+  createDiskReporter,
+  createHttpReporter,
+  type HttpReporterOptions,
+} from "./reporter.js";
 
 let dir: string;
 let fleet: TestFleet | undefined;
@@ -53,6 +58,16 @@ describe("the standalone (disk) reporter", () => {
   });
 });
 
+/** An HTTP reporter of a made-up instance at `url` whose waits between attempts end at once. */
+const reporterAt = (url: string, options: Partial<HttpReporterOptions>) =>
+  createHttpReporter({
+    url,
+    token: "t".repeat(43),
+    instanceId: "i-00000001",
+    sleep: async () => {},
+    ...options,
+  });
+
 describe("the HTTP reporter against the manager", () => {
   it("registers and heartbeats with its token; a wrong token is refused with a hint naming the variables", async () => {
     fleet = await startTestFleet();
@@ -76,13 +91,7 @@ describe("the HTTP reporter against the manager", () => {
   });
 
   it("retries an unreachable manager, then says which variable to check", async () => {
-    const reporter = createHttpReporter({
-      url: "http://127.0.0.1:9",
-      token: "t".repeat(43),
-      instanceId: "i-00000001",
-      attempts: 3,
-      sleep: async () => {},
-    });
+    const reporter = reporterAt("http://127.0.0.1:9", { attempts: 3 });
     await expect(reporter.phase({ phase: "params" })).rejects.toMatchObject({
       code: "FLEET_MANAGER_UNREACHABLE",
       hint: expect.stringContaining("CUZKIT_FLEET_URL"),
@@ -115,13 +124,7 @@ describe("the HTTP reporter against the manager", () => {
   it("makes exactly `attempts` requests to a manager that answers 5xx", async () => {
     const manager = await failingManager();
     try {
-      const reporter = createHttpReporter({
-        url: manager.url,
-        token: "t".repeat(43),
-        instanceId: "i-00000001",
-        attempts: 4,
-        sleep: async () => {},
-      });
+      const reporter = reporterAt(manager.url, { attempts: 4 });
       await expect(reporter.phase({ phase: "params" })).rejects.toMatchObject({
         code: "FLEET_MANAGER_UNREACHABLE",
       });
@@ -139,10 +142,7 @@ describe("the HTTP reporter against the manager", () => {
       waiting = resolve;
     });
     try {
-      const reporter = createHttpReporter({
-        url: manager.url,
-        token: "t".repeat(43),
-        instanceId: "i-00000001",
+      const reporter = reporterAt(manager.url, {
         attempts: 10,
         stopRetriesOn: stop.signal,
         // A wait that only a stop ends: without stopRetriesOn the request would hang here.

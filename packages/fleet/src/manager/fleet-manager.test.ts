@@ -1,5 +1,7 @@
 import { createVastClient } from "@cuzkit/vast";
+import type { ScriptedFailure } from "@cuzkit/vast/testing";
 import { afterEach, describe, expect, it } from "vitest";
+import type { InstanceRecord } from "../store/records.js";
 import { startTestFleet, type TestFleet } from "../testing/test-fleet.js";
 import type { FleetVast } from "./context.js";
 import { createFleetManager } from "./fleet-manager.js";
@@ -12,6 +14,14 @@ afterEach(async () => {
 
 const minute = 60_000;
 const createPath = /^\/api\/v0\/asks\/\d+\/$/;
+/** The Vast path a destroy of the instance DELETEs. */
+const destroyPath = (record: InstanceRecord) => `/api/v0/instances/${record.vastId}/`;
+/** Scripts the fake Vast to fail the instance's next destroys as `failure` says. */
+const failDestroys = (
+  on: TestFleet,
+  record: InstanceRecord,
+  failure: Omit<ScriptedFailure, "method" | "path">,
+) => on.fake.failNext({ method: "DELETE", path: destroyPath(record), ...failure });
 
 describe("deploy", () => {
   it("rents with the label, the agent environment, the disk and args mode", async () => {
@@ -102,17 +112,11 @@ describe("deploy", () => {
     fleet = await startTestFleet();
     // The answer is lost and the label look-up does not see it yet (listed late).
     fleet.fake.failNext({ method: "PUT", path: "/api/v0/asks/1002/", mode: "drop-after" });
+    // The next two instance lists come back empty.
     fleet.fake.failNext({
       method: "GET",
       path: "/api/v1/instances/",
-      times: 1,
-      status: 200,
-      body: { instances: [], next_token: null },
-    });
-    fleet.fake.failNext({
-      method: "GET",
-      path: "/api/v1/instances/",
-      times: 1,
+      times: 2,
       status: 200,
       body: { instances: [], next_token: null },
     });
@@ -250,17 +254,8 @@ describe("reconcile", () => {
     const destroying = await fleet.manager.deploy(1003);
     fleet.fake.instances.delete(gone.vastId as number);
     // The destroy happens on Vast but its answer is lost, every retry too.
-    fleet.fake.failNext({
-      method: "DELETE",
-      path: `/api/v0/instances/${destroying.vastId}/`,
-      mode: "drop-after",
-    });
-    fleet.fake.failNext({
-      method: "DELETE",
-      path: `/api/v0/instances/${destroying.vastId}/`,
-      times: 5,
-      status: 502,
-    });
+    failDestroys(fleet, destroying, { mode: "drop-after" });
+    failDestroys(fleet, destroying, { times: 5, status: 502 });
     const afterDestroy = await fleet.manager.destroy(destroying.id);
     expect(afterDestroy.state).toBe("destroying");
     const summary = await fleet.manager.reconcile();
@@ -275,12 +270,7 @@ describe("reconcile", () => {
   it("retries a failing destroy with backoff for 15 minutes, then says to destroy it manually", async () => {
     fleet = await startTestFleet();
     const record = await fleet.manager.deploy(1002);
-    fleet.fake.failNext({
-      method: "DELETE",
-      path: `/api/v0/instances/${record.vastId}/`,
-      times: 1000,
-      status: 500,
-    });
+    failDestroys(fleet, record, { times: 1000, status: 500 });
     let after = await fleet.manager.destroy(record.id);
     const delays: number[] = [];
     while (!after.destroyManual) {
@@ -297,9 +287,9 @@ describe("reconcile", () => {
     const manual = (await fleet.manager.store.events({ instanceId: record.id })).at(-1);
     expect(manual?.type).toBe("destroy-manually");
     // Monitor stops hammering; reconcile still notices when the operator destroys it by hand.
-    const attempts = fleet.fake.requestsTo(`/api/v0/instances/${record.vastId}/`, "DELETE").length;
+    const attempts = fleet.fake.requestsTo(destroyPath(record), "DELETE").length;
     await fleet.manager.monitor();
-    expect(fleet.fake.requestsTo(`/api/v0/instances/${record.vastId}/`, "DELETE")).toHaveLength(attempts);
+    expect(fleet.fake.requestsTo(destroyPath(record), "DELETE")).toHaveLength(attempts);
     fleet.fake.instances.delete(record.vastId as number);
     await fleet.manager.reconcile();
     expect((await fleet.manager.store.require(record.id)).state).toBe("destroyed");
@@ -315,11 +305,16 @@ describe("a create that answers after its row gave up", () => {
     const gate = new Promise<void>((resolve) => {
       release = resolve;
     });
-    // A Vast whose create answers only when the test says so.
+    let creating: () => void = () => {};
+    const created = new Promise<void>((resolve) => {
+      creating = resolve;
+    });
+    // A Vast whose create answers only when the test says so (and says when it was called).
     const slowVast: FleetVast = {
       ...real,
       listInstances: real.listInstances,
       async createInstance(offerId, options) {
+        creating();
         await gate;
         return real.createInstance(offerId, options);
       },
@@ -331,11 +326,9 @@ describe("a create that answers after its row gave up", () => {
       config: { fleet: "test", minProofsPerHour: 10, image: "i", managerUrl: "http://127.0.0.1:1" },
     });
     const deploying = manager.deploy(1002);
-    let row = (await t.manager.store.list())[0];
-    while (row?.state !== "renting") {
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      row = (await t.manager.store.list())[0];
-    }
+    await created; // the row is renting while its create is out
+    const row = (await t.manager.store.list())[0] as InstanceRecord;
+    expect(row.state).toBe("renting");
     t.clock.advance((row.deadlinesMs.renting as number) + 1);
     expect((await manager.monitor()).pastDeadline).toEqual([row.id]);
     release();

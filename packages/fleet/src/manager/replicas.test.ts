@@ -71,12 +71,16 @@ async function stopReplica(replica: Replica | undefined): Promise<void> {
   await once(child, "exit");
 }
 
-/** Resolves once `condition` holds, checking at each request the fake answers. */
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+/** Resolves once the fake has answered `request` (woken by each request), failing after 60 s with `what`. */
+async function until(request: Promise<void>, what: string): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), 60_000);
+  });
+  try {
+    await Promise.race([request, late]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -109,7 +113,7 @@ describe("fleet replicas on one PostgreSQL store", { timeout: 120_000 }, () => {
       b = startReplica(args, env);
       const [, bUrl] = (await b.waitFor(/^listening (\S+)/)) as unknown as [string, string];
       await b.waitFor(/^following/);
-      await until(() => fake.requestsTo(createPath, "PUT").length === 1, "the leader's rental");
+      await until(fake.whenRequested(createPath, { method: "PUT" }), "the leader's rental");
 
       // The follower serves reads and refuses writes while the leader lives.
       const summary = await fetch(`${bUrl}/api/summary`);
@@ -127,9 +131,11 @@ describe("fleet replicas on one PostgreSQL store", { timeout: 120_000 }, () => {
       await once(a.child, "exit");
       await b.waitFor(/^leading$/);
       // Two full run steps of the new leader (each starts with an offer search, one at a time).
-      const searches = () => fake.requestsTo("/api/v0/bundles/", "POST").length;
-      const atTakeover = searches();
-      await until(() => searches() >= atTakeover + 2, "two steps of the new leader");
+      const atTakeover = fake.requestsTo("/api/v0/bundles/", "POST").length;
+      await until(
+        fake.whenRequested("/api/v0/bundles/", { method: "POST", count: atTakeover + 2 }),
+        "two steps of the new leader",
+      );
 
       // One rental in all: the new leader found the dead one's instance in the store.
       expect(fake.requestsTo(createPath, "PUT"), b.output()).toHaveLength(1);

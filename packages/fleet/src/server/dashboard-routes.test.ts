@@ -7,6 +7,7 @@ import {
   startDashboardFleet,
   testAdminToken,
 } from "../testing/dashboard-fleet.js";
+import { keptPath } from "../testing/fixtures.js";
 import { startTestFleet } from "../testing/test-fleet.js";
 import { createDaemonStatusBoard } from "./daemon-status-board.js";
 import { dashboardPlugin } from "./dashboard-routes.js";
@@ -45,16 +46,7 @@ describe("the dashboard's JSON API over HTTP", () => {
 
     const detailText = (await get(`/api/instances/${seeded.kept}`)).text;
     const detail = JSON.parse(detailText);
-    expect(detail.phases.map((p: { state: string }) => p.state)).toEqual([
-      "planned",
-      "renting",
-      "booting",
-      "registered",
-      "params",
-      "warmup",
-      "benchmarking",
-      "active",
-    ]);
+    expect(detail.phases.map((p: { state: string }) => p.state)).toEqual(keptPath);
     expect(detail.benchmark.proofs).toHaveLength(12);
     expect(detail.benchmark.proofs[11]).toEqual({
       index: 12,

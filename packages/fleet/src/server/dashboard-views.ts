@@ -154,7 +154,11 @@ export interface EventView {
   detail: Record<string, unknown> | null;
 }
 
-/** The event log's view of an event. */
+/**
+ * The event log's view of an event, for the page and the API: a record already read from the
+ * store (see the store's row decoding), its fields named one by one so that nothing added to
+ * FleetEvent reaches a page unasked, and an absent one as JSON `null` (JSON drops undefined).
+ */
 export function eventView(event: FleetEvent): EventView {
   return {
     seq: event.seq,

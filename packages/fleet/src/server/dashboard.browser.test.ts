@@ -1,6 +1,6 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -17,7 +17,17 @@ let browser: Browser;
 let profile: string;
 let d: DashboardFleet | undefined;
 let page: Page | undefined;
-let agent: { child: ChildProcess; output: string[]; exited: Promise<unknown>; dir: string } | undefined;
+let agent:
+  | {
+      child: ChildProcess;
+      output: string[];
+      exited: Promise<unknown>;
+      dir: string;
+      /** The relay the agent reads the daemon's /status through, and its port. */
+      relay: { close(): Promise<void> };
+      statusPort: number;
+    }
+  | undefined;
 
 beforeAll(async () => {
   profile = mkdtempSync(join(tmpdir(), "cuzkit-dashboard-chromium-"));
@@ -68,6 +78,7 @@ async function stopAgent(): Promise<void> {
     ]);
     if (!ended && a.child.pid !== undefined) process.kill(-a.child.pid, "SIGKILL");
     await a.exited;
+    await a.relay.close();
     const left = processesUsing(a.dir);
     for (const line of left) process.kill(Number(line.trim().split(/\s+/)[0]), "SIGKILL");
     rmSync(a.dir, { recursive: true, force: true });
@@ -83,20 +94,49 @@ function processesUsing(dir: string): string[] {
     .filter((line) => line.includes(dir) && !line.includes("ps -eo"));
 }
 
-/** A free loopback TCP port (the simulated daemon's /status must be known before it starts). */
-async function freePort(): Promise<number> {
-  const server = createServer();
+/**
+ * The daemon's /status at an address known before the daemon starts (the agent writes it into
+ * the tuned config and reads it): this relay listens on 127.0.0.1:0 and keeps its port, so
+ * nothing can take it in between, and passes each request on to the simulated daemon, which
+ * binds a port of its own and prints `status <url>` to `simOutput` (its stdout). Until then,
+ * and while the daemon restarts, it answers 503, as an unreachable daemon would fail the read.
+ */
+async function startStatusRelay(simOutput: string): Promise<{ port: number; close(): Promise<void> }> {
+  const server = createServer((request, response) => {
+    const url = /^status (\S+)$/m.exec(existsSync(simOutput) ? readFileSync(simOutput, "utf8") : "")?.[1];
+    const answer = (status: number, type: string, body: string) => {
+      response.writeHead(status, { "content-type": type }).end(body);
+    };
+    if (url === undefined || request.url !== "/status") return answer(503, "text/plain", "no daemon yet");
+    fetch(url).then(
+      async (r) => answer(r.status, r.headers.get("content-type") ?? "application/json", await r.text()),
+      (error: unknown) => answer(503, "text/plain", String(error)),
+    );
+  });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return typeof address === "object" && address !== null ? address.port : 0;
+  return {
+    port: typeof address === "object" && address !== null ? address.port : 0,
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
 }
 
-/** Starts a real `cuzkit agent` process (its own process group) in front of a simulated daemon serving /status. */
-function startAgent(args: string[], env: Record<string, string>, statusPort: number) {
+/**
+ * Starts a real `cuzkit agent` process (its own process group) in front of a simulated daemon
+ * serving /status, which the agent reads through a relay at `127.0.0.1:statusPort`.
+ */
+async function startAgent(args: string[], env: Record<string, string>) {
   const dir = mkdtempSync(join(tmpdir(), "cuzkit-agent-page-"));
+  const simOutput = join(dir, "sim.out");
+  const relay = await startStatusRelay(simOutput);
+  const statusPort = relay.port;
   const machine = ["--ram", "251GiB", "--cores", "32", "--gpus", "2xRTX3090"];
-  const sim = `${cuzkitShellCommand()} sim ${machine.join(" ")} --time-scale 0.004 --pce-cached --status-listen 127.0.0.1:${statusPort}`;
+  // The harness fills in {config} and {addr}; the sim's stdout (its status URL) goes to the relay's file.
+  const sim = `${cuzkitShellCommand()} sim ${machine.join(" ")} --time-scale 0.004 --pce-cached --status-listen 127.0.0.1:0 --config {config} --listen {addr} > ${JSON.stringify(simOutput)}`;
   const [node, base] = cuzkitArgv();
   const child = spawn(
     node,
@@ -123,7 +163,7 @@ function startAgent(args: string[], env: Record<string, string>, statusPort: num
   child.stdout?.on("data", (chunk: Buffer) => output.push(chunk.toString()));
   child.stderr?.on("data", (chunk: Buffer) => output.push(chunk.toString()));
   const exited = new Promise((resolve) => child.once("exit", resolve));
-  agent = { child, output, exited, dir };
+  agent = { child, output, exited, dir, relay, statusPort };
   return agent;
 }
 
@@ -312,12 +352,11 @@ describe("a real agent's daemon /status in Chromium", () => {
         }
       };
     });
-    const statusPort = await freePort();
-    const a = startAgent(
-      [],
-      { CUZKIT_FLEET_URL: fleet.url, CUZKIT_FLEET_TOKEN: token, CUZKIT_INSTANCE_ID: id },
-      statusPort,
-    );
+    const a = await startAgent([], {
+      CUZKIT_FLEET_URL: fleet.url,
+      CUZKIT_FLEET_TOKEN: token,
+      CUZKIT_INSTANCE_ID: id,
+    });
     const status = await Promise.race([
       busy,
       a.exited.then(() => {
@@ -328,7 +367,7 @@ describe("a real agent's daemon /status in Chromium", () => {
     expect(status.memory).toMatchObject({ totalBytes: expect.any(Number), usedBytes: expect.any(Number) });
     // The tuned config the agent reported turns the daemon's /status on where the agent reads it.
     expect((await fleet.fleet.manager.store.require(id)).tunedConfig).toContain(
-      `status_listen = "127.0.0.1:${statusPort}"`,
+      `status_listen = "127.0.0.1:${a.statusPort}"`,
     );
 
     const p = await open(`/instances/${id}`);
@@ -345,8 +384,7 @@ describe("a real agent's daemon /status in Chromium", () => {
 
 describe("the agent's own page (cuzkit agent --ui-listen) in Chromium", () => {
   it("shows the agent's phase live and the daemon's /status, with no fleet", async () => {
-    const statusPort = await freePort();
-    const a = startAgent(["--ui-listen", "127.0.0.1:0", "--count", "2"], {}, statusPort);
+    const a = await startAgent(["--ui-listen", "127.0.0.1:0", "--count", "2"], {});
     const line = await agentLine(a, /^agent page at /);
     const base = (/at (http:\/\/127\.0\.0\.1:\d+)\//.exec(line) ?? [])[1] as string;
     const p = await open("/", base);

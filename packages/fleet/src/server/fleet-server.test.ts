@@ -117,87 +117,50 @@ describe("the manager's agent endpoints", () => {
       return { rows: await t.manager.store.list(), events: (await t.manager.store.events()).length };
     }
 
-    it.each([
-      [
-        "no token",
-        401,
-        (a: { id: string }) => ({ id: a.id, path: "phase", token: undefined, body: { phase: "params" } }),
-      ],
-      [
-        "another instance's token",
-        403,
-        (a: { id: string }, b: { token: string }) => ({
-          id: a.id,
-          path: "phase",
-          token: b.token,
-          body: { phase: "params" },
-        }),
-      ],
-      [
-        "a made-up instance id",
-        403,
-        (_a: unknown, b: { token: string }) => ({
-          id: "i-00000000",
-          path: "heartbeat",
-          token: b.token,
-          body: {},
-        }),
-      ],
-      [
-        "a replayed register (finished phase)",
-        409,
-        (a: { id: string; token: string }) => ({
-          id: a.id,
-          path: "register",
-          token: a.token,
-          body: { agentVersion: "0.1.0" },
-        }),
-      ],
-      [
-        "a phase out of order",
-        409,
-        (a: { id: string; token: string }) => ({
-          id: a.id,
-          path: "phase",
-          token: a.token,
-          body: { phase: "benchmarking" },
-        }),
-      ],
-      [
-        "a report before benchmarking",
-        409,
-        (a: { id: string; token: string }) => ({
-          id: a.id,
-          path: "report",
-          token: a.token,
-          body: { verdict: "MET", proofsPerHour: 99, proofs: [] },
-        }),
-      ],
-      [
-        "a body that breaks the schema",
-        400,
-        (a: { id: string; token: string }) => ({
-          id: a.id,
-          path: "phase",
-          token: a.token,
-          body: { phase: "active" },
-        }),
-      ],
-      [
-        "an unknown field",
-        400,
-        (a: { id: string; token: string }) => ({
-          id: a.id,
-          path: "phase",
-          token: a.token,
-          body: { phase: "params", state: "active" },
-        }),
-      ],
-    ] as const)("%s -> %s", async (_name, status, make) => {
+    /** A request that must be refused: instance a's id and token unless the row names others. */
+    interface BadRequest {
+      name: string;
+      status: number;
+      path: string;
+      body: Record<string, unknown>;
+      /** Whose token it carries: a's (default), b's, or none. */
+      token?: "a" | "b" | "none";
+      /** The instance id in the path. Default: a's. */
+      id?: string;
+    }
+    const badRequests: BadRequest[] = [
+      { name: "no token", status: 401, path: "phase", body: { phase: "params" }, token: "none" },
+      { name: "another instance's token", status: 403, path: "phase", body: { phase: "params" }, token: "b" },
+      {
+        name: "a made-up instance id",
+        status: 403,
+        path: "heartbeat",
+        body: {},
+        token: "b",
+        id: "i-00000000",
+      },
+      {
+        name: "a replayed register (finished phase)",
+        status: 409,
+        path: "register",
+        body: { agentVersion: "0.1.0" },
+      },
+      { name: "a phase out of order", status: 409, path: "phase", body: { phase: "benchmarking" } },
+      {
+        name: "a report before benchmarking",
+        status: 409,
+        path: "report",
+        body: { verdict: "MET", proofsPerHour: 99, proofs: [] },
+      },
+      { name: "a body that breaks the schema", status: 400, path: "phase", body: { phase: "active" } },
+      { name: "an unknown field", status: 400, path: "phase", body: { phase: "params", state: "active" } },
+    ];
+
+    it.each(badRequests)("$name -> $status", async ({ status, path, body, token, id }) => {
       const { t, a, b } = await twoInstances();
       const before = await snapshot(t);
-      const request = make(a, b);
-      const response = await post(t, request.id, request.path, request.token, request.body);
+      const tokens = { a: a.token, b: b.token, none: undefined };
+      const response = await post(t, id ?? a.id, path, tokens[token ?? "a"], body);
       expect(response.statusCode).toBe(status);
       expect(response.json()).toMatchObject({ ok: false });
       expect(await snapshot(t)).toEqual(before);

@@ -5,7 +5,7 @@ import type { Clock } from "@cuzkit/core";
 import { createManualClock } from "@cuzkit/core/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { FleetBudgetError, FleetStoreError, FleetTransitionError } from "../errors.js";
-import { testPlan } from "../testing/fixtures.js";
+import { testPlan, vetInStore } from "../testing/fixtures.js";
 import { connectFleetStore, type FleetStore, openFleetStore } from "./fleet-store.js";
 import { migrations } from "./migrations.js";
 import { openDatabase } from "./open-database.js";
@@ -70,28 +70,19 @@ const backends: { name: string; place: () => Place }[] = [
   },
 ];
 
-const vet = async (store: FleetStore, id: string) => {
-  for (const [from, to] of [
-    ["planned", "renting"],
-    ["renting", "booting"],
-    ["booting", "registered"],
-    ["registered", "params"],
-    ["params", "warmup"],
-    ["warmup", "benchmarking"],
-  ] as const)
-    await store.transition(id, from, to);
+/** Stores a test opened, closed after it. */
+const opened: FleetStore[] = [];
+afterEach(async () => {
+  for (const store of opened.splice(0)) await store.close();
+});
+/** Keeps a store to close after the test. */
+const closedAfter = <S extends FleetStore>(store: S): S => {
+  opened.push(store);
+  return store;
 };
 
 describe.each(backends)("fleet store on $name", ({ name, place }) => {
-  const opened: FleetStore[] = [];
-  const open = async (p: Place, clock?: Clock) => {
-    const store = await p.open(clock);
-    opened.push(store);
-    return store;
-  };
-  afterEach(async () => {
-    for (const store of opened.splice(0)) await store.close();
-  });
+  const open = async (p: Place, clock?: Clock) => closedAfter(await p.open(clock));
 
   it("keeps what was written across a reopen, at the latest schema version", async () => {
     const p = place();
@@ -229,7 +220,7 @@ describe.each(backends)("fleet store on $name", ({ name, place }) => {
     );
     expect(await store.benchmarkResult("i-1")).toBeUndefined();
     expect(await store.performance.list()).toEqual([]);
-    await vet(store, "i-1");
+    await vetInStore(store, "i-1");
     const active = await store.decideBenchmark("i-1", result, "active", "48.2/h >= 40/h", measured);
     expect(active).toMatchObject({ state: "active", proofsPerHour: 48.2, reason: "48.2/h >= 40/h" });
     expect((await store.benchmarkResult("i-1"))?.report).toEqual(result.report);
@@ -333,43 +324,37 @@ describe("fleet store on SQLite only", () => {
 });
 
 describe("fleet store on PostgreSQL only", () => {
+  /** Two stores on one fresh schema, as two manager replicas hold it (closed after the test). */
+  const twoReplicas = async (prefix: string) => {
+    const schema = postgres.freshSchema(prefix);
+    const a = closedAfter(await openPostgresFleetStore({ url: postgres.url, schema }));
+    const b = closedAfter(await openPostgresFleetStore({ url: postgres.url, schema }));
+    return { a, b };
+  };
+
   it("lets exactly one of two concurrent transitions win", async () => {
-    const schema = postgres.freshSchema("race");
-    const a = await openPostgresFleetStore({ url: postgres.url, schema });
-    const b = await openPostgresFleetStore({ url: postgres.url, schema });
-    try {
-      await a.plan(testPlan("i-1"));
-      await a.transition("i-1", "planned", "renting");
-      const outcomes = await Promise.all([
-        a.tryTransition("i-1", "renting", "booting"),
-        b.tryTransition("i-1", "renting", "failed"),
-      ]);
-      expect(outcomes.filter((o) => o !== undefined)).toHaveLength(1);
-      expect(await a.events({ instanceId: "i-1" })).toHaveLength(3);
-    } finally {
-      await a.close();
-      await b.close();
-    }
+    const { a, b } = await twoReplicas("race");
+    await a.plan(testPlan("i-1"));
+    await a.transition("i-1", "planned", "renting");
+    const outcomes = await Promise.all([
+      a.tryTransition("i-1", "renting", "booting"),
+      b.tryTransition("i-1", "renting", "failed"),
+    ]);
+    expect(outcomes.filter((o) => o !== undefined)).toHaveLength(1);
+    expect(await a.events({ instanceId: "i-1" })).toHaveLength(3);
   });
 
   it("serialises two concurrent plans' guards, so a cap of one lets one through", async () => {
-    const schema = postgres.freshSchema("cap");
-    const a = await openPostgresFleetStore({ url: postgres.url, schema });
-    const b = await openPostgresFleetStore({ url: postgres.url, schema });
+    const { a, b } = await twoReplicas("cap");
     const atMostOne = (all: readonly unknown[]) => {
       if (all.length >= 1) throw new FleetBudgetError("over", { hint: "raise --max-instances" });
     };
-    try {
-      const results = await Promise.allSettled([
-        a.plan(testPlan("i-1"), { guard: atMostOne }),
-        b.plan(testPlan("i-2"), { guard: atMostOne }),
-      ]);
-      expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
-      expect(await a.list()).toHaveLength(1);
-    } finally {
-      await a.close();
-      await b.close();
-    }
+    const results = await Promise.allSettled([
+      a.plan(testPlan("i-1"), { guard: atMostOne }),
+      b.plan(testPlan("i-2"), { guard: atMostOne }),
+    ]);
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    expect(await a.list()).toHaveLength(1);
   });
 
   it("creates its tables in its own schema and rolls a failing migration back as a whole", async () => {
@@ -410,7 +395,7 @@ describe("fleet store on PostgreSQL only", () => {
     expect(error).toBeInstanceOf(FleetStoreError);
     const shown = `${(error as Error).message} ${(error as FleetStoreError).hint}`;
     expect(shown).not.toContain("wrong-secret-pw");
-    expect(shown).toContain("postgres:***@127.0.0.1");
+    expect(shown).toContain(`postgres:***@${new URL(postgres.url).host}`);
     expect((error as FleetStoreError).hint).toContain("--db postgres://");
   });
 

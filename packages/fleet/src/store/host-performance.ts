@@ -1,3 +1,5 @@
+import { orUndefined } from "./records.js";
+
 /** One measured rate of a machine: a benchmark's result or a production report. */
 export interface HostPerformanceRecord {
   seq: number;
@@ -81,8 +83,6 @@ export interface HostPerformanceRow {
   failures: number | null;
 }
 
-const u = <T>(v: T | null): T | undefined => (v === null ? undefined : v);
-
 /** Converts a host_performance row to a record. */
 export function toHostPerformanceRecord(row: HostPerformanceRow): HostPerformanceRecord {
   return {
@@ -90,24 +90,24 @@ export function toHostPerformanceRecord(row: HostPerformanceRow): HostPerformanc
     kind: row.kind,
     instanceId: row.instance_id,
     at: row.at,
-    verdict: u(row.verdict),
+    verdict: orUndefined(row.verdict),
     proofsPerHour: row.proofs_per_hour,
-    predictedProofsPerHour: u(row.predicted_proofs_per_hour),
+    predictedProofsPerHour: orUndefined(row.predicted_proofs_per_hour),
     dphPerHour: row.dph,
     offerId: row.offer_id,
-    machineId: u(row.machine_id),
-    hostId: u(row.host_id),
+    machineId: orUndefined(row.machine_id),
+    hostId: orUndefined(row.host_id),
     gpuName: row.gpu_name,
     numGpus: row.num_gpus,
     cpuRamBytes: row.cpu_ram_bytes,
-    cpuCores: u(row.cpu_cores),
-    cpuName: u(row.cpu_name),
+    cpuCores: orUndefined(row.cpu_cores),
+    cpuName: orUndefined(row.cpu_name),
     classKey: row.class_key,
-    windowMs: u(row.window_ms),
-    config: u(row.config),
+    windowMs: orUndefined(row.window_ms),
+    config: orUndefined(row.config),
     records: row.records_json === null ? undefined : (JSON.parse(row.records_json) as unknown[]),
     source: row.source === "curio" ? "curio" : "agent",
-    taskType: u(row.task_type),
-    failures: u(row.failures),
+    taskType: orUndefined(row.task_type),
+    failures: orUndefined(row.failures),
   };
 }

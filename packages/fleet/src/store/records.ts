@@ -117,7 +117,8 @@ export interface InstanceRow {
   updated_at: number;
 }
 
-const orUndefined = <T>(value: T | null): T | undefined => (value === null ? undefined : value);
+/** A column's SQL NULL as undefined, the records' "absent" (the row mappers' one conversion). */
+export const orUndefined = <T>(value: T | null): T | undefined => (value === null ? undefined : value);
 
 /** Converts a row to a record. */
 export function toInstanceRecord(row: InstanceRow): InstanceRecord {

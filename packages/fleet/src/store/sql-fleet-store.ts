@@ -60,6 +60,10 @@ function benchmarkSummaryFromRow(row: BenchmarkSummaryRow): Omit<BenchmarkResult
   };
 }
 
+/**
+ * Decodes an `events` row into the record: the columns' snake_case to the record's names, SQL
+ * NULL to undefined and the detail's JSON text parsed (the dashboard's eventView is the way out).
+ */
 function eventFromRow(row: EventRow): FleetEvent {
   return {
     seq: row.seq,

