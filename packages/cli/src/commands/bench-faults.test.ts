@@ -42,7 +42,9 @@ async function simProcess(proofTimeMs: number, fault: string): Promise<string[]>
     "--fault",
     fault,
   ]);
-  onTestFinished(() => daemon.stop());
+  onTestFinished(async () => {
+    await daemon.stop();
+  });
   return ["--addr", socket()];
 }
 /** The bench's args to spawn (and supervise) the simulator with `simFlags`, on this test's config and socket. */
