@@ -1,7 +1,8 @@
-// A stand-in for the daemon supervisor, over an in-process simulator, so a runBenchmark test can
-// crash and restart "the daemon" on the simulator's manual scheduler instead of a process's timing.
-// It implements the DaemonSupervisor interface; it does not copy createDaemonSupervisor (which
-// spawns and signals a process): start and kill act on the simulator, and the crashes are its own.
+// A stand-in for the daemon supervisor over an in-process simulator (not exported from the
+// package), so a runBenchmark test can crash and restart "the daemon" on the simulator's manual
+// scheduler instead of a process's timing. It implements the DaemonSupervisor interface and does
+// not copy createDaemonSupervisor (which spawns and signals a process): start and kill act on the
+// simulator, and the crashes are the simulator's.
 import { EventEmitter } from "node:events";
 import type { SimDaemon } from "@cuzkit/sim";
 import type { DaemonExit, DaemonSupervisor } from "../supervisor.js";
