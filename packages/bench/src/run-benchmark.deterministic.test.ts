@@ -1,82 +1,18 @@
-import { porepRequest } from "@cuzkit/client";
 import type { Sleep } from "@cuzkit/core";
-import { createSyntheticC1, type SimDaemon, startSimDaemon } from "@cuzkit/sim";
 import { createManualScheduler } from "@cuzkit/sim/testing";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { BenchmarkEvent } from "./progress.js";
-import { runBenchmark } from "./run-benchmark.js";
-import type { DaemonExit, DaemonSupervisor } from "./supervisor.js";
+import { benchAgainst, fastReconnect, startTestSim } from "./testing/sim-bench.js";
+import { simSupervisor } from "./testing/sim-supervisor.js";
 
 // runBenchmark where the outcome must not depend on the machine's speed: proofs run on the
 // simulator's manual scheduler (they end when the test says), faults are triggered by what the
 // daemon has received, and the bench's own waits go through an injected sleep.
 
-let sim: SimDaemon | undefined;
-afterEach(async () => {
-  await sim?.stop();
-  sim = undefined;
-});
-
-const request = async () => porepRequest({ c1: createSyntheticC1(), minerId: 1000, sectorNumber: 1 });
-const fastClient = {
-  reconnect: { initialDelayMs: 20, maxDelayMs: 100, giveUpAfterMs: 5_000, probeTimeoutMs: 500 },
-};
-
-/** A supervisor over an in-process simulator: start() starts it, then restarts it; crashes are its crashes. */
-function simSupervisor(daemon: SimDaemon): DaemonSupervisor {
-  const crashes: DaemonExit[] = [];
-  let starts = 0;
-  let running = true;
-  const listeners = new Set<(exit: DaemonExit) => void>();
-  daemon.onCrash((reason, detail) => {
-    running = false;
-    const exit: DaemonExit = {
-      atMs: 0,
-      exitCode: reason === "oom" ? 137 : 1,
-      signal: null,
-      expected: false,
-      likelyOom: reason === "oom",
-      frozen: false,
-      explanation: detail.message,
-      logTail: [detail.message],
-    };
-    crashes.push(exit);
-    for (const listener of listeners) listener(exit);
-  });
-  return {
-    async start() {
-      starts++;
-      if (starts > 1) await daemon.restart();
-      running = true;
-    },
-    async stop() {
-      running = false;
-      return undefined;
-    },
-    async kill() {
-      daemon.crash("killed");
-      return crashes.at(-1);
-    },
-    get running() {
-      return running;
-    },
-    crashes,
-    get starts() {
-      return starts;
-    },
-    onCrash(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-    logTail: () => [],
-  };
-}
-
 describe("runBenchmark, deterministically", () => {
   it("restarts a daemon that crashed with a proof in flight, resubmits that proof, completes the batch, and says UNSTABLE", async () => {
     const scheduler = createManualScheduler();
-    sim = await startSimDaemon({ proofTimeMs: 60_000, scheduler });
-    const daemon = sim;
+    const daemon = await startTestSim({ proofTimeMs: 60_000, scheduler });
     // Drive the daemon: each submission's proof ends once its AwaitProof is in; the third is
     // lost to an OOM kill while in flight. Five proofs plus one resubmission: six submissions.
     const driver = (async () => {
@@ -88,13 +24,11 @@ describe("runBenchmark, deterministically", () => {
         else scheduler.advance(60_000);
       }
     })();
-    const report = await runBenchmark({
-      address: daemon.address,
-      request: await request(),
+    const report = await benchAgainst(daemon, {
       count: 5,
       concurrency: 1,
       warmup: "none",
-      client: fastClient,
+      client: fastReconnect(5_000),
       supervision: { supervisor: simSupervisor(daemon), configToml: "", onCrash: "restart", maxRestarts: 3 },
     });
     await driver;
@@ -110,7 +44,7 @@ describe("runBenchmark, deterministically", () => {
 
   it("stops UNSTABLE when the timed phase outlives its deadline, timed by the injected sleep", async () => {
     const scheduler = createManualScheduler();
-    sim = await startSimDaemon({ proofTimeMs: 60_000, scheduler });
+    const sim = await startTestSim({ proofTimeMs: 60_000, scheduler });
     const waits: { ms: number; end: () => void }[] = [];
     const sleep: Sleep = (ms, signal) =>
       new Promise<void>((resolve, reject) => {
@@ -125,13 +59,11 @@ describe("runBenchmark, deterministically", () => {
       // The deadline's wait is the one just asked for; end it: the phase ran out of time.
       queueMicrotask(() => waits.find((w) => w.ms === event.deadlineMs)?.end());
     };
-    const report = await runBenchmark({
-      address: sim.address,
-      request: await request(),
+    const report = await benchAgainst(sim, {
       count: 3,
       concurrency: 1,
       warmup: "none",
-      client: fastClient,
+      client: fastReconnect(5_000),
       watchdog: false,
       phaseDeadlines: { overrides: { timed: 90_000 } },
       sleep,

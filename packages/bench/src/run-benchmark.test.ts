@@ -1,31 +1,23 @@
-import { porepRequest } from "@cuzkit/client";
-import { InvalidInputError } from "@cuzkit/core";
-import { createSyntheticC1, type SimDaemon, startSimDaemon } from "@cuzkit/sim";
-import { afterEach, describe, expect, it } from "vitest";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { hardwareFrom, InvalidInputError } from "@cuzkit/core";
+import { recommend } from "@cuzkit/tuner";
+import { describe, expect, it, onTestFinished } from "vitest";
 import type { BenchmarkEvent, ProgressSnapshot } from "./progress.js";
 import { runBenchmark } from "./run-benchmark.js";
+import { benchAgainst, fastReconnect, startTestSim } from "./testing/sim-bench.js";
 import { verdictExitCode } from "./verdict.js";
 
-let sim: SimDaemon | undefined;
-afterEach(async () => {
-  await sim?.stop();
-  sim = undefined;
-});
-
-const request = async () => porepRequest({ c1: createSyntheticC1(), minerId: 1000, sectorNumber: 1 });
 // Short reconnect budget so a dead daemon is given up on in about a second.
-const fastClient = {
-  reconnect: { initialDelayMs: 20, maxDelayMs: 100, giveUpAfterMs: 1_000, probeTimeoutMs: 500 },
-};
+const fastClient = fastReconnect(1_000);
 
 describe("runBenchmark against the simulator", () => {
   it("runs warmup plus a timed batch and reports throughput over the timed window only", async () => {
     // The model's first proof is cold (parameter load, no PCE): much slower than the rest.
-    sim = await startSimDaemon({ timeScale: 0.002 });
+    const sim = await startTestSim({ timeScale: 0.002 });
     const events: BenchmarkEvent[] = [];
-    const report = await runBenchmark({
-      address: sim.address,
-      request: await request(),
+    const report = await benchAgainst(sim, {
       count: 4,
       concurrency: 2,
       onProgress: (event) => events.push(event),
@@ -55,10 +47,8 @@ describe("runBenchmark against the simulator", () => {
   });
 
   it("gives a BELOW verdict and exit code 2 under the threshold", async () => {
-    sim = await startSimDaemon({ proofTimeMs: 20 });
-    const report = await runBenchmark({
-      address: sim.address,
-      request: await request(),
+    const sim = await startTestSim({ proofTimeMs: 20 });
+    const report = await benchAgainst(sim, {
       count: 2,
       warmup: "none",
       minProofsPerHour: 10_000_000,
@@ -68,13 +58,11 @@ describe("runBenchmark against the simulator", () => {
   });
 
   it("is UNSTABLE (exit 3) when timed proofs fail, stopping after 3 in a row, naming the daemon's message", async () => {
-    sim = await startSimDaemon({
+    const sim = await startTestSim({
       proofTimeMs: 5,
       faults: { failNextProofs: { count: 100, message: "partition 3 synthesis failed: boom" } },
     });
-    const report = await runBenchmark({
-      address: sim.address,
-      request: await request(),
+    const report = await benchAgainst(sim, {
       count: 6,
       concurrency: 1,
       warmup: "none",
@@ -90,10 +78,8 @@ describe("runBenchmark against the simulator", () => {
   });
 
   it("classifies an OOM kill mid-batch and stops with a verdict instead of hanging", async () => {
-    sim = await startSimDaemon({ proofTimeMs: 200, faults: { crashAfterProofs: 2 } });
-    const report = await runBenchmark({
-      address: sim.address,
-      request: await request(),
+    const sim = await startTestSim({ proofTimeMs: 200, faults: { crashAfterProofs: 2 } });
+    const report = await benchAgainst(sim, {
       count: 6,
       concurrency: 2,
       warmup: "none",
@@ -107,10 +93,8 @@ describe("runBenchmark against the simulator", () => {
   });
 
   it("detects a frozen daemon with its own watchdog and stops UNSTABLE", async () => {
-    sim = await startSimDaemon({ proofTimeMs: 50, faults: { stallAfterProofs: 1 } });
-    const report = await runBenchmark({
-      address: sim.address,
-      request: await request(),
+    const sim = await startTestSim({ proofTimeMs: 50, faults: { stallAfterProofs: 1 } });
+    const report = await benchAgainst(sim, {
       count: 4,
       concurrency: 1,
       warmup: "none",
@@ -123,10 +107,8 @@ describe("runBenchmark against the simulator", () => {
   });
 
   it("stops the batch early once the sequential test is sure, stating its confidence and samples", async () => {
-    sim = await startSimDaemon({ proofTimeMs: 30 });
-    const report = await runBenchmark({
-      address: sim.address,
-      request: await request(),
+    const sim = await startTestSim({ proofTimeMs: 30 });
+    const report = await benchAgainst(sim, {
       count: 12,
       concurrency: 2,
       warmup: "none",
@@ -147,46 +129,35 @@ describe("runBenchmark against the simulator", () => {
   });
 
   it("emits heartbeats with the phase and its elapsed time, and keeps the status file current", async () => {
-    const { mkdtemp, readFile, rm } = await import("node:fs/promises");
-    const { tmpdir } = await import("node:os");
-    const { join } = await import("node:path");
     const dir = await mkdtemp(join(tmpdir(), "cuzkit-status-"));
-    sim = await startSimDaemon({ proofTimeMs: 150 });
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    const sim = await startTestSim({ proofTimeMs: 150 });
     const beats: BenchmarkEvent[] = [];
     const statusFile = join(dir, "status.json");
-    try {
-      const report = await runBenchmark({
-        address: sim.address,
-        request: await request(),
-        count: 2,
-        warmup: "none",
-        heartbeatMs: 40,
-        statusFile,
-        onProgress: (event) => {
-          if (event.type === "heartbeat") beats.push(event);
-        },
-      });
-      expect(beats.length).toBeGreaterThan(0);
-      expect(beats.some((b) => b.type === "heartbeat" && b.phase === "timed" && b.elapsedMs > 0)).toBe(true);
-      const status = JSON.parse(await readFile(statusFile, "utf8"));
-      expect(status).toMatchObject({
-        schema: "cuzkit.bench.status/v1",
-        phase: "done",
-        results: { total: 2, completed: 2, failed: 0 },
-        verdict: { status: report.verdict.status },
-      });
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    const report = await benchAgainst(sim, {
+      count: 2,
+      warmup: "none",
+      heartbeatMs: 40,
+      statusFile,
+      onProgress: (event) => {
+        if (event.type === "heartbeat") beats.push(event);
+      },
+    });
+    expect(beats.length).toBeGreaterThan(0);
+    expect(beats.some((b) => b.type === "heartbeat" && b.phase === "timed" && b.elapsedMs > 0)).toBe(true);
+    const status = JSON.parse(await readFile(statusFile, "utf8"));
+    expect(status).toMatchObject({
+      schema: "cuzkit.bench.status/v1",
+      phase: "done",
+      results: { total: 2, completed: 2, failed: 0 },
+      verdict: { status: report.verdict.status },
+    });
   });
 
   it("is UNSTABLE when the daemon restarts under it mid-batch (restarted by someone else), though every proof completes", async () => {
-    sim = await startSimDaemon({ proofTimeMs: 150 });
-    const daemon = sim;
+    const daemon = await startTestSim({ proofTimeMs: 150 });
     let restarted = false;
-    const report = await runBenchmark({
-      address: sim.address,
-      request: await request(),
+    const report = await benchAgainst(daemon, {
       count: 3,
       warmup: "none",
       client: fastClient,
@@ -211,11 +182,9 @@ describe("runBenchmark against the simulator", () => {
   });
 
   it("reports progress counts as it goes", async () => {
-    sim = await startSimDaemon({ proofTimeMs: 5 });
+    const sim = await startTestSim({ proofTimeMs: 5 });
     const snapshots: ProgressSnapshot[] = [];
-    await runBenchmark({
-      address: sim.address,
-      request: await request(),
+    await benchAgainst(sim, {
       count: 3,
       warmup: "none",
       onProgress: (event, snapshot) => {
@@ -227,25 +196,11 @@ describe("runBenchmark against the simulator", () => {
   });
 
   it("stops when the caller aborts", async () => {
-    sim = await startSimDaemon({ proofTimeMs: 10_000 });
+    const sim = await startTestSim({ proofTimeMs: 10_000 });
     const controller = new AbortController();
-    const running = runBenchmark({
-      address: sim.address,
-      request: await request(),
-      count: 2,
-      warmup: "none",
-      signal: controller.signal,
-      // Abort once the daemon has the first proof (which would take 10 s).
-      onProgress: (event) => {
-        if (event.type !== "proof-started") return;
-        const poll = setInterval(() => {
-          if (Object.keys(sim?.stats().submissionsByRequestId ?? {}).length === 0) return;
-          clearInterval(poll);
-          controller.abort();
-        }, 5);
-      },
-    });
-    const report = await running;
+    // Abort once the daemon has the first proof (which would take 10 s).
+    void sim.whenReceived("SubmitProof").then(() => controller.abort());
+    const report = await benchAgainst(sim, { count: 2, warmup: "none", signal: controller.signal });
     expect(report.verdict).toMatchObject({ status: "FAILED", reason: "aborted by the caller" });
     expect(report.records[0]).toMatchObject({ outcome: "abandoned", failureClass: "stopped" });
   });
@@ -258,10 +213,8 @@ describe("runBenchmark against the simulator", () => {
     ["an early verdict without a threshold", { earlyVerdict: true }, /an early verdict needs a threshold/],
     ["a watchdog interval of 0", { watchdog: { probeIntervalMs: 0 } }, /watchdog.probeIntervalMs/],
   ])("rejects %s before any daemon work", async (_name, bad, message) => {
-    sim = await startSimDaemon({ proofTimeMs: 5 });
-    await expect(runBenchmark({ address: sim.address, request: await request(), ...bad })).rejects.toThrow(
-      message,
-    );
+    const sim = await startTestSim({ proofTimeMs: 5 });
+    await expect(benchAgainst(sim, bad)).rejects.toThrow(message);
     expect(sim.stats().connections).toBe(0);
   });
 
@@ -273,22 +226,16 @@ describe("runBenchmark against the simulator", () => {
 
 describe("concurrency auto", () => {
   it("takes the tuner's concurrency for the machine", async () => {
-    sim = await startSimDaemon({ proofTimeMs: 5 });
-    const { hardwareFrom } = await import("@cuzkit/core");
-    const { recommend } = await import("@cuzkit/tuner");
+    const sim = await startTestSim({ proofTimeMs: 5 });
     const hardware = hardwareFrom({ ram: "512GiB", cores: 64, gpus: "2xRTX4090" });
     const expected = recommend(hardware, { dialect: "budget" }).bench.concurrency;
-    const report = await runBenchmark({
-      address: sim.address,
-      request: await request(),
+    const report = await benchAgainst(sim, {
       count: 2,
       warmup: "none",
       concurrency: "auto",
       hardware,
     });
     expect(report.concurrency).toBe(expected);
-    await expect(
-      runBenchmark({ address: sim.address, request: await request(), concurrency: "auto" }),
-    ).rejects.toThrow(/needs the machine/);
+    await expect(benchAgainst(sim, { concurrency: "auto" })).rejects.toThrow(/needs the machine/);
   });
 });

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import type { BenchmarkReport, FailureClass, VerdictStatus } from "@cuzkit/bench";
 import { type SimDaemon, startSimDaemon } from "@cuzkit/sim";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it, onTestFinished } from "vitest";
 import {
   cuzkitArgv,
   cuzkitShellCommand,
@@ -19,18 +19,11 @@ import {
 // recomputed from the per-proof records, that the report was written, and that no daemon is left.
 
 let dir = "";
-let external: { stop(): Promise<unknown> } | undefined;
-let inProcess: SimDaemon | undefined;
-beforeEach(async () => {
+beforeEach(async ({ onTestFinished }) => {
   dir = await mkdtemp(join(tmpdir(), "cuzkit-faults-"));
+  // Registered first, so it runs last: after the daemons a row started are stopped.
+  onTestFinished(() => rm(dir, { recursive: true, force: true }));
   await writeFile(join(dir, "cuzk.toml"), "[synthesis]\npartition_workers = 2\n");
-});
-afterEach(async () => {
-  await external?.stop();
-  await inProcess?.stop();
-  external = undefined;
-  inProcess = undefined;
-  await rm(dir, { recursive: true, force: true });
 });
 
 const sim = `${cuzkitShellCommand()} sim --ram 251GiB --cores 32 --gpus 2xRTX3090`;
@@ -38,6 +31,44 @@ const socket = () => `unix://${join(dir, "cuzk.sock")}`;
 // Short watchdog and heartbeat so a death or freeze is seen in well under a second here.
 const fastWatch = ["--probe-interval", "100ms", "--probe-timeout", "200ms", "--unresponsive-after", "600ms"];
 const tuned = ["--ram", "251GiB", "--cores", "32", "--gpus", "2xRTX3090", "--dialect", "partition-workers"];
+
+/** Starts a simulator process on this test's socket, stopped when the test ends; the bench's args to reach it. */
+async function simProcess(proofTimeMs: number, fault: string): Promise<string[]> {
+  const daemon = await startSimProcess([
+    "--listen",
+    socket(),
+    "--proof-time-ms",
+    String(proofTimeMs),
+    "--fault",
+    fault,
+  ]);
+  onTestFinished(async () => {
+    await daemon.stop();
+  });
+  return ["--addr", socket()];
+}
+/** The bench's args to spawn (and supervise) the simulator with `simFlags`, on this test's config and socket. */
+const spawnSim = (simFlags: string) => [
+  "--spawn",
+  `${sim} ${simFlags}`,
+  "--config",
+  join(dir, "cuzk.toml"),
+  "--addr",
+  socket(),
+];
+/** A synthetic batch of `count` proofs, no warmup, on the short watchdog; `flags` add to it. */
+const batch = (count: number, ...flags: string[]) => [
+  "--synthetic",
+  "--count",
+  String(count),
+  "--warmup",
+  "none",
+  ...flags,
+  ...fastWatch,
+];
+
+// `cuzkit bench`'s documented exit codes, written out here rather than taken from the bench.
+const exitCodeOf: Record<VerdictStatus, number> = { MET: 0, FAILED: 1, BELOW: 2, UNSTABLE: 3 };
 
 interface BenchRun {
   code: number | null;
@@ -91,34 +122,26 @@ function recomputedRate(report: BenchmarkReport): number {
 
 interface Row {
   name: string;
-  /** Starts what the bench runs against, before it; returns extra bench args. */
+  /** Starts what the bench runs against, before it (stopped when the test ends); returns extra bench args. */
   setup?: () => Promise<string[]>;
   args: () => string[];
   interrupt?: { after: RegExp; signal: NodeJS.Signals };
+  /** The verdict; the exit code must be the one documented for it. */
   verdict: VerdictStatus;
-  code: number;
   /** Failure classes that must appear among the per-proof records. */
   classes: FailureClass[];
   check?: (run: BenchRun & { report: BenchmarkReport }) => Promise<void> | void;
 }
 
+/** The daemon already answering where the "address in use" row's bench would listen. */
+let answering: SimDaemon | undefined;
+
 const rows: Row[] = [
   {
     name: "crash-after: the daemon dies mid-batch (unsupervised)",
-    setup: async () => {
-      external = await startSimProcess([
-        "--listen",
-        socket(),
-        "--proof-time-ms",
-        "150",
-        "--fault",
-        "crash-after=2",
-      ]);
-      return ["--addr", socket()];
-    },
-    args: () => ["--synthetic", "--count", "6", "--concurrency", "2", "--warmup", "none", ...fastWatch],
+    setup: () => simProcess(150, "crash-after=2"),
+    args: () => batch(6, "--concurrency", "2"),
     verdict: "UNSTABLE",
-    code: 3,
     classes: ["died"],
     check: ({ report }) => {
       expect(report.completed).toBe(2);
@@ -127,25 +150,12 @@ const rows: Row[] = [
   },
   {
     name: "crash-at near the end of the batch (supervised, --on-crash stop)",
+    // 4 proofs of 1 s, 2 at a time: the daemon dies 1.7 s after listening, in the last wave.
     args: () => [
-      "--spawn",
-      // 4 proofs of 1 s, 2 at a time: the daemon dies 1.7 s after listening, in the last wave.
-      `${sim} --proof-time-ms 1000 --fault crash-at=1700`,
-      "--config",
-      join(dir, "cuzk.toml"),
-      "--addr",
-      socket(),
-      "--synthetic",
-      "--count",
-      "4",
-      "--concurrency",
-      "2",
-      "--warmup",
-      "none",
-      ...fastWatch,
+      ...spawnSim("--proof-time-ms 1000 --fault crash-at=1700"),
+      ...batch(4, "--concurrency", "2"),
     ],
     verdict: "UNSTABLE",
-    code: 3,
     classes: ["died"],
     check: ({ report, stdout }) => {
       expect(report.daemonExits[0]).toMatchObject({ exitCode: 137, likelyOom: true });
@@ -157,20 +167,9 @@ const rows: Row[] = [
   },
   {
     name: "stall-after: the daemon freezes (unsupervised)",
-    setup: async () => {
-      external = await startSimProcess([
-        "--listen",
-        socket(),
-        "--proof-time-ms",
-        "50",
-        "--fault",
-        "stall-after=1",
-      ]);
-      return ["--addr", socket()];
-    },
-    args: () => ["--synthetic", "--count", "4", "--warmup", "none", ...fastWatch],
+    setup: () => simProcess(50, "stall-after=1"),
+    args: () => batch(4),
     verdict: "UNSTABLE",
-    code: 3,
     classes: ["froze"],
     check: ({ report }) => {
       expect(report.completed).toBe(1);
@@ -179,30 +178,13 @@ const rows: Row[] = [
   },
   {
     name: "stall mid-proof (supervised, --on-crash restart): killed, restarted, the batch continues",
+    // Model timings: the two proofs share the pipeline and finish apart, so the stall after the
+    // first catches the second mid-proof.
     args: () => [
-      "--spawn",
-      // Model timings: the two proofs share the pipeline and finish apart, so the stall after the
-      // first catches the second mid-proof.
-      `${sim} --time-scale 0.001 --fault stall-after=1`,
-      "--config",
-      join(dir, "cuzk.toml"),
-      "--addr",
-      socket(),
-      "--synthetic",
-      "--count",
-      "2",
-      "--concurrency",
-      "2",
-      "--warmup",
-      "none",
-      "--on-crash",
-      "restart",
-      "--max-restarts",
-      "2",
-      ...fastWatch,
+      ...spawnSim("--time-scale 0.001 --fault stall-after=1"),
+      ...batch(2, "--concurrency", "2", "--on-crash", "restart", "--max-restarts", "2"),
     ],
     verdict: "UNSTABLE",
-    code: 3,
     classes: [],
     check: ({ report }) => {
       expect(report.completed).toBe(2);
@@ -213,20 +195,9 @@ const rows: Row[] = [
   },
   {
     name: "fail-next: a proof fails on the daemon",
-    setup: async () => {
-      external = await startSimProcess([
-        "--listen",
-        socket(),
-        "--proof-time-ms",
-        "20",
-        "--fault",
-        "fail-next=1:partition 2 failed",
-      ]);
-      return ["--addr", socket()];
-    },
-    args: () => ["--synthetic", "--count", "3", "--warmup", "none", ...fastWatch],
+    setup: () => simProcess(20, "fail-next=1:partition 2 failed"),
+    args: () => batch(3),
     verdict: "UNSTABLE",
-    code: 3,
     classes: ["failed"],
     check: ({ report }) => {
       expect(report.completed).toBe(2);
@@ -235,71 +206,37 @@ const rows: Row[] = [
   },
   {
     name: "start-delay: the daemon loads parameters before it listens",
-    args: () => [
-      "--spawn",
-      `${sim} --proof-time-ms 20 --fault start-delay=700`,
-      "--config",
-      join(dir, "cuzk.toml"),
-      "--addr",
-      socket(),
-      "--synthetic",
-      "--count",
-      "2",
-      "--warmup",
-      "none",
-      ...fastWatch,
-    ],
+    args: () => [...spawnSim("--proof-time-ms 20 --fault start-delay=700"), ...batch(2)],
     verdict: "MET",
-    code: 0,
     classes: [],
     check: ({ report }) => expect(report.completed).toBe(2),
   },
   {
     name: "address in use: something already answers where the daemon would listen",
     setup: async () => {
-      inProcess = await startSimDaemon({ listen: socket(), proofTimeMs: 5 });
+      answering = await startSimDaemon({ listen: socket(), proofTimeMs: 5 });
+      onTestFinished(async () => {
+        await answering?.stop();
+        answering = undefined;
+      });
       return [];
     },
-    args: () => [
-      "--spawn",
-      `${sim} --proof-time-ms 5`,
-      "--config",
-      join(dir, "cuzk.toml"),
-      "--addr",
-      socket(),
-      "--synthetic",
-      "--count",
-      "2",
-    ],
+    // Not batch(): the default warmup and watchdog, as a user would run it.
+    args: () => [...spawnSim("--proof-time-ms 5"), "--synthetic", "--count", "2"],
     verdict: "FAILED",
-    code: 1,
     classes: [],
     check: ({ report }) => {
       expect(report.verdict.reason).toMatch(/something already answers at/);
       // Not one proof went to the other daemon.
-      expect(Object.keys(inProcess?.stats().submissionsByRequestId ?? {})).toEqual([]);
+      expect(Object.keys(answering?.stats().submissionsByRequestId ?? {})).toEqual([]);
     },
   },
   ...(["SIGTERM", "SIGINT"] as const).map(
     (signal): Row => ({
       name: `${signal} mid-batch: the report of what was done, and the daemon stopped`,
-      args: () => [
-        "--spawn",
-        `${sim} --proof-time-ms 300`,
-        "--config",
-        join(dir, "cuzk.toml"),
-        "--addr",
-        socket(),
-        "--synthetic",
-        "--count",
-        "6",
-        "--warmup",
-        "none",
-        ...fastWatch,
-      ],
+      args: () => [...spawnSim("--proof-time-ms 300"), ...batch(6)],
       interrupt: { after: /\[1\/6\] proof 1 completed/, signal },
       verdict: "FAILED",
-      code: 1,
       classes: [],
       check: ({ report, stdout }) => {
         expect(report.stopCause).toBe(`interrupted by ${signal}`);
@@ -334,7 +271,6 @@ const rows: Row[] = [
       ...fastWatch,
     ],
     verdict: "FAILED",
-    code: 1,
     classes: [],
     check: async ({ report }) => {
       expect(report.daemonCrashes).toBe(2);
@@ -356,7 +292,7 @@ describe("cuzkit bench fault matrix", () => {
     expect(run.report, run.stderr).toBeDefined();
     const report = run.report as BenchmarkReport;
     expect(report.verdict.status, run.stdout).toBe(row.verdict);
-    expect(run.code).toBe(row.code);
+    expect(run.code).toBe(exitCodeOf[row.verdict]);
     const classes = new Set(report.records.map((r) => r.failureClass).filter((c) => c !== undefined));
     for (const expected of row.classes) expect([...classes]).toContain(expected);
     expect(report.proofsPerHour).toBeCloseTo(recomputedRate(report), 6);

@@ -1,54 +1,38 @@
-import type { FakeVastServer } from "@cuzkit/vast/testing";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type FleetCli, startFleetCli } from "../testing/fleet-cli.js";
-import type { FleetCommandDeps } from "./fleet/index.js";
+import { describe, expect, it } from "vitest";
+import { fleetSettings, useFleetCli } from "../testing/fleet-cli.js";
 
-let cli: FleetCli;
-let fake: FakeVastServer;
-let db: string;
-
-beforeEach(async () => {
-  cli = await startFleetCli("cuzkit-fleet-cli-");
-  ({ fake, db } = cli);
-});
-afterEach(() => cli.close());
-
-const run = (args: string[], deps?: FleetCommandDeps) => cli.run(args, deps);
-
+const cli = useFleetCli();
 describe("cuzkit fleet", () => {
   it("serve saves the fleet's settings; deploy, status and destroy reuse them", async () => {
-    const serve = await run([
+    const serve = await cli.run([
       "serve",
       "--db",
-      db,
+      cli.db,
       "--listen",
       "127.0.0.1:0",
-      "--min-proofs-per-hour",
-      "40",
-      "--image",
-      "ghcr.io/example/prover:1",
-      "--manager-url",
-      "http://203.0.113.5:7320",
+      ...fleetSettings,
       "--max-instances",
       "1",
     ]);
     expect(serve.error).toBeUndefined();
     expect(serve.stdout).toMatch(/^listening http:\/\/127\.0\.0\.1:\d+\n/);
 
-    const deploy = await run(["deploy", "--db", db, "--offer", "1002"]);
+    const deploy = await cli.run(["deploy", "--db", cli.db, "--offer", "1002"]);
     expect(deploy.error).toBeUndefined();
     const id = /^(i-[0-9a-f]{8}) booting vast (\d+) offer 1002/.exec(deploy.stdout)?.[1] as string;
     expect(id).toBeDefined();
-    const create = fake.requestsTo("/api/v0/asks/1002/", "PUT")[0]?.body as { env: Record<string, string> };
+    const create = cli.server.requestsTo("/api/v0/asks/1002/", "PUT")[0]?.body as {
+      env: Record<string, string>;
+    };
     expect(create.env.CUZKIT_FLEET_URL).toBe("http://203.0.113.5:7320");
     // The saved cap applies to a deploy that did not repeat it.
-    const second = await run(["deploy", "--db", db, "--offer", "1003"]);
+    const second = await cli.run(["deploy", "--db", cli.db, "--offer", "1003"]);
     expect(second.error).toMatchObject({
       code: "FLEET_BUDGET_EXCEEDED",
       hint: expect.stringContaining("--max-instances"),
     });
 
-    const status = await run(["status", "--db", db, "--json"]);
+    const status = await cli.run(["status", "--db", cli.db, "--json"]);
     const parsed = JSON.parse(status.stdout) as {
       counts: Record<string, number>;
       instances: { id: string; state: string; deadlineMs: number }[];
@@ -57,13 +41,13 @@ describe("cuzkit fleet", () => {
     expect(parsed.instances[0]).toMatchObject({ id, state: "booting" });
     expect(parsed.instances[0]?.deadlineMs).toBeGreaterThan(0);
     expect(status.stdout).not.toContain(create.env.CUZKIT_FLEET_TOKEN);
-    const table = await run(["status", "--db", db]);
+    const table = await cli.run(["status", "--db", cli.db]);
     expect(table.stdout).toContain(id);
     expect(table.stdout).toContain("2x RTX 3090");
 
     // A Curio node's production (as the manager's HarmonyDB sync records it) shows beside the benchmark.
     const { openFleetStore } = await import("@cuzkit/fleet");
-    const store = openFleetStore({ path: db });
+    const store = openFleetStore({ path: cli.db });
     try {
       for (const [taskType, proofsPerHour, failures] of [
         ["PoRep", 12.34, 2],
@@ -97,10 +81,10 @@ describe("cuzkit fleet", () => {
     } finally {
       await store.close();
     }
-    const withCurio = await run(["status", "--db", db]);
+    const withCurio = await cli.run(["status", "--db", cli.db]);
     expect(withCurio.stdout).toContain("CURIO/H");
     expect(withCurio.stdout).toContain("PoRep 12.3 (2 failed), UpdateProve 4.0");
-    const curioJson = JSON.parse((await run(["status", "--db", db, "--json"])).stdout) as {
+    const curioJson = JSON.parse((await cli.run(["status", "--db", cli.db, "--json"])).stdout) as {
       instances: { curioProduction: { taskType: string; proofsPerHour: number; failures: number }[] }[];
     };
     expect(curioJson.instances[0]?.curioProduction).toEqual([
@@ -108,14 +92,14 @@ describe("cuzkit fleet", () => {
       expect.objectContaining({ taskType: "UpdateProve", proofsPerHour: 4, failures: 0 }),
     ]);
 
-    const destroy = await run(["destroy", "--db", db, id]);
+    const destroy = await cli.run(["destroy", "--db", cli.db, id]);
     expect(destroy.stdout).toBe(`${id} destroyed\n`);
-    expect(fake.instances.size).toBe(0);
-    expect((await run(["status", "--db", db])).stdout).toBe("no instances\n");
+    expect(cli.server.instances.size).toBe(0);
+    expect((await cli.run(["status", "--db", cli.db])).stdout).toBe("no instances\n");
   });
 
   it("refuses to serve without the minimum, saying which flag to pass", async () => {
-    const { error } = await run(["serve", "--db", db, "--listen", "127.0.0.1:0"]);
+    const { error } = await cli.run(["serve", "--db", cli.db, "--listen", "127.0.0.1:0"]);
     expect(error).toMatchObject({
       code: "INVALID_INPUT",
       hint: expect.stringContaining("--min-proofs-per-hour"),
@@ -123,10 +107,10 @@ describe("cuzkit fleet", () => {
   });
 
   it("deploy needs exactly one of --offer and --best", async () => {
-    const both = await run([
+    const both = await cli.run([
       "deploy",
       "--db",
-      db,
+      cli.db,
       "--offer",
       "1002",
       "--best",
@@ -135,12 +119,12 @@ describe("cuzkit fleet", () => {
       "40",
     ]);
     expect(both.error).toMatchObject({ code: "INVALID_INPUT", hint: expect.stringContaining("--offer") });
-    expect(fake.requestsTo("/api/v0/asks/1002/", "PUT")).toHaveLength(0);
+    expect(cli.server.requestsTo("/api/v0/asks/1002/", "PUT")).toHaveLength(0);
   });
 
   it("destroy names an unknown id clearly", async () => {
-    await run(["serve", "--db", db, "--listen", "127.0.0.1:0", "--min-proofs-per-hour", "40"]);
-    const { error } = await run(["destroy", "--db", db, "i-00000000"]);
+    await cli.run(["serve", "--db", cli.db, "--listen", "127.0.0.1:0", "--min-proofs-per-hour", "40"]);
+    const { error } = await cli.run(["destroy", "--db", cli.db, "i-00000000"]);
     expect(error).toMatchObject({
       code: "FLEET_INSTANCE_NOT_FOUND",
       hint: expect.stringContaining("cuzkit fleet status"),

@@ -24,18 +24,14 @@ async function cli(args: string[], env: Record<string, string> = {}) {
   return { code, stdout: stdout(), stderr: stderr() };
 }
 
+/** `cuzkit prove` of this test's c1.json against `address`, written to proof.bin. */
+const proveC1ToFile = (address: string) =>
+  cli(["prove", "--addr", address, "--c1", "c1.json", "--out", "proof.bin"]);
+
 describe("cuzkit prove", () => {
   it("proves from a C1 file and writes the proof bytes", async () => {
     sim = await startSimDaemon({ proofTimeMs: 5 });
-    const { code, stdout } = await cli([
-      "prove",
-      "--addr",
-      sim.address,
-      "--c1",
-      "c1.json",
-      "--out",
-      "proof.bin",
-    ]);
+    const { code, stdout } = await proveC1ToFile(sim.address);
     expect(code).toBe(0);
     expect(stdout).toMatch(/completed .*: 1920 bytes of proof/);
     expect((await readFile(join(dir, "proof.bin"))).byteLength).toBe(1920);
@@ -73,15 +69,7 @@ describe("cuzkit prove", () => {
       proofTimeMs: 5,
       faults: { failNextProofs: { count: 1, message: "partition 2 GPU prove failed: boom" } },
     });
-    const { code, stderr } = await cli([
-      "prove",
-      "--addr",
-      sim.address,
-      "--c1",
-      "c1.json",
-      "--out",
-      "proof.bin",
-    ]);
+    const { code, stderr } = await proveC1ToFile(sim.address);
     expect(code).toBe(1);
     expect(stderr).toMatch(/partition 2 GPU prove failed: boom/);
     expect(stderr).toMatch(/hint: /);

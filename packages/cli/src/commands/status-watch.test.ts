@@ -6,8 +6,8 @@ import {
   DaemonUnavailableError,
   DeadlineExceededError,
 } from "@cuzkit/client";
-import { type SimDaemon, startSimDaemon } from "@cuzkit/sim";
-import { afterEach, describe, expect, it } from "vitest";
+import { startSimDaemon } from "@cuzkit/sim";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { cuzkitArgv } from "../../../../test/support/cuzkit-process.js";
 import { runCli } from "../run-cli.js";
 import { memoryIO, memorySink } from "../testing/memory-io.js";
@@ -145,16 +145,10 @@ describe("renderWatchFrame", () => {
   });
 });
 
-let sim: SimDaemon | undefined;
-afterEach(async () => {
-  await sim?.stop();
-  sim = undefined;
-});
-
 describe("cuzkit status --watch against a simulated daemon", () => {
   it("refreshes until stopped, and shows a freeze, a crash and a restart for what they are", async () => {
-    sim = await startSimDaemon({ proofTimeMs: 5, statusListen: "127.0.0.1:0" });
-    const daemon = sim;
+    const daemon = await startSimDaemon({ proofTimeMs: 5, statusListen: "127.0.0.1:0" });
+    onTestFinished(() => daemon.stop());
     const stop = new AbortController();
     const frames: { frame: string; condition: DaemonCondition }[] = [];
     const waiters: { condition: DaemonCondition; resolve: (frame: string) => void }[] = [];
@@ -224,7 +218,8 @@ describe("cuzkit status --watch against a simulated daemon", () => {
   }, 60_000);
 
   it("on a terminal redraws in place; NO_COLOR leaves the cursor codes and drops the colour", async () => {
-    sim = await startSimDaemon({ proofTimeMs: 5 });
+    const sim = await startSimDaemon({ proofTimeMs: 5 });
+    onTestFinished(() => sim.stop());
     const stop = new AbortController();
     let count = 0;
     const stdout = memorySink(true);
@@ -239,7 +234,7 @@ describe("cuzkit status --watch against a simulated daemon", () => {
           if (count === 2) resolve();
         },
       });
-      void command.parseAsync(["--addr", sim?.address ?? "", "--watch", "--interval", "50ms"], {
+      void command.parseAsync(["--addr", sim.address, "--watch", "--interval", "50ms"], {
         from: "user",
       });
     });
@@ -253,7 +248,8 @@ describe("cuzkit status --watch against a simulated daemon", () => {
   });
 
   it("ends cleanly (exit 0) on SIGINT in a real process", async () => {
-    sim = await startSimDaemon({ proofTimeMs: 5 });
+    const sim = await startSimDaemon({ proofTimeMs: 5 });
+    onTestFinished(() => sim.stop());
     const [node, base] = cuzkitArgv();
     const child = spawn(node, [...base, "status", "--addr", sim.address, "--watch", "--interval", "100ms"], {
       stdio: ["ignore", "pipe", "pipe"],

@@ -1,58 +1,38 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+// The `cuzkit fleet` command tests' harness: the fake Vast server, a store path in HOME, and the
+// client set to sleep and pace nothing; `serve` returns at once instead of waiting for a signal.
 import { join } from "node:path";
-import { type FakeVastServer, startFakeVastServer } from "@cuzkit/vast/testing";
-import type { Command } from "commander";
 import { createFleetCommand, type FleetCommandDeps } from "../commands/fleet/index.js";
-import type { CliIO } from "../io.js";
-import { memorySink, parseCapturingError } from "./memory-io.js";
+import { type FakeVastCli, startFakeVastCli, useEachTest } from "./fake-vast-cli.js";
 
-/** A fake Vast server, a temp HOME with a store path, and `cuzkit fleet ...` run in-process against them. */
-export interface FleetCli {
-  fake: FakeVastServer;
-  home: string;
+/** The fake server, its HOME with a store path, and a runner of `cuzkit fleet ...args`. */
+export interface FleetCli extends FakeVastCli<FleetCommandDeps> {
   /** The SQLite store's path in `home`. */
   db: string;
-  /** Runs `cuzkit fleet ...args`: what it printed, and the error it ended with (undefined when none). */
-  run(args: string[], deps?: FleetCommandDeps): Promise<{ stdout: string; stderr: string; error: unknown }>;
-  close(): Promise<void>;
-}
-
-/** Makes commander throw instead of exiting, on the command and every subcommand. */
-export function exitOverrideAll(command: Command): void {
-  command.exitOverride();
-  for (const sub of command.commands) exitOverrideAll(sub);
 }
 
 /** Starts the harness; `close()` it after each test. The fake's rate limits are off: these clients do not pace. */
-export async function startFleetCli(prefix: string): Promise<FleetCli> {
-  const fake = await startFakeVastServer({ rateLimits: false });
-  const home = mkdtempSync(join(tmpdir(), prefix));
-  return {
-    fake,
-    home,
-    db: join(home, "fleet.db"),
-    async run(args, deps = {}) {
-      const stdout = memorySink();
-      const stderr = memorySink();
-      const io: CliIO = {
-        stdout,
-        stderr,
-        env: { VAST_API_KEY: fake.apiKey, VAST_URL: fake.url, HOME: home },
-        cwd: home,
-      };
-      const command = createFleetCommand(io, {
+export async function startFleetCli(): Promise<FleetCli> {
+  const cli = await startFakeVastCli<FleetCommandDeps>({
+    name: "fleet",
+    command: (io, deps) =>
+      createFleetCommand(io, {
         clientOptions: { sleep: async () => {}, rateLimit: false },
         untilStopped: async () => {},
         ...deps,
-      });
-      exitOverrideAll(command);
-      const error = await parseCapturingError(command, args);
-      return { stdout: stdout.text(), stderr: stderr.text(), error };
-    },
-    async close() {
-      await fake.close();
-      rmSync(home, { recursive: true, force: true });
-    },
-  };
+      }),
+  });
+  return { ...cli, db: join(cli.home, "fleet.db") };
 }
+
+/** A harness started before each test of the calling file, closed after it. */
+export const useFleetCli = (): FleetCli => useEachTest(startFleetCli);
+
+/** The fleet settings most tests pass: a throughput floor, the prover image and where agents report. */
+export const fleetSettings = [
+  "--min-proofs-per-hour",
+  "40",
+  "--image",
+  "ghcr.io/example/prover:1",
+  "--manager-url",
+  "http://203.0.113.5:7320",
+] as const;

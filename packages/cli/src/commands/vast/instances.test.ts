@@ -1,12 +1,8 @@
 import type { CuzkitError } from "@cuzkit/core";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startVastCli, type VastCliHarness } from "./test-support.js";
+import { describe, expect, it } from "vitest";
+import { useVastCli, withVastCli } from "../../testing/vast-cli.js";
 
-let cli: VastCliHarness;
-beforeEach(async () => {
-  cli = await startVastCli();
-});
-afterEach(() => cli.close());
+const cli = useVastCli();
 
 describe("cuzkit vast instances, show, logs, label", () => {
   it("lists instances as a table and as JSON, filtered by label", async () => {
@@ -70,9 +66,7 @@ describe("cuzkit vast instances, show, logs, label", () => {
   });
 
   it("says on stderr that it retries a closed port, instead of going quiet", async () => {
-    const closed = await startVastCli();
-    const url = closed.server.url;
-    await closed.close();
+    const url = await withVastCli({}, async (closed) => closed.server.url); // a port nothing listens on now
     const { error, stderr } = await cli.run(["--url", url, "instances"]);
     expect(error).toMatchObject({ code: "VAST_NETWORK" });
     const retries = stderr.split("\n").filter((l) => l.startsWith("warn vast call failed, retrying"));

@@ -1,14 +1,10 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CuzkitError } from "@cuzkit/core";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startVastCli, type VastCliHarness } from "./test-support.js";
+import { describe, expect, it } from "vitest";
+import { useVastCli } from "../../testing/vast-cli.js";
 
-let cli: VastCliHarness;
-beforeEach(async () => {
-  cli = await startVastCli();
-});
-afterEach(() => cli.close());
+const cli = useVastCli();
 
 const publicKey =
   "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBw1hZx3bQmS9uY0fJ2bSe2m3lJ1q0aVt0b3v1YbLhGQ op@laptop";

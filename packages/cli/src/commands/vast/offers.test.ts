@@ -1,14 +1,12 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { CuzkitError, GiB, MiB } from "@cuzkit/core";
 import { parseMemTotal, parseNvidiaSmiCsv, recommend } from "@cuzkit/tuner";
 import { normaliseOffer, offerHardware } from "@cuzkit/vast";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startVastCli, type VastCliHarness } from "./test-support.js";
+import { describe, expect, it } from "vitest";
+import { useVastCli } from "../../testing/vast-cli.js";
 
-let cli: VastCliHarness;
-beforeEach(async () => {
-  cli = await startVastCli();
-});
-afterEach(() => cli.close());
+const cli = useVastCli();
 
 const rowOf = (stdout: string, id: number) => stdout.split("\n").find((line) => line.includes(` ${id} `));
 
@@ -168,8 +166,6 @@ describe("cuzkit vast offers", () => {
   });
 
   it("reads the key from the Vast CLI's key file under HOME", async () => {
-    const { mkdirSync, writeFileSync } = await import("node:fs");
-    const { join } = await import("node:path");
     mkdirSync(join(cli.home, ".config", "vastai"), { recursive: true });
     writeFileSync(join(cli.home, ".config", "vastai", "vast_api_key"), `${cli.server.apiKey}\n`);
     const { error } = await cli.run(["offers", "--json"], {}, { VAST_API_KEY: undefined });

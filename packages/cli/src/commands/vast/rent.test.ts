@@ -1,13 +1,38 @@
 import { CuzkitError } from "@cuzkit/core";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { CommandExit } from "../../io.js";
-import { startVastCli, type VastCliHarness } from "./test-support.js";
+import { useVastCli, type VastCliHarness, withVastCli } from "../../testing/vast-cli.js";
+import type { VastCommandDeps } from "./index.js";
 
-let cli: VastCliHarness;
-beforeEach(async () => {
-  cli = await startVastCli();
-});
-afterEach(() => cli.close());
+const cli = useVastCli();
+
+/** A `rent --wait` that does not end running: how the instance boots, and what must follow. */
+interface FailedWait {
+  name: string;
+  /** The fake's status after the first poll (the first is none). */
+  boot: "loading" | "exited";
+  flags: string[];
+  /** Whether the user presses Ctrl-C during the first wait between polls. */
+  ctrlC?: boolean;
+  code: string;
+  stderr: RegExp;
+  /** Instances left on the account afterwards (each one not left was destroyed, once). */
+  left: 0 | 1;
+}
+
+/** Deps under which the user presses Ctrl-C during the first wait between polls. */
+function ctrlCInFirstWait(harness: VastCliHarness): VastCommandDeps {
+  const controller = new AbortController();
+  return {
+    interrupt: () => ({ signal: controller.signal, dispose() {} }),
+    clientOptions: {
+      sleep: async (ms, signal) => {
+        controller.abort(new Error("interrupted"));
+        await harness.clock.sleep(ms, signal);
+      },
+    },
+  };
+}
 
 describe("cuzkit vast rent", () => {
   it("--dry-run prints the request body without the key or the registry login, and rents nothing", async () => {
@@ -110,95 +135,57 @@ describe("cuzkit vast rent", () => {
     expect(cli.server.instances.get(result.instanceId)?.label).toBe(result.label);
   });
 
-  it("--destroy-on-failure destroys an instance that does not run in time, so nothing bills", async () => {
-    const stuck = await startVastCli({ bootSequence: [null, "loading"] });
-    try {
-      const { error, stderr } = await stuck.run([
-        "rent",
-        "1001",
-        "--image",
-        "img",
-        "--yes",
-        "--wait",
-        "--wait-minutes",
-        "1",
-        "--destroy-on-failure",
-      ]);
-      expect(error).toMatchObject({ code: "VAST_WAIT_TIMEOUT" });
-      expect(stderr).toMatch(/destroyed instance \d+; nothing is billing/);
-      expect(stuck.server.instances.size).toBe(0);
-      expect(stuck.server.requestsTo(/^\/api\/v0\/instances\/\d+\/$/, "DELETE")).toHaveLength(1);
-    } finally {
-      await stuck.close();
-    }
-  });
-
-  it("without --destroy-on-failure a timed-out wait says the instance is still billing", async () => {
-    const stuck = await startVastCli({ bootSequence: [null, "loading"] });
-    try {
-      const { error, stderr } = await stuck.run([
-        "rent",
-        "1001",
-        "--image",
-        "img",
-        "--yes",
-        "--wait",
-        "--wait-minutes",
-        "1",
-      ]);
-      expect(error).toMatchObject({ code: "VAST_WAIT_TIMEOUT" });
-      expect(stderr).toMatch(
-        /instance (\d+) is still rented and billing: destroy it with `cuzkit vast destroy \1`/,
-      );
-      expect(stuck.server.instances.size).toBe(1);
-    } finally {
-      await stuck.close();
-    }
-  });
-
-  it("destroys an instance that exits while starting, with --destroy-on-failure", async () => {
-    const failing = await startVastCli({ bootSequence: [null, "exited"] });
-    try {
-      const { error } = await failing.run([
-        "rent",
-        "1001",
-        "--image",
-        "img",
-        "--yes",
-        "--wait",
-        "--destroy-on-failure",
-      ]);
-      expect(error).toMatchObject({ code: "VAST_INSTANCE_FAILED" });
-      expect(failing.server.instances.size).toBe(0);
-    } finally {
-      await failing.close();
-    }
-  });
-
-  it("--destroy-on-failure destroys the instance when the wait is interrupted (Ctrl-C)", async () => {
-    const stuck = await startVastCli({ bootSequence: [null, "loading"] });
-    try {
-      const controller = new AbortController();
-      const { error, stderr } = await stuck.run(
-        ["rent", "1001", "--image", "img", "--yes", "--wait", "--destroy-on-failure"],
-        {
-          interrupt: () => ({ signal: controller.signal, dispose() {} }),
-          clientOptions: {
-            // The user presses Ctrl-C during the first wait between polls.
-            sleep: async (ms, signal) => {
-              controller.abort(new Error("interrupted"));
-              await stuck.clock.sleep(ms, signal);
-            },
-          },
-        },
-      );
-      expect(error).toMatchObject({ code: "ABORTED" });
-      expect(stderr).toMatch(/destroyed instance \d+; nothing is billing/);
-      expect(stuck.server.instances.size).toBe(0);
-    } finally {
-      await stuck.close();
-    }
-  });
+  const failedWaits: FailedWait[] = [
+    {
+      name: "--destroy-on-failure destroys an instance that does not run in time, so nothing bills",
+      boot: "loading",
+      flags: ["--wait-minutes", "1", "--destroy-on-failure"],
+      code: "VAST_WAIT_TIMEOUT",
+      stderr: /destroyed instance \d+; nothing is billing/,
+      left: 0,
+    },
+    {
+      name: "without --destroy-on-failure a timed-out wait says the instance is still billing",
+      boot: "loading",
+      flags: ["--wait-minutes", "1"],
+      code: "VAST_WAIT_TIMEOUT",
+      stderr: /instance (\d+) is still rented and billing: destroy it with `cuzkit vast destroy \1`/,
+      left: 1,
+    },
+    {
+      name: "destroys an instance that exits while starting, with --destroy-on-failure",
+      boot: "exited",
+      flags: ["--destroy-on-failure"],
+      code: "VAST_INSTANCE_FAILED",
+      stderr: /destroyed instance \d+; nothing is billing/,
+      left: 0,
+    },
+    {
+      name: "--destroy-on-failure destroys the instance when the wait is interrupted (Ctrl-C)",
+      boot: "loading",
+      flags: ["--destroy-on-failure"],
+      ctrlC: true,
+      code: "ABORTED",
+      stderr: /destroyed instance \d+; nothing is billing/,
+      left: 0,
+    },
+  ];
+  // A loop rather than it.each: it.each's "$name" cuts a long name short.
+  for (const { name, boot, flags, ctrlC, code, stderr, left } of failedWaits) {
+    it(name, async () => {
+      await withVastCli({ bootSequence: [null, boot] }, async (stuck) => {
+        const { error, stderr: printed } = await stuck.run(
+          ["rent", "1001", "--image", "img", "--yes", "--wait", ...flags],
+          ctrlC ? ctrlCInFirstWait(stuck) : {},
+        );
+        expect(error).toMatchObject({ code });
+        expect(printed).toMatch(stderr);
+        expect(stuck.server.instances.size).toBe(left);
+        // Destroyed exactly once when nothing is left, and not at all when it is kept.
+        expect(stuck.server.requestsTo(/^\/api\/v0\/instances\/\d+\/$/, "DELETE")).toHaveLength(1 - left);
+      });
+    });
+  }
 
   it("--destroy-on-failure without --wait is refused before anything is rented", async () => {
     const { error } = await cli.run(["rent", "1001", "--image", "img", "--yes", "--destroy-on-failure"]);
@@ -216,8 +203,8 @@ describe("cuzkit vast rent", () => {
   });
 
   it("a script that rents twice in a row gets both: the server's 429 on the second create is waited out and retried", async () => {
-    const limited = await startVastCli({ rateLimits: {} }); // the fake enforces create's 4.5 s on its own
-    try {
+    // The fake enforces create's 4.5 s on its own.
+    await withVastCli({ rateLimits: {} }, async (limited) => {
       const first = await limited.run(["rent", "1001", "--image", "img", "--yes"]);
       const second = await limited.run(["rent", "1002", "--image", "img", "--yes"]);
       expect(first.error).toBeUndefined();
@@ -227,9 +214,7 @@ describe("cuzkit vast rent", () => {
       );
       expect(limited.server.instances.size).toBe(2);
       expect(limited.server.requestsTo("/api/v0/asks/1002/")).toHaveLength(2); // refused once, then rented once
-    } finally {
-      await limited.close();
-    }
+    });
   });
 
   it("reports an unknown offer as a typed error before asking", async () => {

@@ -1,16 +1,12 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startVastCli, type VastCliHarness } from "./test-support.js";
+import { describe, expect, it } from "vitest";
+import { useVastCli, withVastCli } from "../../testing/vast-cli.js";
 
 // The harness fails any run whose stdout, stderr or error holds the API key or a per-instance
 // key; these tests drive every command, with --verbose, through the paths where a key could leak.
 
-let cli: VastCliHarness;
-beforeEach(async () => {
-  cli = await startVastCli();
-});
-afterEach(() => cli.close());
+const cli = useVastCli();
 
 describe("the API key is never printed", () => {
   it("by any command with --verbose, which logs each request and response", async () => {
@@ -63,8 +59,7 @@ describe("the API key is never printed", () => {
   });
 
   it("--verbose shows the client's pacing waits, which keep the server's own thresholds from answering 429", async () => {
-    const paced = await startVastCli({ rateLimits: {} });
-    try {
+    await withVastCli({ rateLimits: {} }, async (paced) => {
       const ids = [paced.server.addInstance(), paced.server.addInstance()];
       const { stderr, error } = await paced.run(["--verbose", "destroy", ...ids.map(String), "--yes"], {
         clientOptions: { rateLimit: {} },
@@ -86,8 +81,6 @@ describe("the API key is never printed", () => {
       expect(second.stderr).toMatch(
         /warn vast call failed, retrying .*code=VAST_RATE_LIMITED .*delayMs=2000 thresholdMs=2000/,
       );
-    } finally {
-      await paced.close();
-    }
+    });
   });
 });
