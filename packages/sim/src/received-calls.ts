@@ -1,4 +1,5 @@
 import { CuzkitError } from "@cuzkit/core";
+import { createWaitList } from "./wait-list.js";
 
 // Which RPCs the daemon has received, so a test can wait for "the daemon has this AwaitProof"
 // instead of sleeping and hoping it arrived. Counts cover the daemon object's whole life (every
@@ -39,12 +40,10 @@ export interface ReceivedCalls {
   close(): void;
 }
 
-interface Waiter {
+interface Wanted {
   method: SimRpcMethod;
   jobId: string | undefined;
   count: number;
-  resolve(): void;
-  reject(error: unknown): void;
 }
 
 /** The job a request is about: job_id, or the request_id it will run under. */
@@ -57,7 +56,7 @@ export function jobIdOfRequest(request: object): string | undefined {
 /** Creates an empty ledger. */
 export function createReceivedCalls(): ReceivedCalls {
   const byKey = new Map<string, number>();
-  const waiters = new Set<Waiter>();
+  const waits = createWaitList<Wanted, void>();
   let closed = false;
   const key = (method: SimRpcMethod, jobId: string | undefined) =>
     jobId === undefined ? method : `${method}\u0000${jobId}`;
@@ -72,12 +71,7 @@ export function createReceivedCalls(): ReceivedCalls {
     record(method, jobId) {
       byKey.set(method, count(method) + 1);
       if (jobId !== undefined) byKey.set(key(method, jobId), count(method, jobId) + 1);
-      for (const waiter of [...waiters]) {
-        if (count(waiter.method, waiter.jobId) >= waiter.count) {
-          waiters.delete(waiter);
-          waiter.resolve();
-        }
-      }
+      waits.settle((wanted) => count(wanted.method, wanted.jobId) >= wanted.count, undefined);
     },
     count,
     counts: () =>
@@ -96,36 +90,11 @@ export function createReceivedCalls(): ReceivedCalls {
       }
       if (count(method, query.jobId) >= wanted) return Promise.resolve();
       if (closed) return Promise.reject(stoppedError());
-      const signal = query.signal;
-      if (signal?.aborted) return Promise.reject(signal.reason);
-      return new Promise<void>((resolve, reject) => {
-        const onAbort = () => {
-          waiters.delete(waiter);
-          reject(signal?.reason);
-        };
-        const waiter: Waiter = {
-          method,
-          jobId: query.jobId,
-          count: wanted,
-          resolve: () => {
-            signal?.removeEventListener("abort", onAbort);
-            resolve();
-          },
-          reject: (error) => {
-            signal?.removeEventListener("abort", onAbort);
-            reject(error);
-          },
-        };
-        waiters.add(waiter);
-        signal?.addEventListener("abort", onAbort, { once: true });
-      });
+      return waits.wait({ method, jobId: query.jobId, count: wanted }, query.signal);
     },
     close() {
       closed = true;
-      for (const waiter of [...waiters]) {
-        waiters.delete(waiter);
-        waiter.reject(stoppedError());
-      }
+      waits.close(stoppedError());
     },
   };
 }

@@ -25,7 +25,7 @@ import {
   type SimDaemonOptions,
   type SimFaults,
 } from "./options.js";
-import { pceWriteSec, readPceFiles, writePceFile } from "./pce-files.js";
+import { createPceFileWaits, pceWriteSec, readPceFiles, writePceFile } from "./pce-files.js";
 import type { OomDetail } from "./pipeline.js";
 import { createReceivedCalls, type ReceivedCallQuery, type SimRpcMethod } from "./received-calls.js";
 import { type StatusHttpServer, startStatusHttp } from "./status-http.js";
@@ -69,6 +69,8 @@ export interface SimStats {
   lastCrash: SimCrashDetail | undefined;
   /** RPCs received per method, over all runs. */
   callsReceived: Partial<Record<SimRpcMethod, number>>;
+  /** Circuits whose PCE file the current run loaded at start (its first proof of them is warm); empty for the budget daemon. */
+  pceFilesLoaded: CircuitId[];
 }
 
 /** Options of restart(). */
@@ -108,6 +110,12 @@ export interface SimDaemon {
    * Rejects with SIM_STOPPED when the daemon stops first. For tests: wait on this, never sleep.
    */
   whenReceived(method: SimRpcMethod, query?: ReceivedCallQuery): Promise<void>;
+  /**
+   * Resolves with the file's path once the daemon has written `circuit`'s PCE file into
+   * paramCacheDir (a file written earlier in the object's life counts too). Rejects with
+   * SIM_STOPPED when the daemon stops first. For tests: wait on this, never poll the folder.
+   */
+  whenPceFileWritten(circuit: CircuitId, options?: { signal?: AbortSignal | undefined }): Promise<string>;
   /** Calls `listener` on every crash; returns an unsubscribe function. */
   onCrash(listener: (reason: SimCrashReason, detail: SimCrashDetail) => void): () => void;
 }
@@ -163,6 +171,8 @@ export async function startSimDaemon(options: SimDaemonOptions = {}): Promise<Si
   let memoryNow = 0;
   let peakMemory = 0;
   let lastCrash: SimCrashDetail | undefined;
+  let pceFilesLoaded: CircuitId[] = [];
+  const pceFilesWritten = createPceFileWaits();
 
   if (baseFaults.startDelayMs > 0) {
     // The listener starts later, yet the address must be known now: pick the ports first.
@@ -250,7 +260,10 @@ export async function startSimDaemon(options: SimDaemonOptions = {}): Promise<Si
         () => {
           if (run.ended) return;
           writePceFile(paramCache, circuit).then(
-            (path) => logger.info("pce file written", { circuit, path }),
+            (path) => {
+              logger.info("pce file written", { circuit, path });
+              pceFilesWritten.written(circuit, path);
+            },
             (error: unknown) =>
               logger.error("could not write the pce file", {
                 circuit,
@@ -270,7 +283,8 @@ export async function startSimDaemon(options: SimDaemonOptions = {}): Promise<Si
       paramCache !== undefined && loadsPceFromDisk(resolved.config)
         ? readPceFiles(paramCache)
         : new Set<CircuitId>();
-    if (pceOnDisk.size > 0) logger.info("pce loaded from disk", { circuits: [...pceOnDisk].join(",") });
+    pceFilesLoaded = [...pceOnDisk];
+    if (pceOnDisk.size > 0) logger.info("pce loaded from disk", { circuits: pceFilesLoaded.join(",") });
     const engine = createSimEngine({
       options: resolved,
       pceOnDisk,
@@ -407,6 +421,7 @@ export async function startSimDaemon(options: SimDaemonOptions = {}): Promise<Si
         endRun(current);
         state = "stopped";
         received.close();
+        pceFilesWritten.close();
         await current.closing;
         if (listen.kind === "unix") await rm(listen.path, { force: true });
         logger.info("stopped", { address: address() });
@@ -471,9 +486,11 @@ export async function startSimDaemon(options: SimDaemonOptions = {}): Promise<Si
         openConnections: current.gates.size,
         lastCrash,
         callsReceived: received.counts(),
+        pceFilesLoaded: [...pceFilesLoaded],
       };
     },
     whenReceived: (method, query) => received.whenReceived(method, query),
+    whenPceFileWritten: (circuit, waitOptions) => pceFilesWritten.when(circuit, waitOptions?.signal),
     onCrash(listener) {
       crashListeners.add(listener);
       return () => {
