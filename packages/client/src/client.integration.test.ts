@@ -1,8 +1,10 @@
+import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { mkdtemp, rm } from "node:fs/promises";
+import type { ClientHttp2Session, ClientHttp2Stream } from "node:http2";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { realSleep, type Sleep } from "@cuzkit/core";
+import type { Sleep } from "@cuzkit/core";
 import { createSyntheticC1, type SimDaemon, type SimDaemonOptions, startSimDaemon } from "@cuzkit/sim";
 import { createManualScheduler } from "@cuzkit/sim/testing";
 import { afterEach, describe, expect, it, onTestFinished, vi } from "vitest";
@@ -23,6 +25,7 @@ import type { ProveEvent } from "./events.js";
 import type { CuzkClientOptions } from "./options.js";
 import { porepRequest, winningPostRequest } from "./requests.js";
 import { fetchStatusJson } from "./status-json.js";
+import { http2StreamChannelName } from "./transport.js";
 
 // The client against @cuzkit/sim (a grpc-js server: a second, independent HTTP/2 stack) over
 // real loopback sockets, TCP and unix. Faults are triggered from the client's own events so
@@ -68,6 +71,34 @@ function recorder(on?: (event: ProveEvent) => void) {
     onEvent: (event: ProveEvent) => {
       events.push(event);
       on?.(event);
+    },
+  };
+}
+
+/**
+ * Watches the HTTP/2 streams the client opens (published by transport.ts) and their sessions.
+ * settled() resolves once every stream has closed and every destroyed session has emitted
+ * "close": connect-node has no PING timer left that could destroy a session with an error.
+ */
+function watchHttp2Sessions() {
+  const closes: Promise<void>[] = [];
+  const sessions = new Map<ClientHttp2Session, Promise<void>>();
+  const closed = (emitter: ClientHttp2Stream | ClientHttp2Session) =>
+    new Promise<void>((resolve) => emitter.once("close", () => resolve()));
+  const onStream = (message: unknown) => {
+    const { stream } = message as { stream: ClientHttp2Stream };
+    closes.push(closed(stream));
+    const session = stream.session;
+    if (session && !sessions.has(session)) sessions.set(session, closed(session));
+  };
+  subscribe(http2StreamChannelName, onStream);
+  onTestFinished(() => {
+    unsubscribe(http2StreamChannelName, onStream);
+  });
+  return {
+    async settled(): Promise<void> {
+      await Promise.all(closes);
+      await Promise.all([...sessions].filter(([session]) => session.destroyed).map(([, close]) => close));
     },
   };
 }
@@ -248,8 +279,16 @@ describe("createCuzkClient over real sockets", () => {
     // Also guards against connect-node's PING-timeout race (an uncaught exception that would
     // kill the caller's process): transport.ts keeps an error listener on every session.
     const uncaught: unknown[] = [];
-    const onUncaught = (error: unknown) => uncaught.push(error);
+    let sawUncaught = () => {};
+    const uncaughtSeen = new Promise<void>((resolve) => {
+      sawUncaught = resolve;
+    });
+    const onUncaught = (error: unknown) => {
+      uncaught.push(error);
+      sawUncaught();
+    };
     process.on("uncaughtException", onUncaught);
+    const sessions = watchHttp2Sessions();
     onTestFinished(() => {
       process.off("uncaughtException", onUncaught);
     });
@@ -268,12 +307,10 @@ describe("createCuzkClient over real sockets", () => {
     expect(error.jobId).toMatch(/^porep-1000-1-a1-/);
     expect(rec.types()).not.toContain("reconnecting");
     expect(performance.now() - started).toBeLessThan(5_000);
-    // The race lives in connect-node's own PING timers (interval + timeout = 200 ms per
-    // session), which expose no event and cannot be faked without faking the sockets' timers
-    // too; the stalled daemon does not read, so it never sees those sockets close either. The
-    // one timed wait left in this file: 300 ms lets them fire; were it short under load, this
-    // assertion could only pass wrongly, never fail wrongly.
-    await realSleep(300);
+    // The race lives in connect-node's own PING timers, which expose no event: wait until no
+    // stream is open (connect-node stops a session's timers with its last stream) and every
+    // destroyed session has emitted "close" (after its "error": were it uncaught, it comes first).
+    await Promise.race([sessions.settled(), uncaughtSeen]);
     expect(uncaught).toEqual([]);
   });
 
