@@ -160,6 +160,28 @@ describe("stall", () => {
   });
 });
 
+describe("hold", () => {
+  it("holds every proof that ends after N, answering everything else, until a restart without the fault", async () => {
+    const log = logWatcher();
+    const daemon = await track.daemon({ proofTimeMs: 0, faults: { holdAfterProofs: 1 }, logger: log.logger });
+    const client = track.client(daemon.address);
+    expect((await client.prove({ submit: porep("1") })).result?.status).toBe(
+      AwaitProofResponse_Status.COMPLETED,
+    );
+    await client.submitProof(porep("2"));
+    await log.logged("proof held");
+    const error = await grpcError(client.awaitProof({ jobId: "2" }, { timeoutMs: 300 }));
+    expect(error.grpcCode).toBe(status.DEADLINE_EXCEEDED);
+    expect((await client.getStatus()).totalProofsCompleted).toBe(1n);
+    expect(daemon.stats()).toMatchObject({ proofsCompleted: 1, proofsFailed: 0 });
+    await daemon.restart({ faults: {} });
+    const after = track.client(daemon.address);
+    expect((await after.prove({ submit: porep("3") })).result?.status).toBe(
+      AwaitProofResponse_Status.COMPLETED,
+    );
+  });
+});
+
 describe("dropConnections", () => {
   it("cuts calls in flight but keeps listening and keeps the jobs", async () => {
     const daemon = await track.daemon({ proofTimeMs: 200 });

@@ -296,6 +296,8 @@ export async function startSimDaemon(options: SimDaemonOptions = {}): Promise<Si
       },
       onSubmitted: (jobId) => submissions.set(jobId, (submissions.get(jobId) ?? 0) + 1),
       onFinished: (proof) => onFinished(run, proof),
+      holdsResult: () =>
+        run.faults.holdAfterProofs !== undefined && run.proofsFinished >= run.faults.holdAfterProofs,
       onOom: (detail) => crashNow(run, "oom", detail),
       onMemory: (bytes) => {
         memoryNow = bytes;
