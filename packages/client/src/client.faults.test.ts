@@ -1,20 +1,15 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startTcpProxy, type TcpProxy } from "@cuzkit/client/testing";
-import { createSyntheticC1, type SimDaemon, type SimDaemonOptions, startSimDaemon } from "@cuzkit/sim";
+import type { SimDaemon } from "@cuzkit/sim";
 import { startSimProcess } from "@cuzkit/sim/testing";
-import { afterEach, describe, expect, it } from "vitest";
-import { type CuzkClient, createCuzkClient } from "./client.js";
+import { describe, expect, it } from "vitest";
 import {
   ConnectionLostError,
   DaemonFrozenError,
   DeadlineExceededError,
   RequestIdReusedError,
 } from "./errors.js";
-import type { ProveEvent } from "./events.js";
-import type { CuzkClientOptions } from "./options.js";
-import { porepRequest, windowPostRequest } from "./requests.js";
+import { windowPostRequest } from "./requests.js";
+import { awaitInFlight, faultWhenInFlight, porep, recorder, useClientTestKit } from "./test-kit.js";
 
 // The failures of issue 9, end to end over real sockets: a proxy in front of the simulator
 // resets, refuses (a forwarded port that went away) or drops (a black hole), and a simulator
@@ -22,43 +17,8 @@ import { porepRequest, windowPostRequest } from "./requests.js";
 // error code and hint, how many SubmitProof calls the daemon saw, and that the same client
 // works for the next call. Faults are triggered from the client's own events.
 
-const cleanups: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const { sim, proxyTo, client, defer, tempDir } = useClientTestKit();
 
-async function sim(options: SimDaemonOptions = {}): Promise<SimDaemon> {
-  const daemon = await startSimDaemon(options);
-  cleanups.push(() => daemon.stop());
-  return daemon;
-}
-async function proxyTo(daemon: { address: string }): Promise<TcpProxy> {
-  const proxy = await startTcpProxy(daemon.address);
-  cleanups.push(() => proxy.close());
-  return proxy;
-}
-function client(address: string, options: Partial<CuzkClientOptions> = {}): CuzkClient {
-  const c = createCuzkClient({ address, ...options });
-  cleanups.push(() => c.close());
-  return c;
-}
-function recorder(on?: (event: ProveEvent) => void) {
-  const events: ProveEvent[] = [];
-  return {
-    events,
-    types: () => events.map((e) => e.type),
-    onEvent: (event: ProveEvent) => {
-      events.push(event);
-      on?.(event);
-    },
-  };
-}
-/** Resolves once the daemon holds the AwaitProof of the event's job (the fault then hits the call in flight). */
-const awaitReceived = (daemon: Pick<SimDaemon, "whenReceived">, event: ProveEvent) =>
-  daemon.whenReceived("AwaitProof", { jobId: event.requestId });
-
-const porep = (sizeBytes = 4096) =>
-  porepRequest({ c1: createSyntheticC1({ sizeBytes }), sectorNumber: 1, minerId: 1000 });
 const wpost = () =>
   windowPostRequest({ vanillaProofs: [new Uint8Array(256)], randomness: "11".repeat(32), minerId: 1000 });
 const submissions = (daemon: SimDaemon) => daemon.stats().submissionsByRequestId;
@@ -129,7 +89,7 @@ describe("a forwarded port that goes away and comes back", () => {
     const proxy = await proxyTo(daemon);
     const c = client(proxy.address, { reconnect: { initialDelayMs: 50, maxDelayMs: 200 } });
     const rec = recorder((event) => {
-      if (event.type === "submitted") void awaitReceived(daemon, event).then(() => proxy.refuse());
+      if (event.type === "submitted") void awaitInFlight(daemon, event).then(() => proxy.refuse());
       if (event.type === "reconnecting" && event.probe === 3) void proxy.restore();
     });
     const result = await c.prove(await build(), { onEvent: rec.onEvent });
@@ -146,9 +106,7 @@ describe("a forwarded port that goes away and comes back", () => {
     const daemon = await sim({ proofTimeMs: 1_000 });
     const proxy = await proxyTo(daemon);
     const c = client(proxy.address);
-    const rec = recorder((event) => {
-      if (event.type === "submitted") void awaitReceived(daemon, event).then(() => proxy.reset());
-    });
+    const rec = faultWhenInFlight(daemon, () => proxy.reset());
     const result = await c.prove(await porep(), { onEvent: rec.onEvent });
     const lost = rec.events.find((e) => e.type === "connection-lost") as { error: Error } | undefined;
     expect(lost?.error.message).not.toMatch(/the daemon closed the call/);
@@ -163,7 +121,7 @@ describe("a daemon that dies", () => {
     const c = client(daemon.address, { reconnect: { initialDelayMs: 20, maxDelayMs: 50 } });
     let restarted: Promise<void> | undefined;
     const rec = recorder((event) => {
-      if (event.type === "submitted") void awaitReceived(daemon, event).then(() => daemon.crash("oom"));
+      if (event.type === "submitted") void awaitInFlight(daemon, event).then(() => daemon.crash("oom"));
       if (event.type === "reconnecting" && event.probe === 2) restarted ??= daemon.restart();
     });
     const error = await c.prove(await porep(), { onEvent: rec.onEvent }).catch((e) => e);
@@ -208,12 +166,9 @@ describe("a daemon that stops answering", () => {
       reconnect: { probeTimeoutMs: 300 },
     });
     let droppedAt = 0;
-    const rec = recorder((event) => {
-      if (event.type === "submitted")
-        void awaitReceived(daemon, event).then(() => {
-          droppedAt = performance.now();
-          proxy.drop();
-        });
+    const rec = faultWhenInFlight(daemon, () => {
+      droppedAt = performance.now();
+      proxy.drop();
     });
     const error = await c.prove(await porep(), { onEvent: rec.onEvent }).catch((e) => e);
     expect(performance.now() - droppedAt).toBeLessThan(5_000);
@@ -229,21 +184,17 @@ describe("a daemon that stops answering", () => {
   });
 
   it("SIGSTOP of the daemon process: DaemonFrozenError within keepalive + one probe; after SIGCONT the job completes", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "cuzkit-freeze-"));
-    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const dir = await tempDir();
     const daemon = await startSimProcess(`unix://${join(dir, "cuzk.sock")}`, 1_500);
-    cleanups.push(() => daemon.stop());
+    defer(() => daemon.stop());
     const c = client(daemon.address, {
       keepalive: { pingIntervalMs: 200, pingTimeoutMs: 200 },
       reconnect: { probeTimeoutMs: 300 },
     });
     let frozenAt = 0;
-    const rec = recorder((event) => {
-      if (event.type === "submitted")
-        void awaitReceived(daemon, event).then(() => {
-          frozenAt = performance.now();
-          daemon.freeze();
-        });
+    const rec = faultWhenInFlight(daemon, () => {
+      frozenAt = performance.now();
+      daemon.freeze();
     });
     const error = await c.prove(await porep(), { onEvent: rec.onEvent }).catch((e) => e);
     const detectedMs = performance.now() - frozenAt;

@@ -1,14 +1,11 @@
 import { subscribe, unsubscribe } from "node:diagnostics_channel";
-import { mkdtemp, rm } from "node:fs/promises";
-import type { ClientHttp2Session, ClientHttp2Stream } from "node:http2";
-import { tmpdir } from "node:os";
+import type { ClientHttp2Stream, Http2Session } from "node:http2";
 import { join } from "node:path";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import type { Sleep } from "@cuzkit/core";
-import { createSyntheticC1, type SimDaemon, type SimDaemonOptions, startSimDaemon } from "@cuzkit/sim";
 import { createManualScheduler } from "@cuzkit/sim/testing";
-import { afterEach, describe, expect, it, onTestFinished, vi } from "vitest";
-import { type CuzkClient, createCuzkClient } from "./client.js";
+import { describe, expect, it, onTestFinished } from "vitest";
+import { createCuzkClient } from "./client.js";
 import {
   AbortedError,
   DaemonFrozenError,
@@ -21,59 +18,16 @@ import {
   PayloadTooLargeError,
   ProofFailedError,
 } from "./errors.js";
-import type { ProveEvent } from "./events.js";
-import type { CuzkClientOptions } from "./options.js";
-import { porepRequest, winningPostRequest } from "./requests.js";
+import { winningPostRequest } from "./requests.js";
 import { fetchStatusJson } from "./status-json.js";
+import { awaitInFlight, faultWhenInFlight, porep, recorder, useClientTestKit } from "./test-kit.js";
 import { http2StreamChannelName } from "./transport.js";
 
 // The client against @cuzkit/sim (a grpc-js server: a second, independent HTTP/2 stack) over
 // real loopback sockets, TCP and unix. Faults are triggered from the client's own events so
 // each test is deterministic; where real time is measured the bounds are generous.
 
-const sims: SimDaemon[] = [];
-const clients: CuzkClient[] = [];
-const dirs: string[] = [];
-
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close()));
-  await Promise.all(sims.splice(0).map((s) => s.stop()));
-  await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
-});
-
-async function sim(options: SimDaemonOptions = {}): Promise<SimDaemon> {
-  const daemon = await startSimDaemon(options);
-  sims.push(daemon);
-  return daemon;
-}
-
-function client(address: string, options: Partial<CuzkClientOptions> = {}): CuzkClient {
-  const c = createCuzkClient({ address, ...options });
-  clients.push(c);
-  return c;
-}
-
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), "cuzkit-client-"));
-  dirs.push(dir);
-  return dir;
-}
-
-const porep = (sizeBytes = 4096) =>
-  porepRequest({ c1: createSyntheticC1({ sizeBytes }), sectorNumber: 1, minerId: 1000 });
-
-/** Collects events and lets a test react to one. */
-function recorder(on?: (event: ProveEvent) => void) {
-  const events: ProveEvent[] = [];
-  return {
-    events,
-    types: () => events.map((e) => e.type),
-    onEvent: (event: ProveEvent) => {
-      events.push(event);
-      on?.(event);
-    },
-  };
-}
+const { sim, client, tempDir } = useClientTestKit();
 
 /**
  * Watches the HTTP/2 streams the client opens (published by transport.ts) and their sessions.
@@ -82,8 +36,8 @@ function recorder(on?: (event: ProveEvent) => void) {
  */
 function watchHttp2Sessions() {
   const closes: Promise<void>[] = [];
-  const sessions = new Map<ClientHttp2Session, Promise<void>>();
-  const closed = (emitter: ClientHttp2Stream | ClientHttp2Session) =>
+  const sessions = new Map<Http2Session, Promise<void>>();
+  const closed = (emitter: ClientHttp2Stream | Http2Session) =>
     new Promise<void>((resolve) => emitter.once("close", () => resolve()));
   const onStream = (message: unknown) => {
     const { stream } = message as { stream: ClientHttp2Stream };
@@ -103,10 +57,6 @@ function watchHttp2Sessions() {
   };
 }
 
-/** Resolves once `daemon` holds the `count`-th AwaitProof of the event's job: that call is in flight. */
-const awaitInFlight = (daemon: SimDaemon, event: ProveEvent, count = 1) =>
-  daemon.whenReceived("AwaitProof", { jobId: event.requestId, count });
-
 /**
  * The client's backoff sleep for restart tests: waits for the restart (not for real time),
  * then yields one event-loop turn so probes do not spin.
@@ -117,10 +67,6 @@ const sleepUntil =
     await restarted();
     await nextTurn(undefined, { signal });
   };
-
-/** Resolves once the daemon sees no open connection (each closed socket is an event it counts). */
-const untilNoConnections = (daemon: SimDaemon) =>
-  vi.waitFor(() => expect(daemon.stats().openConnections).toBe(0), { timeout: 5_000, interval: 5 });
 
 describe("createCuzkClient over real sockets", () => {
   it("proves over TCP: one submission, proof completed once, events in order", async () => {
@@ -217,9 +163,7 @@ describe("createCuzkClient over real sockets", () => {
     const c = client(daemon.address, {
       reconnect: { initialDelayMs: 20, maxDelayMs: 50, giveUpAfterMs: 500 },
     });
-    const rec = recorder((event) => {
-      if (event.type === "submitted") void awaitInFlight(daemon, event).then(() => daemon.crash("oom"));
-    });
+    const rec = faultWhenInFlight(daemon, () => daemon.crash("oom"));
     const error = await c.prove(await porep(), { onEvent: rec.onEvent }).catch((e) => e);
     expect(error).toBeInstanceOf(DaemonUnavailableError);
     expect(error.message).toMatch(/did not answer for \d+ ms .*whether the job still runs is unknown/);
@@ -297,9 +241,7 @@ describe("createCuzkClient over real sockets", () => {
       keepalive: { pingIntervalMs: 100, pingTimeoutMs: 100 },
       reconnect: { initialDelayMs: 50, probeTimeoutMs: 100, giveUpAfterMs: 600 },
     });
-    const rec = recorder((event) => {
-      if (event.type === "submitted") void awaitInFlight(daemon, event).then(() => daemon.stall());
-    });
+    const rec = faultWhenInFlight(daemon, () => daemon.stall());
     const started = performance.now();
     const error = await c.prove(await porep(), { onEvent: rec.onEvent }).catch((e) => e);
     expect(error).toBeInstanceOf(DaemonFrozenError);
@@ -330,9 +272,7 @@ describe("createCuzkClient over real sockets", () => {
     const daemon = await sim({ proofTimeMs: 600_000 });
     const c = client(daemon.address);
     const controller = new AbortController();
-    const rec = recorder((event) => {
-      if (event.type === "submitted") void awaitInFlight(daemon, event).then(() => controller.abort());
-    });
+    const rec = faultWhenInFlight(daemon, () => controller.abort());
     const error = await c
       .prove(await porep(), { signal: controller.signal, onEvent: rec.onEvent })
       .catch((e) => e);
@@ -497,7 +437,8 @@ describe("createCuzkClient over real sockets", () => {
     await c.close();
     expect(await pending).toBeInstanceOf(AbortedError);
     await expect(c.getStatus()).rejects.toBeInstanceOf(AbortedError);
-    await untilNoConnections(daemon);
+    await daemon.whenConnectionsClosed();
+    expect(daemon.stats().openConnections).toBe(0);
   });
 
   it("preloads and evicts SRS (the daemon's eviction is a no-op)", async () => {

@@ -116,6 +116,8 @@ export interface SimDaemon {
    * SIM_STOPPED when the daemon stops first. For tests: wait on this, never poll the folder.
    */
   whenPceFileWritten(circuit: CircuitId, options?: { signal?: AbortSignal | undefined }): Promise<string>;
+  /** Resolves once every gRPC connection open now has closed (e.g. a client's close() has reached the daemon). */
+  whenConnectionsClosed(): Promise<void>;
   /** Calls `listener` on every crash; returns an unsubscribe function. */
   onCrash(listener: (reason: SimCrashReason, detail: SimCrashDetail) => void): () => void;
 }
@@ -493,6 +495,7 @@ export async function startSimDaemon(options: SimDaemonOptions = {}): Promise<Si
     },
     whenReceived: (method, query) => received.whenReceived(method, query),
     whenPceFileWritten: (circuit, waitOptions) => pceFilesWritten.when(circuit, waitOptions?.signal),
+    whenConnectionsClosed: () => Promise.all([...current.gates].map((gate) => gate.closed)).then(() => undefined),
     onCrash(listener) {
       crashListeners.add(listener);
       return () => {
