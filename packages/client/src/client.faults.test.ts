@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type { SimDaemon } from "@cuzkit/sim";
 import { startSimProcess } from "@cuzkit/sim/testing";
 import { describe, expect, it } from "vitest";
+import type { CuzkClient } from "./client.js";
 import {
   ConnectionLostError,
   DaemonFrozenError,
@@ -22,6 +23,23 @@ const { sim, proxyTo, client, defer, tempDir } = useClientTestKit();
 const wpost = () =>
   windowPostRequest({ vanillaProofs: [new Uint8Array(256)], randomness: "11".repeat(32), minerId: 1000 });
 const submissions = (daemon: SimDaemon) => daemon.stats().submissionsByRequestId;
+
+/** Keepalive and probe settings that find a silent daemon in well under a second (200 + 200 ms, one 300 ms probe). */
+const quickFreezeDetection = {
+  keepalive: { pingIntervalMs: 200, pingTimeoutMs: 200 },
+  reconnect: { probeTimeoutMs: 300 },
+};
+
+/** Proves on `c`, running `freeze` once `daemon` holds the AwaitProof; the error, and how long after the freeze it came. */
+async function proveAndFreeze(c: CuzkClient, daemon: Pick<SimDaemon, "whenReceived">, freeze: () => void) {
+  let frozenAt = 0;
+  const rec = faultWhenInFlight(daemon, () => {
+    frozenAt = performance.now();
+    freeze();
+  });
+  const error = await c.prove(await porep(), { onEvent: rec.onEvent }).catch((e) => e);
+  return { error, detectedMs: performance.now() - frozenAt, rec };
+}
 
 describe("a client whose upload was cut stays healthy", () => {
   it("after a 120 MB submit cut by its deadline: not accepted, then status and prove work on the same client", async () => {
@@ -161,17 +179,9 @@ describe("a daemon that stops answering", () => {
   it("black hole: prove reports DaemonFrozenError naming the job, which survives and can be awaited", async () => {
     const daemon = await sim({ proofTimeMs: 1_500 });
     const proxy = await proxyTo(daemon);
-    const c = client(proxy.address, {
-      keepalive: { pingIntervalMs: 200, pingTimeoutMs: 200 },
-      reconnect: { probeTimeoutMs: 300 },
-    });
-    let droppedAt = 0;
-    const rec = faultWhenInFlight(daemon, () => {
-      droppedAt = performance.now();
-      proxy.drop();
-    });
-    const error = await c.prove(await porep(), { onEvent: rec.onEvent }).catch((e) => e);
-    expect(performance.now() - droppedAt).toBeLessThan(5_000);
+    const c = client(proxy.address, quickFreezeDetection);
+    const { error, detectedMs } = await proveAndFreeze(c, daemon, () => proxy.drop());
+    expect(detectedMs).toBeLessThan(5_000);
     expect(error).toBeInstanceOf(DaemonFrozenError);
     expect(error.code).toBe("DAEMON_FROZEN");
     expect(error.retryable).toBe(false);
@@ -187,17 +197,8 @@ describe("a daemon that stops answering", () => {
     const dir = await tempDir();
     const daemon = await startSimProcess(`unix://${join(dir, "cuzk.sock")}`, 1_500);
     defer(() => daemon.stop());
-    const c = client(daemon.address, {
-      keepalive: { pingIntervalMs: 200, pingTimeoutMs: 200 },
-      reconnect: { probeTimeoutMs: 300 },
-    });
-    let frozenAt = 0;
-    const rec = faultWhenInFlight(daemon, () => {
-      frozenAt = performance.now();
-      daemon.freeze();
-    });
-    const error = await c.prove(await porep(), { onEvent: rec.onEvent }).catch((e) => e);
-    const detectedMs = performance.now() - frozenAt;
+    const c = client(daemon.address, quickFreezeDetection);
+    const { error, detectedMs, rec } = await proveAndFreeze(c, daemon, () => daemon.freeze());
     expect(error).toBeInstanceOf(DaemonFrozenError);
     expect(error.message).toMatch(/the job may still be running/);
     // 200 + 200 ms keepalive, one 300 ms probe; the proof deadline is 30 min.

@@ -1,7 +1,8 @@
 import { readdirSync } from "node:fs";
 import { mkdir, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { type CircuitId, CuzkitError, circuitIds } from "@cuzkit/core";
+import { type CircuitId, circuitIds } from "@cuzkit/core";
+import { SimStoppedError } from "./errors.js";
 import { createWaitList } from "./wait-list.js";
 
 // The PCE files of the daemon's srs.param_cache: written once a circuit's PCE has been extracted
@@ -51,12 +52,11 @@ export interface PceFileWaits {
 export function createPceFileWaits(): PceFileWaits {
   const paths = new Map<CircuitId, string>();
   const waits = createWaitList<CircuitId, string>();
-  let closed = false;
   const stoppedError = () =>
-    new CuzkitError("the simulated daemon stopped before it wrote the awaited PCE file", {
-      code: "SIM_STOPPED",
-      hint: "give the daemon a paramCacheDir and let a cold proof of that circuit complete before stopping it",
-    });
+    new SimStoppedError(
+      "the simulated daemon stopped before it wrote the awaited PCE file",
+      "give the daemon a paramCacheDir and let a cold proof of that circuit complete before stopping it",
+    );
   return {
     written(circuit, path) {
       paths.set(circuit, path);
@@ -64,12 +64,9 @@ export function createPceFileWaits(): PceFileWaits {
     },
     when(circuit, signal) {
       const path = paths.get(circuit);
-      if (path !== undefined) return Promise.resolve(path);
-      if (closed) return Promise.reject(stoppedError());
-      return waits.wait(circuit, signal);
+      return path === undefined ? waits.wait(circuit, signal) : Promise.resolve(path);
     },
     close() {
-      closed = true;
       waits.close(stoppedError());
     },
   };

@@ -1,4 +1,5 @@
 import { CuzkitError } from "@cuzkit/core";
+import { SimStoppedError } from "./errors.js";
 import { createWaitList } from "./wait-list.js";
 
 // Which RPCs the daemon has received, so a test can wait for "the daemon has this AwaitProof"
@@ -57,15 +58,14 @@ export function jobIdOfRequest(request: object): string | undefined {
 export function createReceivedCalls(): ReceivedCalls {
   const byKey = new Map<string, number>();
   const waits = createWaitList<Wanted, void>();
-  let closed = false;
   const key = (method: SimRpcMethod, jobId: string | undefined) =>
     jobId === undefined ? method : `${method}\u0000${jobId}`;
   const count = (method: SimRpcMethod, jobId?: string | undefined) => byKey.get(key(method, jobId)) ?? 0;
   const stoppedError = () =>
-    new CuzkitError("the simulated daemon stopped before the awaited call arrived", {
-      code: "SIM_STOPPED",
-      hint: "the call the test waits for was never sent, or the daemon was stopped too early",
-    });
+    new SimStoppedError(
+      "the simulated daemon stopped before the awaited call arrived",
+      "the call the test waits for was never sent, or the daemon was stopped too early",
+    );
 
   return {
     record(method, jobId) {
@@ -89,11 +89,9 @@ export function createReceivedCalls(): ReceivedCalls {
         );
       }
       if (count(method, query.jobId) >= wanted) return Promise.resolve();
-      if (closed) return Promise.reject(stoppedError());
       return waits.wait({ method, jobId: query.jobId, count: wanted }, query.signal);
     },
     close() {
-      closed = true;
       waits.close(stoppedError());
     },
   };

@@ -12,6 +12,7 @@ import {
 import * as grpc from "@grpc/grpc-js";
 import { type ConnectionGate, createConnectionGate } from "./connection-gate.js";
 import { createSimEngine, type FinishedProof, type SimEngine } from "./engine.js";
+import { SimStoppedError } from "./errors.js";
 import { provingEngineServerDefinition } from "./grpc-service.js";
 import { createProvingEngineHandlers } from "./handlers.js";
 import { dialAddress } from "./listen-address.js";
@@ -438,10 +439,10 @@ export async function startSimDaemon(options: SimDaemonOptions = {}): Promise<Si
     },
     async restart(restartOptions = {}) {
       if (stopping) {
-        throw new CuzkitError("the simulated daemon was stopped and cannot restart", {
-          code: "SIM_STOPPED",
-          hint: "start a new one with startSimDaemon()",
-        });
+        throw new SimStoppedError(
+          "the simulated daemon was stopped and cannot restart",
+          "start a new one with startSimDaemon()",
+        );
       }
       const previous = current;
       endRun(previous);
@@ -495,7 +496,8 @@ export async function startSimDaemon(options: SimDaemonOptions = {}): Promise<Si
     },
     whenReceived: (method, query) => received.whenReceived(method, query),
     whenPceFileWritten: (circuit, waitOptions) => pceFilesWritten.when(circuit, waitOptions?.signal),
-    whenConnectionsClosed: () => Promise.all([...current.gates].map((gate) => gate.closed)).then(() => undefined),
+    whenConnectionsClosed: () =>
+      Promise.all([...current.gates].map((gate) => gate.closed)).then(() => undefined),
     onCrash(listener) {
       crashListeners.add(listener);
       return () => {

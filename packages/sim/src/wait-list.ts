@@ -3,11 +3,11 @@
 
 /** Waits keyed by what they wait for. */
 export interface WaitList<K, V> {
-  /** A wait for `key`, settled by settle() or close(); rejects with the signal's reason on abort. */
+  /** A wait for `key`, settled by settle() or close() (rejected at once after close()); rejects with the signal's reason on abort. */
   wait(key: K, signal?: AbortSignal | undefined): Promise<V>;
   /** Resolves, with `value`, every wait whose key `done` accepts. */
   settle(done: (key: K) => boolean, value: V): void;
-  /** Rejects every pending wait with `error` (nothing they wait for can happen any more). */
+  /** Rejects every pending wait, and every later one, with `error` (nothing they wait for can happen any more). */
   close(error: unknown): void;
 }
 
@@ -20,8 +20,10 @@ interface Waiter<K, V> {
 /** Creates an empty wait list. */
 export function createWaitList<K, V>(): WaitList<K, V> {
   const waiters = new Set<Waiter<K, V>>();
+  let closedWith: { error: unknown } | undefined;
   return {
     wait(key, signal) {
+      if (closedWith) return Promise.reject(closedWith.error);
       if (signal?.aborted) return Promise.reject(signal.reason);
       return new Promise<V>((resolve, reject) => {
         const onAbort = () => waiter.reject(signal?.reason);
@@ -48,6 +50,7 @@ export function createWaitList<K, V>(): WaitList<K, V> {
       for (const waiter of [...waiters]) if (done(waiter.key)) waiter.resolve(value);
     },
     close(error) {
+      closedWith = { error };
       for (const waiter of [...waiters]) waiter.reject(error);
     },
   };
