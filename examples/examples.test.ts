@@ -109,12 +109,19 @@ describe("examples", () => {
       .split("\n")
       .filter((line) => line.includes(dir) && !line.includes("ps -eo"));
 
-  it("prover-image/entrypoint.sh tunes, benchmarks with the daemon spawned, then serves; SIGTERM stops it", async () => {
+  // Each entrypoint test starts five to seven node processes from source (tsx): about 10 s on an
+  // idle two-core machine, 90 s seen on a loaded one. Nothing in them waits on time.
+  const entrypointTimeoutMs = 180_000;
+
+  it("prover-image/entrypoint.sh tunes, benchmarks with the daemon spawned, then serves; SIGTERM stops it", {
+    timeout: entrypointTimeoutMs,
+  }, async () => {
     const image = startEntrypoint({});
     try {
       await image.waitForLine(image.child.stdout as NodeJS.ReadableStream, /^serving on /);
       const client = createCuzkClient({ address: image.address });
-      await client.waitForReady({ timeoutMs: 20_000 });
+      // The serving daemon starts after "serving on" is printed: ready is when it answers.
+      await client.waitForReady({ timeoutMs: 90_000 });
       await client.close();
       expect((await readFile(join(dir, "out", "bench.status"), "utf8")).trim()).toBe("0");
       const report = JSON.parse((await readFile(join(dir, "out", "bench.jsonl"), "utf8")).trim());
@@ -133,7 +140,9 @@ describe("examples", () => {
     expect(leftovers()).toEqual([]);
   });
 
-  it("prover-image/entrypoint.sh: SIGTERM mid-benchmark writes the report, stops the daemon and does not serve", async () => {
+  it("prover-image/entrypoint.sh: SIGTERM mid-benchmark writes the report, stops the daemon and does not serve", {
+    timeout: entrypointTimeoutMs,
+  }, async () => {
     // The daemon holds every proof after the first: the batch is still running when the signal
     // comes, however slow or fast this machine is.
     const image = startEntrypoint({ BENCH_COUNT: "6", BENCH_FLAGS: "--warmup none" }, "--fault hold-after=1");
