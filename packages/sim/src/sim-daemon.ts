@@ -135,6 +135,8 @@ interface Run {
   /** Answers handed to grpc-js, and HTTP/2 streams ended on the wire, in this run. */
   answers: number;
   streamsEnded: number;
+  /** Woken when a stream ends, a write reaches the kernel or the run ends (afterFlush waits on them). */
+  flushWaiters: Set<() => void>;
   ended: boolean;
   ready: Promise<void>;
   /** The bind in progress or done (undefined while a start delay runs). */
@@ -150,6 +152,11 @@ const receiveCapBytes = 4 * daemonMaxMessageBytes;
 // A scheduled crash or stall first lets the answers already given leave: it waits until the
 // connections have ended as many HTTP/2 streams as the handlers answered, at most flushLimitMs.
 const flushLimitMs = 250;
+
+/** Wakes afterFlush to look again. */
+function wakeFlushWaiters(run: Run): void {
+  for (const wake of [...run.flushWaiters]) wake();
+}
 
 /**
  * Starts a simulated cuzk daemon: a grpc-js server speaking cuzk.v1.ProvingEngine on `listen`,
@@ -216,6 +223,7 @@ export async function startSimDaemon(options: SimDaemonOptions = {}): Promise<Si
   const endRun = (run: Run) => {
     if (run.ended) return;
     run.ended = true;
+    wakeFlushWaiters(run);
     run.abortStart?.();
     for (const cancel of run.timers) cancel();
     run.timers.clear();
@@ -239,7 +247,15 @@ export async function startSimDaemon(options: SimDaemonOptions = {}): Promise<Si
       const deadline = performance.now() + flushLimitMs;
       const busy = () => run.streamsEnded < answered || [...run.gates].some((gate) => gate.writePending());
       while (!run.ended && performance.now() < deadline && busy()) {
-        await new Promise((resolve) => setTimeout(resolve, 2));
+        await new Promise<void>((resolve) => {
+          const wake = () => {
+            clearTimeout(limit);
+            run.flushWaiters.delete(wake);
+            resolve();
+          };
+          const limit = setTimeout(wake, deadline - performance.now());
+          run.flushWaiters.add(wake);
+        });
       }
       if (!run.ended && current === run) action();
     })();
@@ -327,7 +343,15 @@ export async function startSimDaemon(options: SimDaemonOptions = {}): Promise<Si
         return;
       }
       totals.connections++;
-      const gate = createConnectionGate(socket, state === "stalled", () => run.streamsEnded++);
+      const gate = createConnectionGate(
+        socket,
+        state === "stalled",
+        () => {
+          run.streamsEnded++;
+          wakeFlushWaiters(run);
+        },
+        () => wakeFlushWaiters(run),
+      );
       run.gates.add(gate);
       void gate.closed.then(() => run.gates.delete(gate));
       injector.injectConnection(gate.duplex);
@@ -363,6 +387,7 @@ export async function startSimDaemon(options: SimDaemonOptions = {}): Promise<Si
       proofsFinished: 0,
       answers: 0,
       streamsEnded: 0,
+      flushWaiters: new Set(),
       ended: false,
       ready: Promise.resolve(),
       binding: undefined,
