@@ -1,20 +1,16 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startTcpProxy, type TcpProxy } from "@cuzkit/client/testing";
-import { createSyntheticC1, type SimDaemon, type SimDaemonOptions, startSimDaemon } from "@cuzkit/sim";
+import type { SimDaemon } from "@cuzkit/sim";
 import { startSimProcess } from "@cuzkit/sim/testing";
-import { afterEach, describe, expect, it } from "vitest";
-import { type CuzkClient, createCuzkClient } from "./client.js";
+import { describe, expect, it } from "vitest";
+import type { CuzkClient } from "./client.js";
 import {
   ConnectionLostError,
   DaemonFrozenError,
   DeadlineExceededError,
   RequestIdReusedError,
 } from "./errors.js";
-import type { ProveEvent } from "./events.js";
-import type { CuzkClientOptions } from "./options.js";
-import { porepRequest, windowPostRequest } from "./requests.js";
+import { windowPostRequest } from "./requests.js";
+import { awaitInFlight, faultWhenInFlight, porep, recorder, useClientTestKit } from "./test-kit.js";
 
 // The failures of issue 9, end to end over real sockets: a proxy in front of the simulator
 // resets, refuses (a forwarded port that went away) or drops (a black hole), and a simulator
@@ -22,46 +18,28 @@ import { porepRequest, windowPostRequest } from "./requests.js";
 // error code and hint, how many SubmitProof calls the daemon saw, and that the same client
 // works for the next call. Faults are triggered from the client's own events.
 
-const cleanups: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const { sim, proxyTo, client, defer, tempDir } = useClientTestKit();
 
-async function sim(options: SimDaemonOptions = {}): Promise<SimDaemon> {
-  const daemon = await startSimDaemon(options);
-  cleanups.push(() => daemon.stop());
-  return daemon;
-}
-async function proxyTo(daemon: { address: string }): Promise<TcpProxy> {
-  const proxy = await startTcpProxy(daemon.address);
-  cleanups.push(() => proxy.close());
-  return proxy;
-}
-function client(address: string, options: Partial<CuzkClientOptions> = {}): CuzkClient {
-  const c = createCuzkClient({ address, ...options });
-  cleanups.push(() => c.close());
-  return c;
-}
-function recorder(on?: (event: ProveEvent) => void) {
-  const events: ProveEvent[] = [];
-  return {
-    events,
-    types: () => events.map((e) => e.type),
-    onEvent: (event: ProveEvent) => {
-      events.push(event);
-      on?.(event);
-    },
-  };
-}
-/** Resolves once the daemon holds the AwaitProof of the event's job (the fault then hits the call in flight). */
-const awaitReceived = (daemon: Pick<SimDaemon, "whenReceived">, event: ProveEvent) =>
-  daemon.whenReceived("AwaitProof", { jobId: event.requestId });
-
-const porep = (sizeBytes = 4096) =>
-  porepRequest({ c1: createSyntheticC1({ sizeBytes }), sectorNumber: 1, minerId: 1000 });
 const wpost = () =>
   windowPostRequest({ vanillaProofs: [new Uint8Array(256)], randomness: "11".repeat(32), minerId: 1000 });
 const submissions = (daemon: SimDaemon) => daemon.stats().submissionsByRequestId;
+
+/** Keepalive and probe settings that find a silent daemon in well under a second (200 + 200 ms, one 300 ms probe). */
+const quickFreezeDetection = {
+  keepalive: { pingIntervalMs: 200, pingTimeoutMs: 200 },
+  reconnect: { probeTimeoutMs: 300 },
+};
+
+/** Proves on `c`, running `freeze` once `daemon` holds the AwaitProof; the error, and how long after the freeze it came. */
+async function proveAndFreeze(c: CuzkClient, daemon: Pick<SimDaemon, "whenReceived">, freeze: () => void) {
+  let frozenAt = 0;
+  const rec = faultWhenInFlight(daemon, () => {
+    frozenAt = performance.now();
+    freeze();
+  });
+  const error = await c.prove(await porep(), { onEvent: rec.onEvent }).catch((e) => e);
+  return { error, detectedMs: performance.now() - frozenAt, rec };
+}
 
 describe("a client whose upload was cut stays healthy", () => {
   it("after a 120 MB submit cut by its deadline: not accepted, then status and prove work on the same client", async () => {
@@ -129,7 +107,7 @@ describe("a forwarded port that goes away and comes back", () => {
     const proxy = await proxyTo(daemon);
     const c = client(proxy.address, { reconnect: { initialDelayMs: 50, maxDelayMs: 200 } });
     const rec = recorder((event) => {
-      if (event.type === "submitted") void awaitReceived(daemon, event).then(() => proxy.refuse());
+      if (event.type === "submitted") void awaitInFlight(daemon, event).then(() => proxy.refuse());
       if (event.type === "reconnecting" && event.probe === 3) void proxy.restore();
     });
     const result = await c.prove(await build(), { onEvent: rec.onEvent });
@@ -146,9 +124,7 @@ describe("a forwarded port that goes away and comes back", () => {
     const daemon = await sim({ proofTimeMs: 1_000 });
     const proxy = await proxyTo(daemon);
     const c = client(proxy.address);
-    const rec = recorder((event) => {
-      if (event.type === "submitted") void awaitReceived(daemon, event).then(() => proxy.reset());
-    });
+    const rec = faultWhenInFlight(daemon, () => proxy.reset());
     const result = await c.prove(await porep(), { onEvent: rec.onEvent });
     const lost = rec.events.find((e) => e.type === "connection-lost") as { error: Error } | undefined;
     expect(lost?.error.message).not.toMatch(/the daemon closed the call/);
@@ -163,7 +139,7 @@ describe("a daemon that dies", () => {
     const c = client(daemon.address, { reconnect: { initialDelayMs: 20, maxDelayMs: 50 } });
     let restarted: Promise<void> | undefined;
     const rec = recorder((event) => {
-      if (event.type === "submitted") void awaitReceived(daemon, event).then(() => daemon.crash("oom"));
+      if (event.type === "submitted") void awaitInFlight(daemon, event).then(() => daemon.crash("oom"));
       if (event.type === "reconnecting" && event.probe === 2) restarted ??= daemon.restart();
     });
     const error = await c.prove(await porep(), { onEvent: rec.onEvent }).catch((e) => e);
@@ -203,20 +179,9 @@ describe("a daemon that stops answering", () => {
   it("black hole: prove reports DaemonFrozenError naming the job, which survives and can be awaited", async () => {
     const daemon = await sim({ proofTimeMs: 1_500 });
     const proxy = await proxyTo(daemon);
-    const c = client(proxy.address, {
-      keepalive: { pingIntervalMs: 200, pingTimeoutMs: 200 },
-      reconnect: { probeTimeoutMs: 300 },
-    });
-    let droppedAt = 0;
-    const rec = recorder((event) => {
-      if (event.type === "submitted")
-        void awaitReceived(daemon, event).then(() => {
-          droppedAt = performance.now();
-          proxy.drop();
-        });
-    });
-    const error = await c.prove(await porep(), { onEvent: rec.onEvent }).catch((e) => e);
-    expect(performance.now() - droppedAt).toBeLessThan(5_000);
+    const c = client(proxy.address, quickFreezeDetection);
+    const { error, detectedMs } = await proveAndFreeze(c, daemon, () => proxy.drop());
+    expect(detectedMs).toBeLessThan(5_000);
     expect(error).toBeInstanceOf(DaemonFrozenError);
     expect(error.code).toBe("DAEMON_FROZEN");
     expect(error.retryable).toBe(false);
@@ -229,24 +194,11 @@ describe("a daemon that stops answering", () => {
   });
 
   it("SIGSTOP of the daemon process: DaemonFrozenError within keepalive + one probe; after SIGCONT the job completes", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "cuzkit-freeze-"));
-    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const dir = await tempDir();
     const daemon = await startSimProcess(`unix://${join(dir, "cuzk.sock")}`, 1_500);
-    cleanups.push(() => daemon.stop());
-    const c = client(daemon.address, {
-      keepalive: { pingIntervalMs: 200, pingTimeoutMs: 200 },
-      reconnect: { probeTimeoutMs: 300 },
-    });
-    let frozenAt = 0;
-    const rec = recorder((event) => {
-      if (event.type === "submitted")
-        void awaitReceived(daemon, event).then(() => {
-          frozenAt = performance.now();
-          daemon.freeze();
-        });
-    });
-    const error = await c.prove(await porep(), { onEvent: rec.onEvent }).catch((e) => e);
-    const detectedMs = performance.now() - frozenAt;
+    defer(() => daemon.stop());
+    const c = client(daemon.address, quickFreezeDetection);
+    const { error, detectedMs, rec } = await proveAndFreeze(c, daemon, () => daemon.freeze());
     expect(error).toBeInstanceOf(DaemonFrozenError);
     expect(error.message).toMatch(/the job may still be running/);
     // 200 + 200 ms keepalive, one 300 ms probe; the proof deadline is 30 min.

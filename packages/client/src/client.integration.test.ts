@@ -1,12 +1,11 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { subscribe, unsubscribe } from "node:diagnostics_channel";
+import type { ClientHttp2Stream, Http2Session } from "node:http2";
 import { join } from "node:path";
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { realSleep, type Sleep } from "@cuzkit/core";
-import { createSyntheticC1, type SimDaemon, type SimDaemonOptions, startSimDaemon } from "@cuzkit/sim";
+import type { Sleep } from "@cuzkit/core";
 import { createManualScheduler } from "@cuzkit/sim/testing";
-import { afterEach, describe, expect, it, onTestFinished, vi } from "vitest";
-import { type CuzkClient, createCuzkClient } from "./client.js";
+import { describe, expect, it, onTestFinished } from "vitest";
+import { createCuzkClient } from "./client.js";
 import {
   AbortedError,
   DaemonFrozenError,
@@ -19,62 +18,44 @@ import {
   PayloadTooLargeError,
   ProofFailedError,
 } from "./errors.js";
-import type { ProveEvent } from "./events.js";
-import type { CuzkClientOptions } from "./options.js";
-import { porepRequest, winningPostRequest } from "./requests.js";
+import { winningPostRequest } from "./requests.js";
 import { fetchStatusJson } from "./status-json.js";
+import { awaitInFlight, faultWhenInFlight, porep, recorder, useClientTestKit } from "./test-kit.js";
+import { http2StreamChannelName } from "./transport.js";
 
 // The client against @cuzkit/sim (a grpc-js server: a second, independent HTTP/2 stack) over
 // real loopback sockets, TCP and unix. Faults are triggered from the client's own events so
 // each test is deterministic; where real time is measured the bounds are generous.
 
-const sims: SimDaemon[] = [];
-const clients: CuzkClient[] = [];
-const dirs: string[] = [];
+const { sim, client, tempDir } = useClientTestKit();
 
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close()));
-  await Promise.all(sims.splice(0).map((s) => s.stop()));
-  await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
-});
-
-async function sim(options: SimDaemonOptions = {}): Promise<SimDaemon> {
-  const daemon = await startSimDaemon(options);
-  sims.push(daemon);
-  return daemon;
-}
-
-function client(address: string, options: Partial<CuzkClientOptions> = {}): CuzkClient {
-  const c = createCuzkClient({ address, ...options });
-  clients.push(c);
-  return c;
-}
-
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), "cuzkit-client-"));
-  dirs.push(dir);
-  return dir;
-}
-
-const porep = (sizeBytes = 4096) =>
-  porepRequest({ c1: createSyntheticC1({ sizeBytes }), sectorNumber: 1, minerId: 1000 });
-
-/** Collects events and lets a test react to one. */
-function recorder(on?: (event: ProveEvent) => void) {
-  const events: ProveEvent[] = [];
+/**
+ * Watches the HTTP/2 streams the client opens (published by transport.ts) and their sessions.
+ * settled() resolves once every stream has closed and every destroyed session has emitted
+ * "close": connect-node has no PING timer left that could destroy a session with an error.
+ */
+function watchHttp2Sessions() {
+  const closes: Promise<void>[] = [];
+  const sessions = new Map<Http2Session, Promise<void>>();
+  const closed = (emitter: ClientHttp2Stream | Http2Session) =>
+    new Promise<void>((resolve) => emitter.once("close", () => resolve()));
+  const onStream = (message: unknown) => {
+    const { stream } = message as { stream: ClientHttp2Stream };
+    closes.push(closed(stream));
+    const session = stream.session;
+    if (session && !sessions.has(session)) sessions.set(session, closed(session));
+  };
+  subscribe(http2StreamChannelName, onStream);
+  onTestFinished(() => {
+    unsubscribe(http2StreamChannelName, onStream);
+  });
   return {
-    events,
-    types: () => events.map((e) => e.type),
-    onEvent: (event: ProveEvent) => {
-      events.push(event);
-      on?.(event);
+    async settled(): Promise<void> {
+      await Promise.all(closes);
+      await Promise.all([...sessions].filter(([session]) => session.destroyed).map(([, close]) => close));
     },
   };
 }
-
-/** Resolves once `daemon` holds the `count`-th AwaitProof of the event's job: that call is in flight. */
-const awaitInFlight = (daemon: SimDaemon, event: ProveEvent, count = 1) =>
-  daemon.whenReceived("AwaitProof", { jobId: event.requestId, count });
 
 /**
  * The client's backoff sleep for restart tests: waits for the restart (not for real time),
@@ -86,10 +67,6 @@ const sleepUntil =
     await restarted();
     await nextTurn(undefined, { signal });
   };
-
-/** Resolves once the daemon sees no open connection (each closed socket is an event it counts). */
-const untilNoConnections = (daemon: SimDaemon) =>
-  vi.waitFor(() => expect(daemon.stats().openConnections).toBe(0), { timeout: 5_000, interval: 5 });
 
 describe("createCuzkClient over real sockets", () => {
   it("proves over TCP: one submission, proof completed once, events in order", async () => {
@@ -186,9 +163,7 @@ describe("createCuzkClient over real sockets", () => {
     const c = client(daemon.address, {
       reconnect: { initialDelayMs: 20, maxDelayMs: 50, giveUpAfterMs: 500 },
     });
-    const rec = recorder((event) => {
-      if (event.type === "submitted") void awaitInFlight(daemon, event).then(() => daemon.crash("oom"));
-    });
+    const rec = faultWhenInFlight(daemon, () => daemon.crash("oom"));
     const error = await c.prove(await porep(), { onEvent: rec.onEvent }).catch((e) => e);
     expect(error).toBeInstanceOf(DaemonUnavailableError);
     expect(error.message).toMatch(/did not answer for \d+ ms .*whether the job still runs is unknown/);
@@ -248,8 +223,16 @@ describe("createCuzkClient over real sockets", () => {
     // Also guards against connect-node's PING-timeout race (an uncaught exception that would
     // kill the caller's process): transport.ts keeps an error listener on every session.
     const uncaught: unknown[] = [];
-    const onUncaught = (error: unknown) => uncaught.push(error);
+    let sawUncaught = () => {};
+    const uncaughtSeen = new Promise<void>((resolve) => {
+      sawUncaught = resolve;
+    });
+    const onUncaught = (error: unknown) => {
+      uncaught.push(error);
+      sawUncaught();
+    };
     process.on("uncaughtException", onUncaught);
+    const sessions = watchHttp2Sessions();
     onTestFinished(() => {
       process.off("uncaughtException", onUncaught);
     });
@@ -258,9 +241,7 @@ describe("createCuzkClient over real sockets", () => {
       keepalive: { pingIntervalMs: 100, pingTimeoutMs: 100 },
       reconnect: { initialDelayMs: 50, probeTimeoutMs: 100, giveUpAfterMs: 600 },
     });
-    const rec = recorder((event) => {
-      if (event.type === "submitted") void awaitInFlight(daemon, event).then(() => daemon.stall());
-    });
+    const rec = faultWhenInFlight(daemon, () => daemon.stall());
     const started = performance.now();
     const error = await c.prove(await porep(), { onEvent: rec.onEvent }).catch((e) => e);
     expect(error).toBeInstanceOf(DaemonFrozenError);
@@ -268,12 +249,10 @@ describe("createCuzkClient over real sockets", () => {
     expect(error.jobId).toMatch(/^porep-1000-1-a1-/);
     expect(rec.types()).not.toContain("reconnecting");
     expect(performance.now() - started).toBeLessThan(5_000);
-    // The race lives in connect-node's own PING timers (interval + timeout = 200 ms per
-    // session), which expose no event and cannot be faked without faking the sockets' timers
-    // too; the stalled daemon does not read, so it never sees those sockets close either. The
-    // one timed wait left in this file: 300 ms lets them fire; were it short under load, this
-    // assertion could only pass wrongly, never fail wrongly.
-    await realSleep(300);
+    // The race lives in connect-node's own PING timers, which expose no event: wait until no
+    // stream is open (connect-node stops a session's timers with its last stream) and every
+    // destroyed session has emitted "close" (after its "error": were it uncaught, it comes first).
+    await Promise.race([sessions.settled(), uncaughtSeen]);
     expect(uncaught).toEqual([]);
   });
 
@@ -293,9 +272,7 @@ describe("createCuzkClient over real sockets", () => {
     const daemon = await sim({ proofTimeMs: 600_000 });
     const c = client(daemon.address);
     const controller = new AbortController();
-    const rec = recorder((event) => {
-      if (event.type === "submitted") void awaitInFlight(daemon, event).then(() => controller.abort());
-    });
+    const rec = faultWhenInFlight(daemon, () => controller.abort());
     const error = await c
       .prove(await porep(), { signal: controller.signal, onEvent: rec.onEvent })
       .catch((e) => e);
@@ -460,7 +437,8 @@ describe("createCuzkClient over real sockets", () => {
     await c.close();
     expect(await pending).toBeInstanceOf(AbortedError);
     await expect(c.getStatus()).rejects.toBeInstanceOf(AbortedError);
-    await untilNoConnections(daemon);
+    await daemon.whenConnectionsClosed();
+    expect(daemon.stats().openConnections).toBe(0);
   });
 
   it("preloads and evicts SRS (the daemon's eviction is a no-op)", async () => {

@@ -4,12 +4,10 @@ import {
   awaitJobHint,
   type ClientErrorContext,
   type ClientSubclassOptions,
-  ConnectionLostError,
   DaemonFrozenError,
-  DaemonUnavailableError,
   DeadlineExceededError,
-  LocalTransportError,
 } from "./errors.js";
+import { breakKindOf } from "./recovery.js";
 import type { UploadProgress } from "./transport.js";
 
 // What a failed submit means for its job, told from how far the upload got: a request whose
@@ -31,23 +29,23 @@ export function uploadPhrase(upload: UploadProgress, totalBytes: number): string
     : `the upload stopped after ${mb(upload.sentBytes)} of ${mb(totalBytes)}: not accepted; nothing is running`;
 }
 
-/** The same kind of error with a new message, context and hint; errors of other kinds are returned unchanged. */
+/**
+ * The same kind of error with a new message, context and hint, for a break (breakKindOf) or an
+ * abort; errors of other kinds are returned unchanged.
+ */
 function rebuild(
   error: CuzkitError,
   message: string,
   context: ClientErrorContext,
   hint: string,
 ): CuzkitError {
-  if (error instanceof DaemonFrozenError) return new DaemonFrozenError(message, { ...context, hint });
-  if (error instanceof LocalTransportError) return new LocalTransportError(message, { ...context, hint });
-  if (error instanceof ConnectionLostError) return new ConnectionLostError(message, { ...context, hint });
-  if (error instanceof DaemonUnavailableError)
-    return new DaemonUnavailableError(message, { ...context, hint });
   if (error instanceof DeadlineExceededError) {
     return new DeadlineExceededError(message, { ...context, timeoutMs: error.timeoutMs, hint });
   }
-  if (error instanceof AbortedError) return new AbortedError(message, { ...context, hint });
-  return error;
+  if (breakKindOf(error) === undefined && !(error instanceof AbortedError)) return error;
+  // Every break error and AbortedError takes (message, options).
+  const kind = error.constructor as new (message: string, options: ClientSubclassOptions) => CuzkitError;
+  return new kind(message, { ...context, hint });
 }
 
 function contextOf(error: CuzkitError, jobId: string, retryable: boolean): ClientSubclassOptions {

@@ -1,6 +1,5 @@
 import { create } from "@bufbuild/protobuf";
 import { CuzkitError } from "@cuzkit/core";
-import { createManualClock } from "@cuzkit/core/testing";
 import {
   AwaitProofResponseSchema,
   GetStatusResponseSchema,
@@ -17,10 +16,10 @@ import {
   DeadlineExceededError,
   JobNotFoundError,
 } from "./errors.js";
-import { resolveClientOptions } from "./options.js";
 import { type ProveDeps, proveWithResume } from "./prove.js";
 import { type StatusSample, statusSample } from "./recovery.js";
 import { normalizeStatus } from "./status.js";
+import { manualTimeOptions } from "./test-kit.js";
 
 // A property over scripted fault sequences, against a model of the daemon that follows its
 // documented behaviour (jobs survive a broken call, vanish in a restart; no deduplication;
@@ -51,7 +50,7 @@ const faults: Fault[] = [
 const proofTimeMs = 2_000;
 
 function modelDaemon(script: Fault[]) {
-  const clock = createManualClock(1_000_000);
+  const { clock, options } = manualTimeOptions(0.377);
   let startedAtMs = clock.now() - 3_600_000;
   let completed = 0;
   /** Job id -> running or done, for the current process. */
@@ -71,16 +70,7 @@ function modelDaemon(script: Fault[]) {
     completed = 0;
     startedAtMs = clock.now();
   };
-  let rnd = 0;
-  const options = resolveClientOptions({
-    address: "127.0.0.1:9820",
-    clock,
-    sleep: clock.sleep,
-    random: () => {
-      rnd = (rnd + 0.377) % 1;
-      return rnd;
-    },
-  });
+
   let last: StatusSample | undefined;
   const deps: ProveDeps = {
     options,

@@ -1,7 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { createConsoleLogger } from "@cuzkit/core";
-import { createManualClock } from "@cuzkit/core/testing";
 import {
   type AwaitProofResponse,
   AwaitProofResponseSchema,
@@ -23,7 +22,7 @@ import {
   ProofFailedError,
 } from "./errors.js";
 import type { ProveEvent } from "./events.js";
-import { type CuzkClientOptions, resolveClientOptions } from "./options.js";
+import type { CuzkClientOptions } from "./options.js";
 import {
   type InternalCallOptions,
   maxRecoveryProbes,
@@ -34,6 +33,7 @@ import {
 } from "./prove.js";
 import { type StatusSample, statusSample } from "./recovery.js";
 import { type DaemonStatus, normalizeStatus } from "./status.js";
+import { manualTimeOptions } from "./test-kit.js";
 import { create as createStatus } from "./testing/status-fixture.js";
 
 // The resume/resubmit decisions, against a scripted fake daemon and a manual clock: each
@@ -70,18 +70,7 @@ const cut = (error: Error = lost()) => new CutUpload(error);
 const silent = () => new Silent();
 
 function setup(script: Script, clientOptions: Partial<CuzkClientOptions> = {}) {
-  const clock = createManualClock(1_000_000);
-  let rnd = 0;
-  const options = resolveClientOptions({
-    address: "127.0.0.1:9820",
-    clock,
-    sleep: clock.sleep,
-    random: () => {
-      rnd = (rnd + 0.137) % 1;
-      return rnd;
-    },
-    ...clientOptions,
-  });
+  const { clock, options } = manualTimeOptions(0.137, clientOptions);
   const calls = { status: 0, submitted: [] as string[], awaited: [] as string[], timeouts: [] as number[] };
   let last: StatusSample | undefined;
   const take = <T>(queue: Step<T>[] | undefined, fallback: () => T, call: InternalCallOptions): T => {

@@ -137,14 +137,18 @@ export function decideRecovery(evidence: RecoveryEvidence): RecoveryDecision {
   return { kind: "unknown" };
 }
 
+/** The typed errors of a broken call, each with the break it is evidence of. */
+const breakErrors: readonly [abstract new (...args: never[]) => CuzkitError, BreakKind][] = [
+  [LocalTransportError, "local"],
+  [DaemonFrozenError, "ping-timeout"],
+  [DaemonUnavailableError, "refused"],
+  [ConnectionLostError, "reset"],
+  [DeadlineExceededError, "timeout"],
+];
+
 /** Classifies a typed call error as a break (and which kind), or undefined when it is not one. */
 export function breakKindOf(error: CuzkitError): BreakKind | undefined {
-  if (error instanceof LocalTransportError) return "local";
-  if (error instanceof DaemonFrozenError) return "ping-timeout";
-  if (error instanceof DaemonUnavailableError) return "refused";
-  if (error instanceof ConnectionLostError) return "reset";
-  if (error instanceof DeadlineExceededError) return "timeout";
-  return undefined;
+  return breakErrors.find(([kind]) => error instanceof kind)?.[1];
 }
 
 /** What a failed probe (GetStatus) says. */

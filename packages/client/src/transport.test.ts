@@ -22,6 +22,8 @@ interface Received {
 let server: Http2Server | undefined;
 let dir: string | undefined;
 const sessions = new Set<ServerHttp2Session>();
+/** Settles when the server's sessions emit "close", one per session. */
+let sessionCloses: Promise<void>[] = [];
 let stallNext = false;
 let sessionsSeen = 0;
 
@@ -33,7 +35,14 @@ async function startServer(
   server.on("session", (session) => {
     sessions.add(session);
     sessionsSeen += 1;
-    session.on("close", () => sessions.delete(session));
+    sessionCloses.push(
+      new Promise((resolve) =>
+        session.once("close", () => {
+          sessions.delete(session);
+          resolve();
+        }),
+      ),
+    );
   });
   server.on("stream", (stream, headers) => {
     if (String(headers["x-test-stall"] ?? "") === "1" || stallNext) {
@@ -70,6 +79,7 @@ afterEach(async () => {
   server = undefined;
   if (dir) await rm(dir, { recursive: true, force: true });
   dir = undefined;
+  sessionCloses = [];
 });
 
 function transportFor(address: string) {
@@ -156,7 +166,8 @@ describe("createDaemonTransport", () => {
     expect(received).toHaveLength(1);
     expect(sessions.size).toBe(1);
     t.close();
-    for (let i = 0; i < 100 && sessions.size > 0; i++) await new Promise((r) => setTimeout(r, 5));
+    // Waits for the server to see the session close; a session close() left open times the test out.
+    await Promise.all(sessionCloses);
     expect(sessions.size).toBe(0);
   });
 });

@@ -1,3 +1,4 @@
+import { channel } from "node:diagnostics_channel";
 import { connect as netConnect } from "node:net";
 import { create, type DescMessage, type DescMethodUnary, type MessageShape } from "@bufbuild/protobuf";
 import type { Transport } from "@connectrpc/connect";
@@ -17,6 +18,15 @@ import { isLocalTransportFault } from "./map-error.js";
 //    keeps the unsent bytes charged to the session and then refuses every new stream on it
 //    with ENHANCE_YOUR_CALM (measured: a 120 MB submit cut after 30 ms poisons the session
 //    for good). New calls get a fresh session; calls still open on the old one finish there.
+
+/**
+ * Name of the diagnostics channel on which the transport publishes `{ stream }` for every HTTP/2
+ * stream it opens (its session is `stream.session`). connect-node's PING timers expose no event;
+ * a test subscribes here and waits for the streams and sessions to close instead of sleeping.
+ * Nothing is published while no one subscribes.
+ */
+export const http2StreamChannelName = "cuzkit:client:http2-stream";
+const http2StreamChannel = channel(http2StreamChannelName);
 
 /** connect-node's session manager interface (not exported by name). */
 type NodeHttp2ClientSessionManager = ReturnType<
@@ -133,6 +143,7 @@ export function createDaemonTransport(options: DaemonTransportOptions): DaemonTr
           guarded.add(session);
           session.on("error", swallow);
         }
+        if (http2StreamChannel.hasSubscribers) http2StreamChannel.publish({ stream });
         entry.openStreams += 1;
         stream.once("close", () => {
           entry.openStreams -= 1;

@@ -23,11 +23,15 @@ export interface ConnectionGate {
   readonly closed: Promise<void>;
 }
 
-/** Wraps an accepted socket in a gate; `onStreamEnd` is called for every HTTP/2 stream the server ends on it. */
+/**
+ * Wraps an accepted socket in a gate; `onStreamEnd` is called for every HTTP/2 stream the server
+ * ends on it, and `onWritten` each time a write has reached the kernel (writePending may be false now).
+ */
 export function createConnectionGate(
   socket: Socket,
   stalled: boolean,
   onStreamEnd: () => void,
+  onWritten: () => void = () => {},
 ): ConnectionGate {
   let isStalled = stalled;
   let held: [Buffer, (error?: Error | null) => void][] = [];
@@ -39,6 +43,7 @@ export function createConnectionGate(
     socket.write(chunk, (error) => {
       inFlightWrites--;
       callback(error ?? null);
+      onWritten();
     });
   };
   const duplex = new Duplex({

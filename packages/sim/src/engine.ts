@@ -41,6 +41,8 @@ export interface SimEngineDeps {
   takeInjectedFailure(): string | undefined;
   onSubmitted(jobId: string): void;
   onFinished(proof: FinishedProof): void;
+  /** Whether a proof that has just ended is held: its result is never delivered (the holdAfterProofs fault). Default: never. */
+  holdsResult?(): boolean;
   onOom(detail: OomDetail): void;
   onMemory(bytes: number): void;
   /** Circuits whose PCE file this run loaded at start. Default: none. */
@@ -142,6 +144,10 @@ export function createSimEngine(deps: SimEngineDeps): SimEngine {
     outcome: ProofOutcome,
   ) => {
     if (disposed) return;
+    if (deps.holdsResult?.()) {
+      options.logger.info("proof held", { jobId });
+      return;
+    }
     const result =
       outcome.status === "completed"
         ? create(AwaitProofResponseSchema, {

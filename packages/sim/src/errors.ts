@@ -19,3 +19,10 @@ export class SimListenError extends CuzkitError<"SIM_LISTEN_FAILED"> {
     super(message, { retryable: true, ...options, code: "SIM_LISTEN_FAILED" });
   }
 }
+
+/** A wait on the simulated daemon (or a call to it) that can no longer be met: the daemon was stopped. */
+export class SimStoppedError extends CuzkitError<"SIM_STOPPED"> {
+  constructor(message: string, hint: string) {
+    super(message, { code: "SIM_STOPPED", hint, retryable: false });
+  }
+}

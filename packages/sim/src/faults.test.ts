@@ -1,4 +1,4 @@
-import { hardwareFrom } from "@cuzkit/core";
+import { hardwareFrom, type Logger } from "@cuzkit/core";
 import { AwaitProofResponse_Status, ProofKind } from "@cuzkit/proto";
 import { status } from "@grpc/grpc-js";
 import { afterEach, describe, expect, it } from "vitest";
@@ -76,7 +76,7 @@ describe("crash and restart", () => {
     const client = track.client(daemon.address);
     const crashed = nextCrash(daemon);
     const call = grpcError(client.prove({ submit: porep("long") }));
-    await waitFor(() => daemon.stats().submissionsByRequestId.long === 1);
+    await daemon.whenReceived("Prove", { jobId: "long" });
     daemon.crash();
     expect(transportCodes).toContain((await call).grpcCode);
     expect((await crashed)[0]).toBe("killed");
@@ -143,14 +143,42 @@ describe("stall", () => {
   });
 
   it("stalls after N proofs, answering the Nth first", async () => {
-    const daemon = await track.daemon({ proofTimeMs: 0, faults: { stallAfterProofs: 1 } });
+    const log = logWatcher();
+    const daemon = await track.daemon({
+      proofTimeMs: 0,
+      faults: { stallAfterProofs: 1 },
+      logger: log.logger,
+    });
     const client = track.client(daemon.address);
     expect((await client.prove({ submit: porep("1") })).result?.status).toBe(
       AwaitProofResponse_Status.COMPLETED,
     );
-    await waitFor(() => daemon.state === "stalled");
+    await log.logged("stalled: answering nothing");
+    expect(daemon.state).toBe("stalled");
     const error = await grpcError(client.prove({ submit: porep("2") }, { timeoutMs: 300 }));
     expect(error.grpcCode).toBe(status.DEADLINE_EXCEEDED);
+  });
+});
+
+describe("hold", () => {
+  it("holds every proof that ends after N, answering everything else, until a restart without the fault", async () => {
+    const log = logWatcher();
+    const daemon = await track.daemon({ proofTimeMs: 0, faults: { holdAfterProofs: 1 }, logger: log.logger });
+    const client = track.client(daemon.address);
+    expect((await client.prove({ submit: porep("1") })).result?.status).toBe(
+      AwaitProofResponse_Status.COMPLETED,
+    );
+    await client.submitProof(porep("2"));
+    await log.logged("proof held");
+    const error = await grpcError(client.awaitProof({ jobId: "2" }, { timeoutMs: 300 }));
+    expect(error.grpcCode).toBe(status.DEADLINE_EXCEEDED);
+    expect((await client.getStatus()).totalProofsCompleted).toBe(1n);
+    expect(daemon.stats()).toMatchObject({ proofsCompleted: 1, proofsFailed: 0 });
+    await daemon.restart({ faults: {} });
+    const after = track.client(daemon.address);
+    expect((await after.prove({ submit: porep("3") })).result?.status).toBe(
+      AwaitProofResponse_Status.COMPLETED,
+    );
   });
 });
 
@@ -159,7 +187,7 @@ describe("dropConnections", () => {
     const daemon = await track.daemon({ proofTimeMs: 200 });
     const client = track.client(daemon.address);
     const call = grpcError(client.prove({ submit: porep("survivor") }));
-    await waitFor(() => daemon.stats().submissionsByRequestId.survivor === 1);
+    await daemon.whenReceived("Prove", { jobId: "survivor" });
     daemon.dropConnections();
     expect(transportCodes).toContain((await call).grpcCode);
     expect(daemon.state).toBe("running");
@@ -205,10 +233,20 @@ describe("stop", () => {
   });
 });
 
-async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+/** A logger for the daemon, and a wait for a line it logs (the stall after N proofs comes on its own turn). */
+function logWatcher() {
+  const messages: string[] = [];
+  const waits = new Map<string, () => void>();
+  const record = (message: string) => {
+    messages.push(message);
+    waits.get(message)?.();
+  };
+  const logger: Logger = { debug: record, info: record, warn: record, error: record };
+  return {
+    logger,
+    logged: (message: string) =>
+      messages.includes(message)
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => waits.set(message, resolve)),
+  };
 }

@@ -6,7 +6,7 @@ export {
   defaultSyntheticC1Bytes,
   type SyntheticC1Options,
 } from "./c1-wrapper.js";
-export { C1ParseError, SimListenError } from "./errors.js";
+export { C1ParseError, SimListenError, SimStoppedError } from "./errors.js";
 export {
   defaultInjectedFailureMessage,
   defaultSimConfig,

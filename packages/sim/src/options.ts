@@ -16,6 +16,12 @@ export interface SimFaults {
   crashAfterProofs?: number | undefined;
   /** Crash this many real milliseconds after the daemon starts listening. Off when undefined. */
   crashAtMs?: number | undefined;
+  /**
+   * Hold every proof that ends once this many proofs have finished in one run: its result is never
+   * delivered (its waiters keep waiting) while the daemon answers everything else, until the run
+   * ends (stop, crash, restart). For tests that need a batch still running. Off when undefined.
+   */
+  holdAfterProofs?: number | undefined;
   /** Fail the next `count` proofs submitted, with `message` as error_message. Off when undefined. */
   failNextProofs?: { count: number; message?: string | undefined } | undefined;
   /** Real milliseconds to wait (loading parameters) before listening; connections are refused meanwhile. Default 0. */
@@ -64,6 +70,7 @@ export interface ResolvedSimFaults {
   crashAfterProofs: number | undefined;
   crashAtMs: number | undefined;
   failNextProofs: { count: number; message: string };
+  holdAfterProofs: number | undefined;
   startDelayMs: number;
   stallAfterProofs: number | undefined;
 }
@@ -141,6 +148,7 @@ export function resolveSimFaults(faults: SimFaults = {}): ResolvedSimFaults {
       count: count("faults.failNextProofs.count", faults.failNextProofs?.count) ?? 0,
       message: faults.failNextProofs?.message ?? defaultInjectedFailureMessage,
     },
+    holdAfterProofs: count("faults.holdAfterProofs", faults.holdAfterProofs, 1),
     startDelayMs: milliseconds("faults.startDelayMs", faults.startDelayMs) ?? 0,
     stallAfterProofs: count("faults.stallAfterProofs", faults.stallAfterProofs, 1),
   };

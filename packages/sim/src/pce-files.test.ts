@@ -6,6 +6,8 @@ import { ProofKind } from "@cuzkit/proto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSyntheticC1 } from "./c1-wrapper.js";
 import { defaultSimConfig } from "./options.js";
+import { createPipelineModel } from "./pipeline-model.js";
+import type { SimDaemon } from "./sim-daemon.js";
 import { createTracker } from "./testing/track.js";
 
 const track = createTracker();
@@ -27,37 +29,54 @@ const porep = (requestId: string) => ({
   },
 });
 
-/** Resolves once the daemon has written its PCE file (polled: the write happens on its own timer). */
-async function pceFileWritten(): Promise<string[]> {
-  for (;;) {
-    const names = await readdir(dir).catch(() => [] as string[]);
-    if (names.some((name) => name.endsWith(".bin"))) return names;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+/** The synthesis time the model gives a PoRep (summed over its partitions), cold or warm, in scaled ms. */
+function modelledSynthesisMs(daemon: SimDaemon, cold: boolean): number {
+  const model = createPipelineModel(daemon.options.hardware, daemon.options.config);
+  const { partitions, synthesisSec } = model.kinds.porep;
+  return partitions * synthesisSec * (cold ? model.coldSynthesisFactor : 1) * 1000 * daemon.options.timeScale;
+}
+
+/** Proves one PoRep on `daemon` and returns its synthesis_ms as a number. */
+async function synthesisMsOf(daemon: SimDaemon, requestId: string): Promise<number> {
+  const { result } = await track.client(daemon.address).prove(porep(requestId));
+  return Number(result?.synthesisMs);
 }
 
 describe("the PCE file in the param cache", () => {
   it("is written after the first cold proof, and a restarted partition-workers daemon starts warm from it", async () => {
-    // Time scale 0.005 (proofs of about a second): at 0.0005 event-loop jitter on a busy machine ate the 1.42x.
-    const daemon = await track.daemon({ paramCacheDir: dir, timeScale: 0.005, config: defaultSimConfig() });
-    const cold = (await track.client(daemon.address).prove(porep("cold"))).result;
-    expect(await pceFileWritten()).toEqual(["pce-porep-32g.bin"]);
+    const daemon = await track.daemon({ paramCacheDir: dir, config: defaultSimConfig() });
+    expect(daemon.stats().pceFilesLoaded).toEqual([]);
+    const cold = await synthesisMsOf(daemon, "cold");
+    expect(cold).toBeCloseTo(modelledSynthesisMs(daemon, true), 0);
+    expect(await daemon.whenPceFileWritten("porep-32g")).toBe(join(dir, "pce-porep-32g.bin"));
+    expect(await readdir(dir)).toEqual(["pce-porep-32g.bin"]);
     await daemon.restart();
-    const warm = (await track.client(daemon.address).prove(porep("warm"))).result;
-    // Synthesis without a PCE is 1.42x slower (the model's cold factor).
-    expect(Number(warm?.synthesisMs)).toBeLessThan(Number(cold?.synthesisMs) / 1.2);
+    expect(daemon.stats().pceFilesLoaded).toEqual(["porep-32g"]);
+    const warm = await synthesisMsOf(daemon, "warm");
+    // Synthesis with the PCE loaded from the file: the model's warm time, 1.42x faster than cold.
+    expect(warm).toBeCloseTo(modelledSynthesisMs(daemon, false), 0);
+    expect(warm).toBeLessThan(cold);
   });
 
   it("is not read by the budget daemon, which re-extracts it at every start", async () => {
     const daemon = await track.daemon({
       paramCacheDir: dir,
-      timeScale: 0.005,
       config: { ...defaultDaemonConfig("budget"), maxParallelSynthesis: 4 },
     });
-    const first = (await track.client(daemon.address).prove(porep("first"))).result;
-    await pceFileWritten();
+    const first = await synthesisMsOf(daemon, "first");
+    await daemon.whenPceFileWritten("porep-32g");
     await daemon.restart();
-    const again = (await track.client(daemon.address).prove(porep("again"))).result;
-    expect(Number(again?.synthesisMs)).toBeGreaterThan(Number(first?.synthesisMs) * 0.85);
+    expect(daemon.stats().pceFilesLoaded).toEqual([]);
+    const again = await synthesisMsOf(daemon, "again");
+    expect(first).toBeCloseTo(modelledSynthesisMs(daemon, true), 0);
+    expect(again).toBe(first);
+  });
+
+  it("wait rejects with SIM_STOPPED when the daemon stops before writing the file", async () => {
+    const daemon = await track.daemon({ paramCacheDir: dir });
+    const waiting = daemon.whenPceFileWritten("porep-32g");
+    await daemon.stop();
+    await expect(waiting).rejects.toMatchObject({ code: "SIM_STOPPED" });
+    expect(await readdir(dir)).toEqual([]);
   });
 });

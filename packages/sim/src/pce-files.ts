@@ -2,6 +2,8 @@ import { readdirSync } from "node:fs";
 import { mkdir, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type CircuitId, circuitIds } from "@cuzkit/core";
+import { SimStoppedError } from "./errors.js";
+import { createWaitList } from "./wait-list.js";
 
 // The PCE files of the daemon's srs.param_cache: written once a circuit's PCE has been extracted
 // after its first cold proof, and (by the partition-workers daemon) read at start so the first
@@ -34,4 +36,38 @@ export async function writePceFile(dir: string, circuit: CircuitId): Promise<str
   await writeFile(temporary, `simulated PCE of ${circuit} (cuzkit sim)\n`);
   await rename(temporary, target);
   return target;
+}
+
+/** Waits for PCE files to be written, so a test waits on the write instead of polling the folder. */
+export interface PceFileWaits {
+  /** Records that `circuit`'s file was written at `path`; settles its waits. */
+  written(circuit: CircuitId, path: string): void;
+  /** Resolves with the path once `circuit`'s file is written (at once if it already was); rejects after close() or on abort. */
+  when(circuit: CircuitId, signal?: AbortSignal | undefined): Promise<string>;
+  /** Rejects every pending wait (the daemon stopped: no file will be written). */
+  close(): void;
+}
+
+/** Creates the waits of one daemon object (over all its runs). */
+export function createPceFileWaits(): PceFileWaits {
+  const paths = new Map<CircuitId, string>();
+  const waits = createWaitList<CircuitId, string>();
+  const stoppedError = () =>
+    new SimStoppedError(
+      "the simulated daemon stopped before it wrote the awaited PCE file",
+      "give the daemon a paramCacheDir and let a cold proof of that circuit complete before stopping it",
+    );
+  return {
+    written(circuit, path) {
+      paths.set(circuit, path);
+      waits.settle((waiting) => waiting === circuit, path);
+    },
+    when(circuit, signal) {
+      const path = paths.get(circuit);
+      return path === undefined ? waits.wait(circuit, signal) : Promise.resolve(path);
+    },
+    close() {
+      waits.close(stoppedError());
+    },
+  };
 }

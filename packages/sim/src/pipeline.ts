@@ -42,7 +42,6 @@ interface Partition {
   job: Job;
   index: number;
   state: PartitionState;
-  synthStartedAt: number;
   synthMs: number | null;
   gpuMs: number | null;
 }
@@ -292,12 +291,13 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const warm = pceResident(partition.job.spec.kind);
     synthesizing++;
     partition.state = "synthesizing";
-    partition.synthStartedAt = scheduler.now();
     if (!allocate(figures.synthesisBytes)) return;
-    after(figures.synthesisSec * (warm ? 1 : model.coldSynthesisFactor), () => {
+    const synthesisSec = figures.synthesisSec * (warm ? 1 : model.coldSynthesisFactor);
+    after(synthesisSec, () => {
       synthesizing--;
       partition.state = "synth_done";
-      partition.synthMs = scheduler.now() - partition.synthStartedAt;
+      // The modelled duration, not the timer's: a late timer on a busy machine is not the daemon's time.
+      partition.synthMs = realMs(synthesisSec);
       release(figures.synthesisBytes);
       if (!allocate(figures.gpuStageBytes)) return;
       insertByJobOrder(gpuQueue, partition);
@@ -318,7 +318,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       after(figures.gpuWorkerSec, () => {
         worker.partition = undefined;
         partition.state = "done";
-        partition.gpuMs = scheduler.now() - worker.busySince;
+        partition.gpuMs = realMs(figures.gpuWorkerSec);
         release(figures.gpuStageBytes);
         const job = partition.job;
         job.partitionsDone++;
@@ -372,7 +372,6 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         job,
         index,
         state: "pending" as PartitionState,
-        synthStartedAt: 0,
         synthMs: null,
         gpuMs: null,
       }));

@@ -1,4 +1,6 @@
 import { CuzkitError } from "@cuzkit/core";
+import { SimStoppedError } from "./errors.js";
+import { createWaitList } from "./wait-list.js";
 
 // Which RPCs the daemon has received, so a test can wait for "the daemon has this AwaitProof"
 // instead of sleeping and hoping it arrived. Counts cover the daemon object's whole life (every
@@ -39,12 +41,10 @@ export interface ReceivedCalls {
   close(): void;
 }
 
-interface Waiter {
+interface Wanted {
   method: SimRpcMethod;
   jobId: string | undefined;
   count: number;
-  resolve(): void;
-  reject(error: unknown): void;
 }
 
 /** The job a request is about: job_id, or the request_id it will run under. */
@@ -57,27 +57,21 @@ export function jobIdOfRequest(request: object): string | undefined {
 /** Creates an empty ledger. */
 export function createReceivedCalls(): ReceivedCalls {
   const byKey = new Map<string, number>();
-  const waiters = new Set<Waiter>();
-  let closed = false;
+  const waits = createWaitList<Wanted, void>();
   const key = (method: SimRpcMethod, jobId: string | undefined) =>
     jobId === undefined ? method : `${method}\u0000${jobId}`;
   const count = (method: SimRpcMethod, jobId?: string | undefined) => byKey.get(key(method, jobId)) ?? 0;
   const stoppedError = () =>
-    new CuzkitError("the simulated daemon stopped before the awaited call arrived", {
-      code: "SIM_STOPPED",
-      hint: "the call the test waits for was never sent, or the daemon was stopped too early",
-    });
+    new SimStoppedError(
+      "the simulated daemon stopped before the awaited call arrived",
+      "the call the test waits for was never sent, or the daemon was stopped too early",
+    );
 
   return {
     record(method, jobId) {
       byKey.set(method, count(method) + 1);
       if (jobId !== undefined) byKey.set(key(method, jobId), count(method, jobId) + 1);
-      for (const waiter of [...waiters]) {
-        if (count(waiter.method, waiter.jobId) >= waiter.count) {
-          waiters.delete(waiter);
-          waiter.resolve();
-        }
-      }
+      waits.settle((wanted) => count(wanted.method, wanted.jobId) >= wanted.count, undefined);
     },
     count,
     counts: () =>
@@ -95,37 +89,10 @@ export function createReceivedCalls(): ReceivedCalls {
         );
       }
       if (count(method, query.jobId) >= wanted) return Promise.resolve();
-      if (closed) return Promise.reject(stoppedError());
-      const signal = query.signal;
-      if (signal?.aborted) return Promise.reject(signal.reason);
-      return new Promise<void>((resolve, reject) => {
-        const onAbort = () => {
-          waiters.delete(waiter);
-          reject(signal?.reason);
-        };
-        const waiter: Waiter = {
-          method,
-          jobId: query.jobId,
-          count: wanted,
-          resolve: () => {
-            signal?.removeEventListener("abort", onAbort);
-            resolve();
-          },
-          reject: (error) => {
-            signal?.removeEventListener("abort", onAbort);
-            reject(error);
-          },
-        };
-        waiters.add(waiter);
-        signal?.addEventListener("abort", onAbort, { once: true });
-      });
+      return waits.wait({ method, jobId: query.jobId, count: wanted }, query.signal);
     },
     close() {
-      closed = true;
-      for (const waiter of [...waiters]) {
-        waiters.delete(waiter);
-        waiter.reject(stoppedError());
-      }
+      waits.close(stoppedError());
     },
   };
 }

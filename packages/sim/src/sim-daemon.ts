@@ -12,6 +12,7 @@ import {
 import * as grpc from "@grpc/grpc-js";
 import { type ConnectionGate, createConnectionGate } from "./connection-gate.js";
 import { createSimEngine, type FinishedProof, type SimEngine } from "./engine.js";
+import { SimStoppedError } from "./errors.js";
 import { provingEngineServerDefinition } from "./grpc-service.js";
 import { createProvingEngineHandlers } from "./handlers.js";
 import { dialAddress } from "./listen-address.js";
@@ -25,7 +26,7 @@ import {
   type SimDaemonOptions,
   type SimFaults,
 } from "./options.js";
-import { pceWriteSec, readPceFiles, writePceFile } from "./pce-files.js";
+import { createPceFileWaits, pceWriteSec, readPceFiles, writePceFile } from "./pce-files.js";
 import type { OomDetail } from "./pipeline.js";
 import { createReceivedCalls, type ReceivedCallQuery, type SimRpcMethod } from "./received-calls.js";
 import { type StatusHttpServer, startStatusHttp } from "./status-http.js";
@@ -69,6 +70,8 @@ export interface SimStats {
   lastCrash: SimCrashDetail | undefined;
   /** RPCs received per method, over all runs. */
   callsReceived: Partial<Record<SimRpcMethod, number>>;
+  /** Circuits whose PCE file the current run loaded at start (its first proof of them is warm); empty for the budget daemon. */
+  pceFilesLoaded: CircuitId[];
 }
 
 /** Options of restart(). */
@@ -108,6 +111,14 @@ export interface SimDaemon {
    * Rejects with SIM_STOPPED when the daemon stops first. For tests: wait on this, never sleep.
    */
   whenReceived(method: SimRpcMethod, query?: ReceivedCallQuery): Promise<void>;
+  /**
+   * Resolves with the file's path once the daemon has written `circuit`'s PCE file into
+   * paramCacheDir (a file written earlier in the object's life counts too). Rejects with
+   * SIM_STOPPED when the daemon stops first. For tests: wait on this, never poll the folder.
+   */
+  whenPceFileWritten(circuit: CircuitId, options?: { signal?: AbortSignal | undefined }): Promise<string>;
+  /** Resolves once every gRPC connection open now has closed (e.g. a client's close() has reached the daemon). */
+  whenConnectionsClosed(): Promise<void>;
   /** Calls `listener` on every crash; returns an unsubscribe function. */
   onCrash(listener: (reason: SimCrashReason, detail: SimCrashDetail) => void): () => void;
 }
@@ -124,6 +135,8 @@ interface Run {
   /** Answers handed to grpc-js, and HTTP/2 streams ended on the wire, in this run. */
   answers: number;
   streamsEnded: number;
+  /** Woken when a stream ends, a write reaches the kernel or the run ends (afterFlush waits on them). */
+  flushWaiters: Set<() => void>;
   ended: boolean;
   ready: Promise<void>;
   /** The bind in progress or done (undefined while a start delay runs). */
@@ -139,6 +152,11 @@ const receiveCapBytes = 4 * daemonMaxMessageBytes;
 // A scheduled crash or stall first lets the answers already given leave: it waits until the
 // connections have ended as many HTTP/2 streams as the handlers answered, at most flushLimitMs.
 const flushLimitMs = 250;
+
+/** Wakes afterFlush to look again. */
+function wakeFlushWaiters(run: Run): void {
+  for (const wake of [...run.flushWaiters]) wake();
+}
 
 /**
  * Starts a simulated cuzk daemon: a grpc-js server speaking cuzk.v1.ProvingEngine on `listen`,
@@ -163,6 +181,8 @@ export async function startSimDaemon(options: SimDaemonOptions = {}): Promise<Si
   let memoryNow = 0;
   let peakMemory = 0;
   let lastCrash: SimCrashDetail | undefined;
+  let pceFilesLoaded: CircuitId[] = [];
+  const pceFilesWritten = createPceFileWaits();
 
   if (baseFaults.startDelayMs > 0) {
     // The listener starts later, yet the address must be known now: pick the ports first.
@@ -203,6 +223,7 @@ export async function startSimDaemon(options: SimDaemonOptions = {}): Promise<Si
   const endRun = (run: Run) => {
     if (run.ended) return;
     run.ended = true;
+    wakeFlushWaiters(run);
     run.abortStart?.();
     for (const cancel of run.timers) cancel();
     run.timers.clear();
@@ -226,7 +247,15 @@ export async function startSimDaemon(options: SimDaemonOptions = {}): Promise<Si
       const deadline = performance.now() + flushLimitMs;
       const busy = () => run.streamsEnded < answered || [...run.gates].some((gate) => gate.writePending());
       while (!run.ended && performance.now() < deadline && busy()) {
-        await new Promise((resolve) => setTimeout(resolve, 2));
+        await new Promise<void>((resolve) => {
+          const wake = () => {
+            clearTimeout(limit);
+            run.flushWaiters.delete(wake);
+            resolve();
+          };
+          const limit = setTimeout(wake, deadline - performance.now());
+          run.flushWaiters.add(wake);
+        });
       }
       if (!run.ended && current === run) action();
     })();
@@ -250,7 +279,10 @@ export async function startSimDaemon(options: SimDaemonOptions = {}): Promise<Si
         () => {
           if (run.ended) return;
           writePceFile(paramCache, circuit).then(
-            (path) => logger.info("pce file written", { circuit, path }),
+            (path) => {
+              logger.info("pce file written", { circuit, path });
+              pceFilesWritten.written(circuit, path);
+            },
             (error: unknown) =>
               logger.error("could not write the pce file", {
                 circuit,
@@ -270,7 +302,8 @@ export async function startSimDaemon(options: SimDaemonOptions = {}): Promise<Si
       paramCache !== undefined && loadsPceFromDisk(resolved.config)
         ? readPceFiles(paramCache)
         : new Set<CircuitId>();
-    if (pceOnDisk.size > 0) logger.info("pce loaded from disk", { circuits: [...pceOnDisk].join(",") });
+    pceFilesLoaded = [...pceOnDisk];
+    if (pceOnDisk.size > 0) logger.info("pce loaded from disk", { circuits: pceFilesLoaded.join(",") });
     const engine = createSimEngine({
       options: resolved,
       pceOnDisk,
@@ -282,6 +315,8 @@ export async function startSimDaemon(options: SimDaemonOptions = {}): Promise<Si
       },
       onSubmitted: (jobId) => submissions.set(jobId, (submissions.get(jobId) ?? 0) + 1),
       onFinished: (proof) => onFinished(run, proof),
+      holdsResult: () =>
+        run.faults.holdAfterProofs !== undefined && run.proofsFinished >= run.faults.holdAfterProofs,
       onOom: (detail) => crashNow(run, "oom", detail),
       onMemory: (bytes) => {
         memoryNow = bytes;
@@ -308,7 +343,15 @@ export async function startSimDaemon(options: SimDaemonOptions = {}): Promise<Si
         return;
       }
       totals.connections++;
-      const gate = createConnectionGate(socket, state === "stalled", () => run.streamsEnded++);
+      const gate = createConnectionGate(
+        socket,
+        state === "stalled",
+        () => {
+          run.streamsEnded++;
+          wakeFlushWaiters(run);
+        },
+        () => wakeFlushWaiters(run),
+      );
       run.gates.add(gate);
       void gate.closed.then(() => run.gates.delete(gate));
       injector.injectConnection(gate.duplex);
@@ -344,6 +387,7 @@ export async function startSimDaemon(options: SimDaemonOptions = {}): Promise<Si
       proofsFinished: 0,
       answers: 0,
       streamsEnded: 0,
+      flushWaiters: new Set(),
       ended: false,
       ready: Promise.resolve(),
       binding: undefined,
@@ -407,6 +451,7 @@ export async function startSimDaemon(options: SimDaemonOptions = {}): Promise<Si
         endRun(current);
         state = "stopped";
         received.close();
+        pceFilesWritten.close();
         await current.closing;
         if (listen.kind === "unix") await rm(listen.path, { force: true });
         logger.info("stopped", { address: address() });
@@ -419,10 +464,10 @@ export async function startSimDaemon(options: SimDaemonOptions = {}): Promise<Si
     },
     async restart(restartOptions = {}) {
       if (stopping) {
-        throw new CuzkitError("the simulated daemon was stopped and cannot restart", {
-          code: "SIM_STOPPED",
-          hint: "start a new one with startSimDaemon()",
-        });
+        throw new SimStoppedError(
+          "the simulated daemon was stopped and cannot restart",
+          "start a new one with startSimDaemon()",
+        );
       }
       const previous = current;
       endRun(previous);
@@ -471,9 +516,13 @@ export async function startSimDaemon(options: SimDaemonOptions = {}): Promise<Si
         openConnections: current.gates.size,
         lastCrash,
         callsReceived: received.counts(),
+        pceFilesLoaded: [...pceFilesLoaded],
       };
     },
     whenReceived: (method, query) => received.whenReceived(method, query),
+    whenPceFileWritten: (circuit, waitOptions) => pceFilesWritten.when(circuit, waitOptions?.signal),
+    whenConnectionsClosed: () =>
+      Promise.all([...current.gates].map((gate) => gate.closed)).then(() => undefined),
     onCrash(listener) {
       crashListeners.add(listener);
       return () => {

@@ -194,6 +194,7 @@ describe("parseFaults", () => {
         "crash-after=3",
         "crash-at=5000",
         "fail-next=2:bad input",
+        "hold-after=2",
         "stall-after=1",
         "start-delay=2000",
       ]),
@@ -201,6 +202,7 @@ describe("parseFaults", () => {
       crashAfterProofs: 3,
       crashAtMs: 5000,
       failNextProofs: { count: 2, message: "bad input" },
+      holdAfterProofs: 2,
       stallAfterProofs: 1,
       startDelayMs: 2000,
     });

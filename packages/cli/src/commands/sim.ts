@@ -57,9 +57,16 @@ interface SimFlags {
   logLevel: string;
 }
 
-const faultNames = ["crash-after", "crash-at", "fail-next", "stall-after", "start-delay"] as const;
+const faultNames = [
+  "crash-after",
+  "crash-at",
+  "fail-next",
+  "hold-after",
+  "stall-after",
+  "start-delay",
+] as const;
 const faultHint =
-  "use crash-after=N, crash-at=MS, fail-next=N[:message], stall-after=N or start-delay=MS, e.g. --fault crash-after=3";
+  "use crash-after=N, crash-at=MS, fail-next=N[:message], hold-after=N, stall-after=N or start-delay=MS, e.g. --fault crash-after=3";
 const logLevels: readonly LogLevel[] = ["debug", "info", "warn", "error"];
 
 function wholeNumber(what: string, text: string, min: number): number {
@@ -85,6 +92,9 @@ export function parseFaults(specs: readonly string[]): SimFaults {
         break;
       case "crash-at":
         faults.crashAtMs = wholeNumber("--fault crash-at", value, 0);
+        break;
+      case "hold-after":
+        faults.holdAfterProofs = wholeNumber("--fault hold-after", value, 1);
         break;
       case "stall-after":
         faults.stallAfterProofs = wholeNumber("--fault stall-after", value, 1);
@@ -204,7 +214,7 @@ export function createSimCommand(io: CliIO, deps: SimCommandDeps = {}): Command 
     .addOption(
       new Option(
         "--fault <fault>",
-        "inject a fault (repeatable): crash-after=N, crash-at=MS, fail-next=N[:message], stall-after=N, start-delay=MS",
+        "inject a fault (repeatable): crash-after=N, crash-at=MS, fail-next=N[:message], hold-after=N, stall-after=N, start-delay=MS",
       )
         .argParser((value: string, previous: string[]) => [...previous, value])
         .default([], "none"),
