@@ -37,12 +37,16 @@ class StopBenchmark extends Error {
 }
 
 /** The fallback deadlines when the model gives no ETA, in ms. */
-function fallbackDeadlines(readyTimeoutMs: number, warmupTimeoutMs: number | undefined): PhaseEtas {
+function fallbackDeadlines(
+  readyTimeoutMs: number,
+  warmupTimeoutMs: number | undefined,
+  pceTimeoutMs: number | undefined,
+): PhaseEtas {
   return {
     "starting-daemon": readyTimeoutMs,
     "waiting-for-daemon": readyTimeoutMs,
     warmup: warmupTimeoutMs ?? 3_600_000,
-    "waiting-for-pce": 300_000,
+    "waiting-for-pce": pceTimeoutMs ?? 300_000,
     "restarting-daemon": readyTimeoutMs,
   };
 }
@@ -76,10 +80,7 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
     : {};
   const deadlines = phaseDeadlines(
     etas,
-    {
-      ...fallbackDeadlines(o.readyTimeoutMs, o.warmupTimeoutMs),
-      ...(sup?.pceWait?.timeoutMs === undefined ? {} : { "waiting-for-pce": sup.pceWait.timeoutMs }),
-    },
+    fallbackDeadlines(o.readyTimeoutMs, o.warmupTimeoutMs, sup?.pceWait?.timeoutMs),
     o.phaseDeadlines,
   );
 

@@ -1,5 +1,5 @@
 import { InvalidInputError } from "@cuzkit/core";
-import type { DeadlinePhase, FleetConfig } from "@cuzkit/fleet";
+import type { DeadlinePhase, DeadlinePolicy, FleetConfig } from "@cuzkit/fleet";
 import { type Command, InvalidArgumentError } from "commander";
 import { durationOption, parseDurationMs, positiveNumberOption, wholeNumberOption } from "../../parse.js";
 
@@ -129,7 +129,7 @@ export function configFrom(
   phases: readonly string[],
 ): FleetConfig {
   const base = (saved ?? {}) as Partial<FleetConfig>;
-  const overridesMs: Partial<Record<DeadlinePhase, number>> = { ...base.deadlines?.overridesMs };
+  const overridesMs: NonNullable<DeadlinePolicy["overridesMs"]> = { ...base.deadlines?.overridesMs };
   for (const entry of flags.deadline) {
     const [phase, duration] = entry.split("=") as [DeadlinePhase, string];
     if (!phases.includes(phase)) {
@@ -159,7 +159,7 @@ export function configFrom(
     deadlines: {
       ...base.deadlines,
       overridesMs,
-      ...(flags.deadlineMargin === undefined ? {} : { margin: flags.deadlineMargin }),
+      margin: pick(flags.deadlineMargin, base.deadlines?.margin),
     },
   };
   if (config.minProofsPerHour === undefined) {

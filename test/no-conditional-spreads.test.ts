@@ -1,0 +1,68 @@
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { type ConditionalSpread, findConditionalSpreads } from "./support/conditional-spreads.js";
+
+// Option fields are typed `x?: T | undefined`, so a caller passes `x` as it is. A ternary that picks
+// between `{}` and `{ x }` only to dodge exactOptionalPropertyTypes is noise; this test keeps them
+// out of packages/*/src. The few that mean something else are listed below with their reason.
+
+const root = join(import.meta.dirname, "..");
+
+/** A kept conditional spread: the file, a piece of the matched text that identifies it, and why. */
+interface Allowed {
+  file: string;
+  text: string;
+  reason: string;
+}
+
+const allowed: Allowed[] = [];
+
+function sourceFiles(): string[] {
+  return execFileSync("git", ["ls-files", "--cached", "--others", "--exclude-standard", "packages/*/src/*"], {
+    cwd: root,
+    encoding: "utf8",
+  })
+    .split("\n")
+    .filter((path) => path.endsWith(".ts") && !path.endsWith(".test.ts"));
+}
+
+describe("no conditional spreads in packages/*/src", () => {
+  const all = sourceFiles().flatMap((file) =>
+    findConditionalSpreads(file, readFileSync(join(root, file), "utf8")),
+  );
+  const isAllowed = (spread: ConditionalSpread) =>
+    allowed.some((entry) => entry.file === spread.file && spread.text.includes(entry.text));
+
+  it("every one left is on the allow-list, with its reason", () => {
+    const offenders = all.filter((spread) => !isAllowed(spread)).map((s) => `${s.file}:${s.line}: ${s.text}`);
+    expect(offenders).toEqual([]);
+  });
+
+  it("every allow-list entry still matches one (a stale entry would hide a new spread)", () => {
+    const stale = allowed.filter(
+      (entry) => !all.some((spread) => spread.file === entry.file && spread.text.includes(entry.text)),
+    );
+    expect(stale).toEqual([]);
+    for (const entry of allowed) expect(entry.reason.length).toBeGreaterThan(10);
+  });
+
+  it("the scanner finds each form and passes fallbacks", () => {
+    const source = [
+      "const a = { ...(x === undefined ? {} : { x }) };",
+      "const b = { ...(x !== undefined ? { x } : {}) };",
+      "const c = { ...(flag ? { flag } : {}) };",
+      "call(label === undefined ? {} : { label });",
+      "const d = {",
+      "  ...(y === undefined",
+      "    ? {}",
+      "    : { y }),",
+      "};",
+      "const e = isRecord(body) ? body : {};",
+      "const f = { body: {}, raw: {} };",
+      "const g = on === true ? {} : on;",
+    ].join("\n");
+    expect(findConditionalSpreads("f.ts", source).map((s) => s.line)).toEqual([1, 2, 3, 4, 7]);
+  });
+});
