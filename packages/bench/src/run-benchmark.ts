@@ -237,7 +237,7 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
       message,
       etaMs: eta,
       deadlineMs: deadline,
-      ...(phases.length > 0 ? { previous } : {}),
+      previous: phases.length > 0 ? previous : undefined,
     });
     void writeStatus();
   };
@@ -275,8 +275,8 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
     address: o.address,
     maxInFlight: o.concurrency,
     logger,
-    ...(options.clock ? { clock: options.clock } : {}),
-    ...(options.sleep ? { sleep: options.sleep } : {}),
+    clock: options.clock ?? o.client?.clock,
+    sleep: options.sleep ?? o.client?.sleep,
   });
 
   const watchdogOptions = o.watchdog === false ? undefined : (o.watchdog ?? {});
@@ -623,17 +623,15 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
     daemonCrashes: crashCount(),
     daemonExits: [...(sup?.supervisor.crashes ?? [])],
     phases,
-    ...(stopped && stopped.kind !== "early" ? { stopCause: stopped.message } : {}),
+    stopCause: stopped && stopped.kind !== "early" ? stopped.message : undefined,
     notes,
-    ...(sup
+    config: sup
       ? {
-          config: {
-            path: sup.configPath,
-            toml: sup.configToml,
-            ...(twoConfigs ? { warmupToml: sup.warmupConfigToml as string } : {}),
-          },
+          path: sup.configPath,
+          toml: sup.configToml,
+          warmupToml: twoConfigs ? sup.warmupConfigToml : undefined,
         }
-      : {}),
+      : undefined,
     inputBytes,
     verdict,
   };

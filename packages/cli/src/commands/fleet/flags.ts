@@ -5,26 +5,26 @@ import { durationOption, parseDurationMs, positiveNumberOption, wholeNumberOptio
 
 /** Flags of every fleet subcommand that opens the store. */
 export interface StoreFlags {
-  db?: string;
-  dbSchema?: string;
+  db?: string | undefined;
+  dbSchema?: string | undefined;
   fleet: string;
-  url?: string;
+  url?: string | undefined;
 }
 
 /** Flags of the subcommands that build a manager (the fleet's config). */
 export interface ConfigFlags extends StoreFlags {
-  curioDb?: string;
-  curioSchema?: string;
-  minProofsPerHour?: number;
-  managerUrl?: string;
-  image?: string;
-  disk?: number;
-  maxDph?: number;
-  maxInstances?: number;
-  benchProofs?: number;
-  adopt?: boolean;
+  curioDb?: string | undefined;
+  curioSchema?: string | undefined;
+  minProofsPerHour?: number | undefined;
+  managerUrl?: string | undefined;
+  image?: string | undefined;
+  disk?: number | undefined;
+  maxDph?: number | undefined;
+  maxInstances?: number | undefined;
+  benchProofs?: number | undefined;
+  adopt?: boolean | undefined;
   deadline: string[];
-  deadlineMargin?: number;
+  deadlineMargin?: number | undefined;
   env: string[];
 }
 
