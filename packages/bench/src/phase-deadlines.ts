@@ -16,7 +16,7 @@ import type { BenchPhase } from "./status-file.js";
 export type TimedPhase = Exclude<BenchPhase, "done">;
 
 /** Modelled duration per phase in ms (undefined where the model says nothing). */
-export type PhaseEtas = Partial<Record<TimedPhase, number>>;
+export type PhaseEtas = { [P in TimedPhase]?: number | undefined };
 
 /** Modelled seconds to write a PoRep PCE file (22.3 s on NVMe, docs/daemon-facts.md section 4). */
 export const modelledPceWriteSec = 22.3;

@@ -148,16 +148,12 @@ export function toMachineTime(report: BenchmarkReport, timeScale: number): Bench
       ...r,
       submitMs: r.submitMs * slower,
       settleMs: r.settleMs * slower,
-      ...(r.timings
-        ? {
-            timings: {
-              queueWaitMs: r.timings.queueWaitMs * slower,
-              synthesisMs: r.timings.synthesisMs * slower,
-              gpuComputeMs: r.timings.gpuComputeMs * slower,
-              totalMs: r.timings.totalMs * slower,
-            },
-          }
-        : {}),
+      timings: r.timings && {
+        queueWaitMs: r.timings.queueWaitMs * slower,
+        synthesisMs: r.timings.synthesisMs * slower,
+        gpuComputeMs: r.timings.gpuComputeMs * slower,
+        totalMs: r.timings.totalMs * slower,
+      },
     })),
     phases: report.phases.map((p) => ({
       ...p,

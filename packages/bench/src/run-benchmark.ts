@@ -43,12 +43,16 @@ class StopBenchmark extends Error {
 }
 
 /** The fallback deadlines when the model gives no ETA, in ms. */
-function fallbackDeadlines(readyTimeoutMs: number, warmupTimeoutMs: number | undefined): PhaseEtas {
+function fallbackDeadlines(
+  readyTimeoutMs: number,
+  warmupTimeoutMs: number | undefined,
+  pceTimeoutMs: number | undefined,
+): PhaseEtas {
   return {
     "starting-daemon": readyTimeoutMs,
     "waiting-for-daemon": readyTimeoutMs,
     warmup: warmupTimeoutMs ?? defaultDeadlines.warmupProofMs,
-    "waiting-for-pce": benchDefaults.pceWaitMs,
+    "waiting-for-pce": pceTimeoutMs ?? benchDefaults.pceWaitMs,
     "restarting-daemon": readyTimeoutMs,
   };
 }
@@ -82,10 +86,7 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
     : {};
   const deadlines = phaseDeadlines(
     etas,
-    {
-      ...fallbackDeadlines(o.readyTimeoutMs, o.warmupTimeoutMs),
-      ...(sup?.pceWait?.timeoutMs === undefined ? {} : { "waiting-for-pce": sup.pceWait.timeoutMs }),
-    },
+    fallbackDeadlines(o.readyTimeoutMs, o.warmupTimeoutMs, sup?.pceWait?.timeoutMs),
     o.phaseDeadlines,
   );
 
@@ -242,7 +243,7 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
       message,
       etaMs: eta,
       deadlineMs: deadline,
-      ...(phases.length > 0 ? { previous } : {}),
+      previous: phases.length > 0 ? previous : undefined,
     });
     void writeStatus();
   };
@@ -280,8 +281,8 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
     address: o.address,
     maxInFlight: o.concurrency,
     logger,
-    ...(options.clock ? { clock: options.clock } : {}),
-    ...(options.sleep ? { sleep: options.sleep } : {}),
+    clock: options.clock ?? o.client?.clock,
+    sleep: options.sleep ?? o.client?.sleep,
   });
 
   const watchdogOptions = o.watchdog === false ? undefined : (o.watchdog ?? {});
@@ -631,17 +632,15 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
     daemonCrashes: crashCount(),
     daemonExits: [...(sup?.supervisor.crashes ?? [])],
     phases,
-    ...(stopped && stopped.kind !== "early" ? { stopCause: stopped.message } : {}),
+    stopCause: stopped && stopped.kind !== "early" ? stopped.message : undefined,
     notes,
-    ...(sup
+    config: sup
       ? {
-          config: {
-            path: sup.configPath,
-            toml: sup.configToml,
-            ...(twoConfigs ? { warmupToml: sup.warmupConfigToml as string } : {}),
-          },
+          path: sup.configPath,
+          toml: sup.configToml,
+          warmupToml: twoConfigs ? sup.warmupConfigToml : undefined,
         }
-      : {}),
+      : undefined,
     inputBytes,
     verdict,
   };

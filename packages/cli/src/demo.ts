@@ -129,12 +129,14 @@ export interface DemoOptions {
   /** Threshold in proofs/hour, machine time. Default 40 (exampleMinProofsPerHour). */
   minProofsPerHour?: number | undefined;
   /** Progress of both runs. */
-  onProgress?: (
-    run: "tuned" | "incident",
-    event: BenchmarkEvent,
-    snapshot: ProgressSnapshot,
-    timeScale: number,
-  ) => void;
+  onProgress?:
+    | ((
+        run: "tuned" | "incident",
+        event: BenchmarkEvent,
+        snapshot: ProgressSnapshot,
+        timeScale: number,
+      ) => void)
+    | undefined;
 }
 
 /** What the demo found; both reports are in the simulated machine's time. */
@@ -185,22 +187,21 @@ async function benchOnSim(
       supervision: {
         supervisor,
         configToml: run.configToml,
-        ...(run.warmupConfigToml === undefined
-          ? {}
-          : { warmupConfigToml: run.warmupConfigToml, pceWait: { dir: paramCacheDir } }),
+        warmupConfigToml: run.warmupConfigToml,
+        pceWait: run.warmupConfigToml === undefined ? undefined : { dir: paramCacheDir },
         onCrash: "stop",
       },
       model: {
         hardware,
         config: readCuzkConfig(run.configToml).config,
-        ...(warmupConfig ? { warmupConfig } : {}),
+        warmupConfig,
         timeScale,
       },
       // In real time: the simulator listens at once.
       readyTimeoutMs: 20_000,
       // The simulated machine is the only daemon here: give up on it quickly once it is dead.
       client: { reconnect: { giveUpAfterMs: 2_000, maxDelayMs: 250 } },
-      ...(onProgress ? { onProgress } : {}),
+      onProgress,
     });
     return toMachineTime(report, timeScale);
   } finally {
@@ -246,7 +247,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
   const tunedRun: SimRun | undefined = recommendation.feasible
     ? {
         configToml: emitCuzkToml(recommendation),
-        ...(recommendation.warmup.restart ? { warmupConfigToml: toToml(recommendation.warmup.config) } : {}),
+        warmupConfigToml: recommendation.warmup.restart ? toToml(recommendation.warmup.config) : undefined,
         count: proofs,
         concurrency: recommendation.bench.concurrency,
       }

@@ -118,7 +118,7 @@ export async function resolveHardwareFlags(
     ram: flags.ram ?? 0,
     cores: flags.cores ?? 0,
     gpus: flags.gpus ?? "",
-    ...(flags.memoryLimit === undefined ? {} : { memoryLimit: flags.memoryLimit }),
+    memoryLimit: flags.memoryLimit,
   });
 }
 

@@ -108,7 +108,7 @@ export async function createSimSupervisor(options: SimSupervisorOptions): Promis
         timeScale: options.timeScale,
         paramCacheDir: options.paramCacheDir,
         logger: print,
-        ...(options.faults ? { faults: options.faults } : {}),
+        faults: options.faults,
       });
       await started.ready();
       sim = started;

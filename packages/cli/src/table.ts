@@ -10,7 +10,8 @@ export function createTable(
   options: { colour: boolean; compact?: boolean | undefined },
 ): Table.Table {
   return new Table({
-    ...(head === undefined ? {} : { head: head.map((text) => bold(text, options.colour)) }),
+    // cli-table3's default head is [] (no header row).
+    head: (head ?? []).map((text) => bold(text, options.colour)),
     style: { head: [], border: [], compact: options.compact ?? true },
   });
 }

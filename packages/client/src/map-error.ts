@@ -50,8 +50,8 @@ function errorChain(value: unknown): NodeErrorProps[] {
     seen.add(current);
     const { code, syscall } = current as { code?: unknown; syscall?: unknown };
     chain.push({
-      ...(typeof code === "string" ? { code } : {}),
-      ...(typeof syscall === "string" ? { syscall } : {}),
+      code: typeof code === "string" ? code : undefined,
+      syscall: typeof syscall === "string" ? syscall : undefined,
     });
     current = (current as { cause?: unknown }).cause;
   }

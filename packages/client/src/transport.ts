@@ -103,6 +103,8 @@ async function* sendChunks(body: EncodedChunks, upload: UploadProgress): AsyncIt
 /** Creates the gRPC-over-HTTP/2 transport to one daemon (TCP or unix socket). */
 export function createDaemonTransport(options: DaemonTransportOptions): DaemonTransport {
   const { address } = options;
+  // Node's http2 options, through connect-node (types we do not own): a TCP address must not carry
+  // a createConnection key at all.
   const nodeOptions = address.kind === "unix" ? { createConnection: () => netConnect(address.path) } : {};
   // connect-node 2.1.2 race: when a PING times out it destroys the session with an error,
   // but if a new call moves the manager to a fresh connection first, the old session has

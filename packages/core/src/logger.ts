@@ -22,8 +22,8 @@ const levelOrder = { debug: 0, info: 1, warn: 2, error: 3 } as const;
 export type LogLevel = keyof typeof levelOrder;
 
 /**
- * A logger writing one line per event to stderr: `level message key=value ...`.
- * `minLevel` defaults to "info".
+ * A logger writing one line per event to stderr: `level message key=value ...`; a field whose
+ * value is undefined is left out. `minLevel` defaults to "info".
  */
 export function createConsoleLogger(
   minLevel: LogLevel = "info",
@@ -33,6 +33,7 @@ export function createConsoleLogger(
     if (levelOrder[level] < levelOrder[minLevel]) return;
     const extra = fields
       ? Object.entries(fields)
+          .filter(([, value]) => value !== undefined)
           .map(([key, value]) => `${key}=${typeof value === "string" ? value : JSON.stringify(value)}`)
           .join(" ")
       : "";

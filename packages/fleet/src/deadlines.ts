@@ -1,4 +1,4 @@
-import { InvalidInputError } from "@cuzkit/core";
+import { InvalidInputError, withDefaults } from "@cuzkit/core";
 import { fleetDefaults } from "./defaults.js";
 
 // Per-phase deadlines derived from the offer and the model, never one fixed number: the
@@ -10,6 +10,9 @@ export type DeadlinePhase = "renting" | "booting" | "registered" | "params" | "w
 
 /** Deadline of each phase, ms after entering it. */
 export type PhaseDeadlinesMs = Record<DeadlinePhase, number>;
+
+/** Some phases' deadlines, ms; a phase that is absent or undefined keeps its default. */
+export type SomePhaseDeadlinesMs = { [P in DeadlinePhase]?: number | undefined };
 
 /** What the deadlines are derived from. */
 export interface DeadlineInputs {
@@ -36,9 +39,9 @@ export interface DeadlinePolicy {
   /** Factor on every modelled duration. Default 1.5. */
   margin?: number | undefined;
   /** The least deadline per phase, ms. Default {@link defaultDeadlineFloorsMs}. */
-  floorsMs?: Partial<PhaseDeadlinesMs> | undefined;
+  floorsMs?: SomePhaseDeadlinesMs | undefined;
   /** Fixed deadlines that replace the derived ones (`--deadline params=40m`), ms. Default none. */
-  overridesMs?: Partial<PhaseDeadlinesMs> | undefined;
+  overridesMs?: SomePhaseDeadlinesMs | undefined;
   /** Vast's own loading time on top of the image pull (scheduling, container start), ms. Default 5 min. */
   vastLoadingMs?: number | undefined;
   /** Share of the measured inet_down a download really gets. Default 0.5. */
@@ -112,7 +115,7 @@ export function derivePhaseDeadlines(inputs: DeadlineInputs, policy: DeadlinePol
       (inputs.restartAfterWarmup ? daemonStartMs : 0) +
       (inputs.benchmarkProofs * inputs.secPerProof + inputs.proofLatencySec) * 1000,
   };
-  const floors = { ...defaultDeadlineFloorsMs, ...policy.floorsMs };
+  const floors = withDefaults<SomePhaseDeadlinesMs>(defaultDeadlineFloorsMs, policy.floorsMs);
   const out = {} as PhaseDeadlinesMs;
   for (const phase of Object.keys(modelledMs) as DeadlinePhase[]) {
     const override = policy.overridesMs?.[phase];

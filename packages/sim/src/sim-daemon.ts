@@ -370,7 +370,7 @@ export async function startSimDaemon(options: SimDaemonOptions = {}): Promise<Si
     // Stopped or restarted while binding: endRun's closing closes what was bound.
     if (run.ended) return;
     state = "running";
-    logger.info("listening", { address: address(), ...(statusUrl() ? { status: statusUrl() } : {}) });
+    logger.info("listening", { address: address(), status: statusUrl() });
     const crashAt = run.faults.crashAtMs;
     if (crashAt !== undefined) run.timers.add(scheduler.setTimer(() => crashNow(run, "scheduled"), crashAt));
   };

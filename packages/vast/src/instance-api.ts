@@ -284,7 +284,7 @@ export function instanceApi(
           label: request.label,
           endpoint,
           cause: error,
-          ...(error instanceof VastApiError && error.status !== undefined ? { status: error.status } : {}),
+          status: error instanceof VastApiError ? error.status : undefined,
         },
       );
     }

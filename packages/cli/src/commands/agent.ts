@@ -198,7 +198,7 @@ Exit codes: 0 kept (served until stopped), 2 not kept, 1 a step failed.`,
           readDaemonStatus,
           daemonStatusListen: statusListen,
           logger: createConsoleLogger("info", (line) => io.stderr.write(`${line}\n`)),
-          ...(given === undefined ? {} : { detectHardware: async () => given }),
+          detectHardware: given === undefined ? undefined : async () => given,
         });
         io.stdout.write(`${JSON.stringify(outcome)}\n`);
         if (outcome.status !== "served") throw new CommandExit(outcome.status === "rejected" ? 2 : 1);

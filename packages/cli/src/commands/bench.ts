@@ -277,7 +277,7 @@ Examples:
       }
 
       let supervision: SupervisionOptions | undefined;
-      let modelConfigs: { config: DaemonConfig; warmupConfig?: DaemonConfig } | undefined;
+      let modelConfigs: { config: DaemonConfig; warmupConfig?: DaemonConfig | undefined } | undefined;
       let closeChecker = async () => {};
       if (flags.spawn !== undefined) {
         let configToml: string;
@@ -314,9 +314,10 @@ Examples:
         }
         modelConfigs = {
           config: readCuzkConfig(configToml, flags.config === undefined ? flags.dialect : undefined).config,
-          ...(warmupConfigToml === undefined
-            ? {}
-            : { warmupConfig: readCuzkConfig(warmupConfigToml, flags.dialect).config }),
+          warmupConfig:
+            warmupConfigToml === undefined
+              ? undefined
+              : readCuzkConfig(warmupConfigToml, flags.dialect).config,
         };
         // Polls at least every second, so a daemon is seen soon after it listens.
         const checker = createCuzkClient({ address, reconnect: { maxDelayMs: 1_000 } });
@@ -324,33 +325,26 @@ Examples:
           command: flags.spawn,
           address,
           logFile: logPath,
-          waitForReady: async (signal) =>
-            checker.waitForReady({
-              signal,
-              ...(flags.readyTimeout === undefined ? {} : { timeoutMs: flags.readyTimeout }),
-            }),
+          waitForReady: async (signal) => checker.waitForReady({ signal, timeoutMs: flags.readyTimeout }),
         });
         supervision = {
           supervisor,
           configToml,
-          ...(warmupConfigToml === undefined ? {} : { warmupConfigToml, pceWait: { dir: paramCache } }),
-          ...(configPath === undefined ? {} : { configPath }),
-          ...(flags.onCrash === undefined ? {} : { onCrash: flags.onCrash }),
-          ...(flags.maxRestarts === undefined ? {} : { maxRestarts: flags.maxRestarts }),
+          warmupConfigToml,
+          pceWait: warmupConfigToml === undefined ? undefined : { dir: paramCache },
+          configPath,
+          onCrash: flags.onCrash,
+          maxRestarts: flags.maxRestarts,
         };
         closeChecker = () => checker.close();
       }
 
       const overrides: PhaseEtas = {
-        ...(flags.warmupTimeout === undefined ? {} : { warmup: flags.warmupTimeout }),
-        ...(flags.batchTimeout === undefined ? {} : { timed: flags.batchTimeout }),
-        ...(flags.readyTimeout === undefined
-          ? {}
-          : {
-              "waiting-for-daemon": flags.readyTimeout,
-              "starting-daemon": flags.readyTimeout,
-              "restarting-daemon": flags.readyTimeout,
-            }),
+        warmup: flags.warmupTimeout,
+        timed: flags.batchTimeout,
+        "waiting-for-daemon": flags.readyTimeout,
+        "starting-daemon": flags.readyTimeout,
+        "restarting-daemon": flags.readyTimeout,
       };
       const progress = createProgressOutput(io.stderr, flags.count);
       const interrupt = interruptOnSignals();
@@ -362,7 +356,8 @@ Examples:
           kind: input.kind,
           count: flags.count,
           concurrency,
-          ...(hardware ? { hardware, dialect: flags.dialect } : {}),
+          hardware,
+          dialect: flags.dialect,
           warmup: flags.warmup,
           signal: interrupt.signal,
           onProgress: (event, snapshot) => progress.update(event, snapshot),
@@ -373,14 +368,14 @@ Examples:
             unresponsiveAfterMs: flags.unresponsiveAfter,
           },
           phaseDeadlines: { margin: flags.deadlineMargin, overrides },
-          ...(hardware && modelConfigs ? { model: { hardware, ...modelConfigs } } : {}),
-          ...(statusPath === undefined ? {} : { statusFile: statusPath }),
-          ...(flags.earlyVerdict ? { earlyVerdict: true } : {}),
-          ...(flags.proofTimeout === undefined ? {} : { proofTimeoutMs: flags.proofTimeout }),
-          ...(flags.warmupTimeout === undefined ? {} : { warmupTimeoutMs: flags.warmupTimeout }),
-          ...(flags.readyTimeout === undefined ? {} : { readyTimeoutMs: flags.readyTimeout }),
-          ...(flags.minProofsPerHour === undefined ? {} : { minProofsPerHour: flags.minProofsPerHour }),
-          ...(supervision ? { supervision } : {}),
+          model: hardware && modelConfigs ? { hardware, ...modelConfigs } : undefined,
+          statusFile: statusPath,
+          earlyVerdict: flags.earlyVerdict,
+          proofTimeoutMs: flags.proofTimeout,
+          warmupTimeoutMs: flags.warmupTimeout,
+          readyTimeoutMs: flags.readyTimeout,
+          minProofsPerHour: flags.minProofsPerHour,
+          supervision,
         });
       } finally {
         progress.finish();

@@ -123,7 +123,7 @@ export function createDemoCommand(io: CliIO): Command {
       const header = (text: string) => io.stderr.write(`${text}\n`);
       const result = await runDemo({
         profile: flags.profile ?? defaultDemoProfile,
-        ...(hardware ? { hardware } : {}),
+        hardware,
         dialect: flags.dialect,
         proofs: flags.proofs,
         targetSeconds: flags.seconds,

@@ -76,18 +76,18 @@ Examples:
       const input = await buildProofInput(flags, io);
       const client = createCuzkClient({
         address: resolveAddress(flags.addr, io),
-        ...(flags.verbose
-          ? { logger: createConsoleLogger("debug", (line) => io.stderr.write(`${line}\n`)) }
-          : {}),
+        logger: flags.verbose
+          ? createConsoleLogger("debug", (line) => io.stderr.write(`${line}\n`))
+          : undefined,
       });
       try {
         io.stderr.write(
           `proving ${proofKindLabel[input.kind]} from ${input.description} on ${client.address}\n`,
         );
         const result = await client.prove(input.request, {
-          ...(flags.warmup ? { warmup: true } : {}),
-          ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout }),
-          ...(flags.resubmit === undefined ? {} : { resubmit: flags.resubmit }),
+          warmup: flags.warmup,
+          timeoutMs: flags.timeout,
+          resubmit: flags.resubmit,
           onEvent: (event) => {
             const line = describe(event);
             if (line) io.stderr.write(`  ${line}\n`);
@@ -108,7 +108,7 @@ Examples:
                 attempts: result.attempts,
                 resumes: result.resumes,
                 resubmits: result.resubmits,
-                ...(written ? { out: written } : {}),
+                out: written, // JSON.stringify leaves it out when no --out was given
               },
               null,
               2,

@@ -242,7 +242,7 @@ export function createSimCommand(io: CliIO, deps: SimCommandDeps = {}): Command 
         ram: flags.ram,
         cores: flags.cores,
         gpus: flags.gpus,
-        ...(flags.memoryLimit === undefined ? {} : { memoryLimit: flags.memoryLimit }),
+        memoryLimit: flags.memoryLimit,
       });
       const timeScale = flags.timeScale;
       const proofTimeMs = flags.proofTimeMs;
@@ -264,8 +264,8 @@ export function createSimCommand(io: CliIO, deps: SimCommandDeps = {}): Command 
           config.dialect === "budget"
             ? `max_parallel_synthesis=${config.maxParallelSynthesis}`
             : `partition_workers=${config.partitionWorkers}`,
-        ...(flags.config === undefined ? {} : { config: resolve(io.cwd, flags.config) }),
-        ...(paramCache === undefined ? {} : { paramCache }),
+        config: flags.config === undefined ? undefined : resolve(io.cwd, flags.config),
+        paramCache,
         mode:
           proofTimeMs === undefined
             ? `model x ${timeScale ?? defaultTimeScale}`

@@ -63,8 +63,9 @@ interface TuneFlags extends HardwareFlags {
 
 /** "10%" and "0.1" are fractions of the usable RAM; "16GiB" is a fixed margin. */
 export function parseSafetyMargin(
-  text: string,
+  text: string | undefined,
 ): Pick<TuneOptions, "safetyMarginFraction" | "minSafetyMarginBytes"> {
+  if (text === undefined) return {}; // no --safety-margin: the tuner's defaults
   const trimmed = text.trim();
   const percent = /^(\d+(?:\.\d+)?)\s*%$/.exec(trimmed);
   if (percent) return { safetyMarginFraction: Number(percent[1]) / 100 };
@@ -160,14 +161,13 @@ export function createTuneCommand(io: CliIO, deps: TuneCommandDeps = {}): Comman
               Object.keys(workloadPresets) as WorkloadPreset[],
             );
       const options: TuneOptions = {
-        ...(dialect === undefined ? {} : { dialect }),
-        ...(workload === undefined ? {} : { workload }),
-        ...(flags.safetyMargin === undefined ? {} : parseSafetyMargin(flags.safetyMargin)),
-        ...(flags.concurrency === undefined ? {} : { concurrency: flags.concurrency }),
-        ...(flags.minProveTimeout === undefined
-          ? {}
-          : { minProveTimeoutSec: Math.ceil(flags.minProveTimeout / 1000) }),
-        ...(flags.postSlots === undefined ? {} : { postSlots: flags.postSlots }),
+        dialect,
+        workload,
+        ...parseSafetyMargin(flags.safetyMargin),
+        concurrency: flags.concurrency,
+        minProveTimeoutSec:
+          flags.minProveTimeout === undefined ? undefined : Math.ceil(flags.minProveTimeout / 1000),
+        postSlots: flags.postSlots,
       };
       // The address is written as daemon.listen: refuse what the daemon would refuse at start.
       if (flags.addr !== undefined) assertDaemonListen(flags.addr, "--addr");
@@ -208,10 +208,7 @@ export function createTuneCommand(io: CliIO, deps: TuneCommandDeps = {}): Comman
         return;
       }
 
-      const recommendation = recommend(hardware, {
-        ...options,
-        ...(flags.addr === undefined ? {} : { listen: flags.addr }),
-      });
+      const recommendation = recommend(hardware, { ...options, listen: flags.addr });
       const address = flags.addr ?? defaultCurioCuzkAddress;
       switch (format) {
         case "toml":

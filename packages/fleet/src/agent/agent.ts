@@ -80,7 +80,7 @@ export interface AgentOptions {
   /** Heartbeat timers. Default: the global setInterval. */
   timers?: AgentTimers | undefined;
   /** The benchmark harness (tests). Default runBenchmark via the vetting adapter. */
-  benchmark?: VettingOptions["run"];
+  benchmark?: VettingOptions["run"] | undefined;
   /** Version string sent at register. Default "0.1.0". */
   agentVersion?: string | undefined;
   logger?: Logger | undefined;
@@ -261,11 +261,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
         command: options.daemonCommand,
         address: options.daemonAddress,
         // The daemon's status goes back to the supervisor, which checks it is the child it started.
-        waitForReady: async (signal) =>
-          checker.waitForReady({
-            signal,
-            ...(options.readyTimeoutMs === undefined ? {} : { timeoutMs: options.readyTimeoutMs }),
-          }),
+        waitForReady: async (signal) => checker.waitForReady({ signal, timeoutMs: options.readyTimeoutMs }),
       });
       vetting = await runVetting({
         address: options.daemonAddress,
@@ -274,25 +270,25 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
         count: instructions.benchmarkProofs,
         concurrency: recommendation.bench.concurrency,
         // The harness measures real time: a daemon at time scale s is 1/s times faster than modelled.
-        ...(instructions.minProofsPerHour > 0
-          ? { minProofsPerHour: instructions.minProofsPerHour / timeScale }
-          : {}),
+        // 0 from the manager means "no threshold".
+        minProofsPerHour:
+          instructions.minProofsPerHour > 0 ? instructions.minProofsPerHour / timeScale : undefined,
         supervision: {
           supervisor,
           configToml,
-          ...(warmupConfigToml === undefined ? {} : { warmupConfigToml }),
+          warmupConfigToml,
           onCrash: "stop",
         },
         signal: stop.signal,
-        ...(options.readyTimeoutMs === undefined ? {} : { readyTimeoutMs: options.readyTimeoutMs }),
-        ...(options.proofTimeoutMs === undefined ? {} : { proofTimeoutMs: options.proofTimeoutMs }),
-        ...(options.warmupTimeoutMs === undefined ? {} : { warmupTimeoutMs: options.warmupTimeoutMs }),
+        readyTimeoutMs: options.readyTimeoutMs,
+        proofTimeoutMs: options.proofTimeoutMs,
+        warmupTimeoutMs: options.warmupTimeoutMs,
         onPhase: async (phase) => {
           if (phase !== "benchmarking") return;
           currentPhase = "benchmarking";
           await reporter.phase({ phase: "benchmarking" });
         },
-        ...(options.benchmark === undefined ? {} : { run: options.benchmark }),
+        run: options.benchmark,
       });
     } catch (error) {
       return await fail(currentPhase === "benchmarking" ? "benchmarking" : "warmup", error);

@@ -22,7 +22,7 @@ export interface AgentReporter {
   failure(body: FailureBody): Promise<void>;
   report(body: FinalReportBody): Promise<ReportAnswer>;
   /** Production of a kept machine over a window (optional: a reporter without it skips the reports). */
-  throughput?(body: ThroughputBody): Promise<void>;
+  throughput?: ((body: ThroughputBody) => Promise<void>) | undefined;
 }
 
 /** The manager refused a request (4xx): retrying it cannot help. */

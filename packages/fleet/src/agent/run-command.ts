@@ -18,7 +18,7 @@ export function runShellCommand(
     const child = spawn("sh", ["-c", command], {
       stdio: ["ignore", "pipe", "pipe"],
       env: options.env ?? process.env,
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      signal: options.signal,
     });
     const tail: string[] = [];
     const keep = (chunk: Buffer) => {

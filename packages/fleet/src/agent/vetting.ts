@@ -46,9 +46,9 @@ export function toFleetRecord(record: BenchProofRecord): ProofRecord {
     warmup: record.warmup,
     ok,
     wallMs: Math.max(0, record.settleMs - record.submitMs),
-    ...(record.failureClass === undefined ? {} : { errorClass: record.failureClass }),
-    ...(ok ? {} : { code: (record.code ?? record.outcome.toUpperCase()).slice(0, 200) }),
-    ...(record.message === undefined ? {} : { message: record.message.slice(0, 4000) }),
+    errorClass: record.failureClass,
+    code: ok ? undefined : (record.code ?? record.outcome.toUpperCase()).slice(0, 200),
+    message: record.message?.slice(0, 4000),
   };
 }
 

@@ -60,6 +60,8 @@ export function agentHandlers(ctx: ManagerContext) {
     /** The next vetting phase began; a report for a phase already passed is refused. */
     async phase(id: string, body: PhaseBody): Promise<InstanceRecord> {
       const record = await store.transition(id, previousPhase[body.phase], body.phase, {
+        // Kept as a choice of objects: the store writes every key present (undefined as NULL),
+        // so a phase report without a config must not carry the key and clear the saved one.
         changes: body.tunedConfig === undefined ? {} : { tunedConfig: body.tunedConfig },
         eventType: "phase",
         detail: body.detail === undefined ? undefined : { detail: body.detail },

@@ -159,7 +159,7 @@ async function rent(ctx: ManagerContext, id: string, token: string): Promise<Ins
       diskGb: config.diskGb,
       label: record.label,
       runtype: "args",
-      ...(config.args === undefined ? {} : { args: config.args }),
+      args: config.args,
     });
     ctx.checkpoint("deploy:created");
     const booting = await store.tryTransition(id, "renting", "booting", {

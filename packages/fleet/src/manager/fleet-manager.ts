@@ -174,7 +174,7 @@ export function createFleetManager(options: FleetManagerOptions): FleetManager {
           if (drained === "cancelled") return store.require(id);
           await store.transition(id, "active", "draining", {
             eventType: "operator-destroy",
-            ...(drained === "not-curio" ? {} : { detail: { curioDrain: drained } }),
+            detail: drained === "not-curio" ? undefined : { curioDrain: drained },
           });
           return beginDestroy(ctx, id, ["draining"]);
         }

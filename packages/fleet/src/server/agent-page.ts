@@ -218,9 +218,10 @@ export async function startAgentPage(options: AgentPageOptions = {}): Promise<Ag
           enter(answer.keep ? "serving" : "rejected", "report", answer.reason);
           return answer;
         },
-        ...(reporter.throughput === undefined
-          ? {}
-          : { throughput: (body: ThroughputBody) => reporter.throughput?.(body) ?? Promise.resolve() }),
+        throughput:
+          reporter.throughput === undefined
+            ? undefined
+            : (body: ThroughputBody) => reporter.throughput?.(body) ?? Promise.resolve(),
       };
     },
     close: () => app.close(),

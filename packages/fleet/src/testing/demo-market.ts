@@ -177,9 +177,8 @@ export function vastOfferRecord(offer: DemoOffer): Record<string, unknown> {
 export function demoBehaviour(offer: DemoOffer, timeScale: number): MachineBehaviour {
   return {
     speed: offer.trueFactor,
-    ...(offer.quirk === "never-params" ? { paramsCommand: "sleep 600" } : {}),
-    ...(offer.diesAfterHours === undefined
-      ? {}
-      : { diesAfterMs: offer.diesAfterHours * 3_600_000 * timeScale }),
+    paramsCommand: offer.quirk === "never-params" ? "sleep 600" : undefined,
+    diesAfterMs:
+      offer.diesAfterHours === undefined ? undefined : offer.diesAfterHours * 3_600_000 * timeScale,
   };
 }

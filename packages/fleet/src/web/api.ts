@@ -17,6 +17,7 @@ export function setAdminToken(token: string): void {
 
 function headers(): Record<string, string> {
   const token = adminToken();
+  // Without a token the request carries no Authorization header at all (not an empty one).
   return token === undefined ? {} : { authorization: `Bearer ${token}` };
 }
 

@@ -110,6 +110,7 @@ export function createPlainGrpcClient(
   ): Promise<Res> =>
     new Promise<Res>((resolve, reject) => {
       const metadata = new grpc.Metadata();
+      // A timeout becomes grpc-js's absolute deadline (its CallOptions type, which takes no undefined).
       const grpcOptions: grpc.CallOptions =
         callOptions.timeoutMs === undefined ? {} : { deadline: Date.now() + callOptions.timeoutMs };
       const request: MessageShape<Req> = create(schema, init);

@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { withDefaults } from "@cuzkit/core";
 import { sampleOffers } from "./sample-offers.js";
 
 // A fake Vast.ai HTTP API for tests, examples and demos, built from the facts in the research
@@ -72,7 +73,7 @@ export interface FakeVastServerOptions {
    * after the previous accepted one answers 429 `API requests too frequent endpoint threshold=X`.
    * `false` turns it off. Default `fakeRateLimitSeconds`.
    */
-  rateLimits?: Partial<Record<FakeRateLimitedEndpoint, number>> | false | undefined;
+  rateLimits?: { [E in FakeRateLimitedEndpoint]?: number | undefined } | false | undefined;
   /** The server's clock in ms, for rate limits; pass a test's manual clock. Default `Date.now`. */
   now?: (() => number) | undefined;
   /** The only key it accepts. Default "fake-vast-key-5f1c0d9e8b7a6c5d". */
@@ -138,8 +139,9 @@ export async function startFakeVastServer(options: FakeVastServerOptions = {}): 
   const logNotReadyPolls = options.logNotReadyPolls ?? 3;
   const logText = options.logText ?? "cuzk daemon starting\nloading SRS params\nready on 0.0.0.0:9820\n";
   const balance = options.balance ?? 100;
+  // An endpoint given as undefined keeps its default interval; `false` turns them all off.
   const rateLimits: Partial<Record<FakeRateLimitedEndpoint, number>> =
-    options.rateLimits === false ? {} : { ...fakeRateLimitSeconds, ...options.rateLimits };
+    options.rateLimits === false ? {} : withDefaults(fakeRateLimitSeconds, options.rateLimits);
   const now = options.now ?? Date.now;
   const lastAccepted = new Map<FakeRateLimitedEndpoint, number>();
   const requests: RecordedRequest[] = [];

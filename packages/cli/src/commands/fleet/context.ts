@@ -60,7 +60,7 @@ export function createFleetContext(io: CliIO, deps: FleetCommandDeps): FleetCont
       const vast = createVastClient({
         env: io.env,
         homeDir: io.env.HOME ?? homedir(),
-        ...(flags.url === undefined ? {} : { baseUrl: flags.url }),
+        baseUrl: flags.url,
         ...deps.clientOptions,
       });
       return createFleetManager({

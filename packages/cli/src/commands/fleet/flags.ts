@@ -1,5 +1,5 @@
 import { InvalidInputError } from "@cuzkit/core";
-import type { DeadlinePhase, FleetConfig } from "@cuzkit/fleet";
+import type { DeadlinePhase, DeadlinePolicy, FleetConfig } from "@cuzkit/fleet";
 import { fleetDefaults } from "@cuzkit/fleet/defaults";
 import { type Command, InvalidArgumentError } from "commander";
 import {
@@ -12,26 +12,26 @@ import {
 
 /** Flags of every fleet subcommand that opens the store. */
 export interface StoreFlags {
-  db?: string;
-  dbSchema?: string;
+  db?: string | undefined;
+  dbSchema?: string | undefined;
   fleet: string;
-  url?: string;
+  url?: string | undefined;
 }
 
 /** Flags of the subcommands that build a manager (the fleet's config). */
 export interface ConfigFlags extends StoreFlags {
-  curioDb?: string;
-  curioSchema?: string;
-  minProofsPerHour?: number;
-  managerUrl?: string;
-  image?: string;
-  disk?: number;
-  maxDph?: number;
-  maxInstances?: number;
-  benchProofs?: number;
-  adopt?: boolean;
+  curioDb?: string | undefined;
+  curioSchema?: string | undefined;
+  minProofsPerHour?: number | undefined;
+  managerUrl?: string | undefined;
+  image?: string | undefined;
+  disk?: number | undefined;
+  maxDph?: number | undefined;
+  maxInstances?: number | undefined;
+  benchProofs?: number | undefined;
+  adopt?: boolean | undefined;
   deadline: string[];
-  deadlineMargin?: number;
+  deadlineMargin?: number | undefined;
   env: string[];
 }
 
@@ -146,7 +146,7 @@ export function configFrom(
   phases: readonly string[],
 ): FleetConfig {
   const base = (saved ?? {}) as Partial<FleetConfig>;
-  const overridesMs: Partial<Record<DeadlinePhase, number>> = { ...base.deadlines?.overridesMs };
+  const overridesMs: NonNullable<DeadlinePolicy["overridesMs"]> = { ...base.deadlines?.overridesMs };
   for (const entry of flags.deadline) {
     const [phase, duration] = entry.split("=") as [DeadlinePhase, string];
     if (!phases.includes(phase)) {
@@ -176,7 +176,7 @@ export function configFrom(
     deadlines: {
       ...base.deadlines,
       overridesMs,
-      ...(flags.deadlineMargin === undefined ? {} : { margin: flags.deadlineMargin }),
+      margin: pick(flags.deadlineMargin, base.deadlines?.margin),
     },
   };
   if (config.minProofsPerHour === undefined) {

@@ -86,9 +86,10 @@ export async function serveManager(
   const server = await startFleetServer({
     manager,
     listen: options.listen,
-    ...(options.dashboard === undefined
-      ? {}
-      : { dashboard: { adminToken: options.dashboard.adminToken, daemonStatus: createDaemonStatusBoard() } }),
+    dashboard:
+      options.dashboard === undefined
+        ? undefined
+        : { adminToken: options.dashboard.adminToken, daemonStatus: createDaemonStatusBoard() },
     isLeader: lease === undefined ? undefined : () => lease.held,
   });
   try {

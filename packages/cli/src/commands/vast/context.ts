@@ -58,7 +58,7 @@ export function createVastContext(io: CliIO, deps: VastCommandDeps): VastContext
       return createVastClient({
         env: io.env,
         homeDir: io.env.HOME ?? homedir(),
-        ...(globals.url === undefined ? {} : { baseUrl: globals.url }),
+        baseUrl: globals.url,
         logger,
         ...deps.clientOptions,
       });

@@ -13,9 +13,7 @@ export function addInstancesCommand(vast: Command, ctx: VastContext): void {
     .option("--json", "print JSON instead of a table")
     .action(async (opts: { label?: string; json?: boolean }, command: Command) => {
       const instances: VastInstance[] = [];
-      for await (const instance of ctx
-        .client(command)
-        .listInstances(opts.label === undefined ? {} : { label: opts.label })) {
+      for await (const instance of ctx.client(command).listInstances({ label: opts.label })) {
         instances.push(instance);
       }
       if (opts.json) ctx.printJson(instances);

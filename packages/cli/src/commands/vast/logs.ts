@@ -30,8 +30,8 @@ export function addLogsCommand(vast: Command, ctx: VastContext): void {
         const text = await ctx.client(command).getLogs(id, {
           tail: parseWholeNumber(opts.tail, { what: "--tail", example: "200" }),
           pollTimeoutMs: parsePositiveNumber(opts.timeout, { what: "--timeout", example: "60" }) * 1000,
-          ...(opts.filter === undefined ? {} : { filter: opts.filter }),
-          ...(opts.daemon ? { daemonLogs: true } : {}),
+          filter: opts.filter,
+          daemonLogs: opts.daemon,
         });
         ctx.io.stdout.write(text);
       } catch (error) {
@@ -41,7 +41,7 @@ export function addLogsCommand(vast: Command, ctx: VastContext): void {
           `no instance ${id} on this account: it was destroyed, or the id is mistyped`,
           {
             endpoint: error.endpoint,
-            ...(error.status === undefined ? {} : { status: error.status }),
+            status: error.status,
             hint: "a destroyed instance's logs are gone with it; list yours with `cuzkit vast instances`",
             cause: error,
           },

@@ -185,14 +185,13 @@ export function offerQueryFromFlags(opts: OffersFlags): OfferQuery {
   }
   if (opts.minCuda !== undefined)
     filters.cudaMaxGood = { gte: parsePositiveNumber(opts.minCuda, { what: "--min-cuda", example: "12.4" }) };
-  const defaults = { ...parsed?.defaults, ...(opts.includeUnverified ? { verified: "any" as const } : {}) };
   return {
     filters,
-    ...(parsed && Object.keys(parsed.raw).length > 0 ? { raw: parsed.raw } : {}),
+    raw: parsed?.raw,
     order: parseOrder(opts.order),
     limit: parseWholeNumber(opts.limit, { what: "--limit", example: "20" }),
     type: opts.type as OfferType,
     allocatedStorageGb: parsePositiveNumber(opts.disk, { what: "--disk", example: "50" }),
-    ...(Object.keys(defaults).length > 0 ? { defaults } : {}),
+    defaults: opts.includeUnverified ? { ...parsed?.defaults, verified: "any" } : parsed?.defaults,
   };
 }
