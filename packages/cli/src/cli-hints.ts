@@ -149,6 +149,7 @@ const toolHints: Readonly<Record<string, CliHintRule>> = {
     "check the file given to --c1: it must be the C1 output wrapper Curio writes " +
     '({"SectorNum", "Phase1Out", "SectorSize"}); against `cuzkit sim`, --synthetic sends a small one',
   SIM_LISTEN_FAILED: same,
+  SIM_STOPPED: "the simulated daemon stopped; start `cuzkit sim` again",
   DAEMON_START_FAILED: same,
   ADDRESS_IN_USE: same,
   DAEMON_NOT_OURS: same,

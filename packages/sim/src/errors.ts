@@ -22,7 +22,7 @@ export class SimListenError extends CuzkitError<"SIM_LISTEN_FAILED"> {
 
 /** A wait on the simulated daemon (or a call to it) that can no longer be met: the daemon was stopped. */
 export class SimStoppedError extends CuzkitError<"SIM_STOPPED"> {
-  constructor(message: string, hint: string) {
-    super(message, { code: "SIM_STOPPED", hint, retryable: false });
+  constructor(message: string, options: Omit<CuzkitErrorOptions<"SIM_STOPPED">, "code"> = {}) {
+    super(message, { ...options, code: "SIM_STOPPED", hint: options.hint ?? "start a new simulated daemon" });
   }
 }

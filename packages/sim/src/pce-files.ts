@@ -53,10 +53,9 @@ export function createPceFileWaits(): PceFileWaits {
   const paths = new Map<CircuitId, string>();
   const waits = createWaitList<CircuitId, string>();
   const stoppedError = () =>
-    new SimStoppedError(
-      "the simulated daemon stopped before it wrote the awaited PCE file",
-      "give the daemon a paramCacheDir and let a cold proof of that circuit complete before stopping it",
-    );
+    new SimStoppedError("the simulated daemon stopped before it wrote the awaited PCE file", {
+      hint: "give the daemon a paramCacheDir and let a cold proof of that circuit complete before stopping it",
+    });
   return {
     written(circuit, path) {
       paths.set(circuit, path);

@@ -62,10 +62,9 @@ export function createReceivedCalls(): ReceivedCalls {
     jobId === undefined ? method : `${method}\u0000${jobId}`;
   const count = (method: SimRpcMethod, jobId?: string | undefined) => byKey.get(key(method, jobId)) ?? 0;
   const stoppedError = () =>
-    new SimStoppedError(
-      "the simulated daemon stopped before the awaited call arrived",
-      "the call the test waits for was never sent, or the daemon was stopped too early",
-    );
+    new SimStoppedError("the simulated daemon stopped before the awaited call arrived", {
+      hint: "the call the test waits for was never sent, or the daemon was stopped too early",
+    });
 
   return {
     record(method, jobId) {

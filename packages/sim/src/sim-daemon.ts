@@ -464,10 +464,9 @@ export async function startSimDaemon(options: SimDaemonOptions = {}): Promise<Si
     },
     async restart(restartOptions = {}) {
       if (stopping) {
-        throw new SimStoppedError(
-          "the simulated daemon was stopped and cannot restart",
-          "start a new one with startSimDaemon()",
-        );
+        throw new SimStoppedError("the simulated daemon was stopped and cannot restart", {
+          hint: "start a new one with startSimDaemon()",
+        });
       }
       const previous = current;
       endRun(previous);

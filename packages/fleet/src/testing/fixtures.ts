@@ -57,6 +57,7 @@ export async function vetInStore(
   const path = keptPath.slice(0, keptPath.indexOf("benchmarking") + 1);
   for (const [i, to] of path.entries()) {
     const from = path[i - 1];
-    if (from !== undefined) await store.transition(id, from, to, to === "booting" ? { changes: booted } : {});
+    if (from !== undefined)
+      await store.transition(id, from, to, { changes: to === "booting" ? booted : undefined });
   }
 }
