@@ -10,24 +10,7 @@ import * as sim from "@cuzkit/sim";
 import * as tuner from "@cuzkit/tuner";
 import * as vast from "@cuzkit/vast";
 import { describe, expect, it } from "vitest";
-
-type ErrorClass = new (message: string, options: Record<string, unknown>) => CuzkitError;
-
-/** The context some classes require (an endpoint, a status, a gRPC code), given to all. */
-const context = {
-  endpoint: "GET /api/v0/instances/",
-  label: "cuzkit-abc123",
-  offerId: 7,
-  instanceId: "i-1",
-  status: 403,
-  grpcCode: 3,
-  searched: [],
-  actualStatus: null,
-  thresholdMs: 1000,
-  requestId: "porep-1000-7-a1-xyz",
-  daemonMessage: "bad input",
-  limitBytes: 1,
-};
+import { errorContext, exportedErrorClasses } from "./support/error-classes.js";
 
 /** The closed code list each package publishes, where it has one (a base class alone says INTERNAL). */
 const codeLists: Record<string, readonly string[] | undefined> = {
@@ -41,11 +24,7 @@ const neverRetryable = new Set<unknown>([core.InvalidInputError, core.C1InputErr
 
 const errorClasses = Object.entries({ core, client, vast, sim, tuner, bench, fleet }).flatMap(
   ([pkg, module]) =>
-    Object.entries(module as Record<string, unknown>)
-      .filter(
-        ([, value]) => typeof value === "function" && (value as ErrorClass).prototype instanceof CuzkitError,
-      )
-      .map(([name, value]) => [`${pkg}.${name}`, pkg, value as ErrorClass] as const),
+    exportedErrorClasses(module).map(([name, errorClass]) => [`${pkg}.${name}`, pkg, errorClass] as const),
 );
 
 describe("the error model", () => {
@@ -59,7 +38,12 @@ describe("the error model", () => {
     "%s takes (message, options) and keeps what it is given",
     (_name, pkg, ErrorClass) => {
       const cause = new Error("underneath");
-      const error = new ErrorClass("it went wrong", { ...context, hint: "do this", retryable: true, cause });
+      const error = new ErrorClass("it went wrong", {
+        ...errorContext,
+        hint: "do this",
+        retryable: true,
+        cause,
+      });
       expect(error).toBeInstanceOf(CuzkitError);
       expect(error).toBeInstanceOf(ErrorClass);
       expect(error.name).toBe(ErrorClass.name);

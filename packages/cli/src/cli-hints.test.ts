@@ -4,14 +4,15 @@ import { join } from "node:path";
 import * as bench from "@cuzkit/bench";
 import * as client from "@cuzkit/client";
 import { clientErrorCodes } from "@cuzkit/client";
+import type { CuzkitError } from "@cuzkit/core";
 import * as core from "@cuzkit/core";
-import { CuzkitError } from "@cuzkit/core";
 import * as fleet from "@cuzkit/fleet";
 import * as sim from "@cuzkit/sim";
 import * as tuner from "@cuzkit/tuner";
 import * as vast from "@cuzkit/vast";
 import { vastErrorCodes } from "@cuzkit/vast";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { errorContext, exportedErrorClasses } from "../../../test/support/error-classes.js";
 import { cliHint, cliMessage, libraryOnlyWords } from "./cli-hints.js";
 import { runCli } from "./run-cli.js";
 import { memoryIO } from "./testing/memory-io.js";
@@ -20,26 +21,8 @@ import { memoryIO } from "./testing/memory-io.js";
 const libraryWords = libraryOnlyWords;
 
 /** Every error class a package exports, constructed with its defaults (the details each one requires given). */
-function exportedErrors(module: Record<string, unknown>): CuzkitError[] {
-  const details = {
-    endpoint: "GET /api/v0/instances/",
-    label: "cuzkit-abc123",
-    offerId: 7,
-    instanceId: 42,
-    searched: [],
-    actualStatus: null,
-    thresholdMs: 1000,
-    requestId: "porep-1000-7-a1-xyz",
-    daemonMessage: "bad input",
-    limitBytes: 1,
-  };
-  return Object.values(module)
-    .filter(
-      (value): value is new (message: string, options: object) => CuzkitError =>
-        typeof value === "function" && value.prototype instanceof CuzkitError,
-    )
-    .map((ErrorClass) => new ErrorClass("it went wrong", details));
-}
+const exportedErrors = (module: object): CuzkitError[] =>
+  exportedErrorClasses(module).map(([, ErrorClass]) => new ErrorClass("it went wrong", errorContext));
 
 describe("cliHint", () => {
   it.each([

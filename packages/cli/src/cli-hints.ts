@@ -89,7 +89,7 @@ const vastHints: Readonly<Record<VastErrorCode, CliHintRule>> = {
   VAST_DUPLICATE_RENT: (error) => {
     const id = /destroyInstance\((\d+)\)/.exec(error.hint)?.[1];
     return id === undefined
-      ? error.hint
+      ? "this offer is already rented by you: `cuzkit vast instances` lists it; use it, or destroy it first"
       : `this offer is already rented as instance ${id}: use it, or destroy it first (\`cuzkit vast destroy ${id}\`)`;
   },
   VAST_ENDPOINT_GONE: "Vast.ai retired this endpoint; upgrade cuzkit",
