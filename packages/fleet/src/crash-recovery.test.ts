@@ -1,9 +1,10 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type FakeVastServer, startFakeVastServer } from "@cuzkit/vast/testing";
-import { afterEach, describe, expect, it } from "vitest";
+import { build } from "esbuild";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { cuzkitArgv, repoRoot } from "../../../test/support/cuzkit-process.js";
 import { openFleetStore } from "./store/fleet-store.js";
 
@@ -11,14 +12,42 @@ import { openFleetStore } from "./store/fleet-store.js";
 // kept then destroyed, one rejected), then restarted. After every crash point: never two
 // rentals for one instance, never a billed instance without a row, every instance final.
 
-const child = join(repoRoot, "packages/fleet/src/testing/crash-child.ts");
+const childSource = join(repoRoot, "packages/fleet/src/testing/crash-child.ts");
+let childDir = "";
+let child = "";
+
+// The child is bundled once to plain JavaScript: about 60 manager starts then cost a node start
+// each instead of a TypeScript load through tsx (a second or more apiece on a loaded machine).
+// The bundle sits under packages/fleet so better-sqlite3 (left out: native) resolves as usual.
+beforeAll(async () => {
+  mkdirSync(join(repoRoot, "packages/fleet/.tmp"), { recursive: true });
+  childDir = mkdtempSync(join(repoRoot, "packages/fleet/.tmp/crash-child-"));
+  child = join(childDir, "crash-child.mjs");
+  await build({
+    entryPoints: [childSource],
+    outfile: child,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    tsconfig: join(repoRoot, "tsconfig.json"), // its paths map @cuzkit/* to their sources
+    external: ["better-sqlite3", "pg-native"],
+    // CommonJS dependencies (pg) call require(), which an ESM bundle lacks: give it one.
+    banner: {
+      js: "import { createRequire as bannerRequire } from 'node:module'; const require = bannerRequire(import.meta.url);",
+    },
+    logLevel: "warning",
+  });
+});
+afterAll(() => rmSync(childDir, { recursive: true, force: true }));
+
 const createPath = /^\/api\/v0\/asks\/\d+\/$/;
 
 function runManager(fake: FakeVastServer, db: string, crashAt: number) {
   const [node] = cuzkitArgv();
   return new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>(
     (resolve) => {
-      const proc = spawn(node, ["--import", "tsx", child], {
+      const proc = spawn(node, [child], {
         env: {
           ...process.env,
           FLEET_DB: db,
