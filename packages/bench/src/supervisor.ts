@@ -197,7 +197,7 @@ export function createDaemonSupervisor(options: DaemonSupervisorOptions): Daemon
       throw new DaemonStartError(
         `something already answers at ${options.address}; the benchmark would measure it instead of the daemon it starts`,
         {
-          hint: "stop the other daemon (or the old container) first, or give --spawn another --addr",
+          hint: "stop the other daemon (or the old container) first, or start this one on another address",
           code: "ADDRESS_IN_USE",
         },
       );
@@ -279,7 +279,10 @@ export function createDaemonSupervisor(options: DaemonSupervisorOptions): Daemon
       if (status && status.uptimeSeconds > sinceSpawnSec + uptimeSlackSeconds) {
         throw new DaemonStartError(
           `the daemon answering at ${options.address} has been up ${status.uptimeSeconds} s, but ours started ${sinceSpawnSec.toFixed(0)} s ago: another daemon answers there`,
-          { hint: "stop the other daemon first, or give --spawn another --addr", code: "DAEMON_NOT_OURS" },
+          {
+            hint: "stop the other daemon first, or start this one on another address",
+            code: "DAEMON_NOT_OURS",
+          },
         );
       }
       answered = true;

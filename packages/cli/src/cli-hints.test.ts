@@ -43,6 +43,7 @@ describe("cliHint", () => {
       "try the other daemon dialect (the dialect option) or a lighter workload, or pass force: true",
       /--dialect .*--workload.*--force/,
     ],
+    ["ADDRESS_IN_USE", "stop the other daemon first, or start this one on another address", /another --addr/],
     ["C1_PARSE_FAILED", "send the C1 wrapper, or build one with createSyntheticC1()", /--c1.*--synthetic/],
   ])("maps %s to the flag that does it", (code, libraryHint, flag) => {
     const hint = cliHint({ code, hint: libraryHint });

@@ -151,8 +151,9 @@ const toolHints: Readonly<Record<string, CliHintRule>> = {
   SIM_LISTEN_FAILED: same,
   SIM_STOPPED: "the simulated daemon stopped; start `cuzkit sim` again",
   DAEMON_START_FAILED: same,
-  ADDRESS_IN_USE: same,
-  DAEMON_NOT_OURS: same,
+  ADDRESS_IN_USE:
+    "stop the other daemon (or the old container) first, or give the spawned daemon another --addr",
+  DAEMON_NOT_OURS: "stop the other daemon first, or give the spawned daemon another --addr",
 };
 
 /** Daemon, core, fleet and tool codes do not overlap, so one table serves them all. */
