@@ -226,6 +226,22 @@ describe("the dashboard's JSON API over HTTP", () => {
     ]);
     controller.abort();
   });
+
+  // A browser left open on the dashboard must not hold `fleet serve` up when it stops: the
+  // server ends its event streams before it waits for in-flight requests, not after.
+  it("ends an open event stream when the server closes, and the close completes", async () => {
+    const fleet = await startDashboardFleet();
+    const response = await fetch(`${fleet.url}/api/stream`);
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    let text = "";
+    while (!text.includes("event: hello"))
+      text += decoder.decode((await reader.read()).value, { stream: true });
+    const closed = fleet.close();
+    // The stream ends (done) instead of staying open until the client gives up.
+    for (;;) if ((await reader.read()).done) break;
+    await closed;
+  });
 });
 
 describe("/metrics", () => {

@@ -53,7 +53,9 @@ export function addPageHooks(app: FastifyInstance): Set<ServerResponse> {
     reply.headers(securityHeaders);
     return payload;
   });
-  app.addHook("onClose", async () => {
+  // preClose, not onClose: Fastify runs onClose only after the HTTP server has closed, and the
+  // server waits for every open response first, so a stream ended there would never end.
+  app.addHook("preClose", async () => {
     for (const stream of streams) stream.end();
   });
   return streams;
