@@ -66,12 +66,6 @@ export const defaultDeadlineFloorsMs: PhaseDeadlinesMs = {
   benchmarking: 35 * minute,
 };
 
-/** Parameter bytes of the 32 GiB PoRep circuit the fleet proves by default (~44 GiB .params plus keys). */
-export const defaultParamsBytes = fleetDefaults.paramsBytes;
-
-/** A prover image's compressed size assumed when none is given. */
-export const defaultImageBytes = fleetDefaults.imageBytes;
-
 /** Seconds to move `bytes` at `mbps` megabits per second. */
 function transferMs(bytes: number, mbps: number): number {
   return ((bytes * 8) / (mbps * 1_000_000)) * 1000;
@@ -130,9 +124,6 @@ export function isPastDeadline(phaseDeadlineAt: number | undefined, nowMs: numbe
   return phaseDeadlineAt !== undefined && nowMs > phaseDeadlineAt;
 }
 
-/** Agent heartbeat interval, ms. */
-export const heartbeatIntervalMs: number = fleetDefaults.heartbeatIntervalMs;
-
 /** Heartbeats missed in a row after which the machine is lost. */
 export const missedHeartbeatsForLost = 3;
 
@@ -144,7 +135,7 @@ export function isHeartbeatLost(
   lastHeartbeatAt: number | undefined,
   phaseStartedAt: number,
   nowMs: number,
-  intervalMs = heartbeatIntervalMs,
+  intervalMs: number = fleetDefaults.heartbeatIntervalMs,
   missed = missedHeartbeatsForLost,
 ): boolean {
   const since = Math.max(lastHeartbeatAt ?? phaseStartedAt, phaseStartedAt);

@@ -133,7 +133,6 @@ export type {
 export { createLeaderLease, type LeaderLease, type LeaderLeaseOptions } from "./store/leader-lease.js";
 export { defaultStorePath } from "./store/open-database.js";
 export {
-  defaultFleetSchema,
   openPostgresFleetStore,
   type PostgresFleetStoreOptions,
 } from "./store/postgres-fleet-store.js";

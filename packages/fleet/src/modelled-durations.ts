@@ -1,6 +1,7 @@
 import type { DaemonDialect } from "@cuzkit/core";
 import { recommend } from "@cuzkit/tuner";
-import { type DeadlineInputs, defaultImageBytes, defaultParamsBytes } from "./deadlines.js";
+import type { DeadlineInputs } from "./deadlines.js";
+import { fleetDefaults } from "./defaults.js";
 import type { OfferSnapshot } from "./store/records.js";
 
 /** Options of {@link modelledDeadlineInputs}. */
@@ -9,9 +10,9 @@ export interface ModelledDurationOptions {
   benchmarkProofs?: number | undefined;
   /** The daemon dialect the agent tunes for. Default "budget". */
   dialect?: DaemonDialect | undefined;
-  /** Compressed image size, bytes. Default {@link defaultImageBytes}. */
+  /** Compressed image size, bytes. Default fleetDefaults.imageBytes (12 GiB). */
   imageBytes?: number | undefined;
-  /** Parameter bytes the agent fetches. Default {@link defaultParamsBytes}. */
+  /** Parameter bytes the agent fetches. Default fleetDefaults.paramsBytes (47 GiB). */
   paramsBytes?: number | undefined;
 }
 
@@ -26,8 +27,8 @@ export function modelledDeadlineInputs(
     feasible: recommendation.feasible,
     modelledProofsPerHour: predicted.proofsPerHour,
     inetDownMbps: offer.inetDownMbps,
-    imageBytes: options.imageBytes ?? defaultImageBytes,
-    paramsBytes: options.paramsBytes ?? defaultParamsBytes,
+    imageBytes: options.imageBytes ?? fleetDefaults.imageBytes,
+    paramsBytes: options.paramsBytes ?? fleetDefaults.paramsBytes,
     warmupProofSec: recommendation.warmup.firstProofSec,
     secPerProof: predicted.secPerProof,
     proofLatencySec: predicted.proofLatencySec,

@@ -1,6 +1,7 @@
 import { appendFile, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { realSleep, retry, type Sleep } from "@cuzkit/core";
+import { fleetDefaults } from "../defaults.js";
 import { FleetError, type FleetSubclassOptions } from "../errors.js";
 import type { AgentInstructions, ReportAnswer } from "../manager/agent-handlers.js";
 import type {
@@ -194,7 +195,7 @@ export function createDiskReporter(options: DiskReporterOptions): AgentReporter 
         instanceId: "standalone",
         minProofsPerHour: options.minProofsPerHour ?? 0,
         benchmarkProofs: options.benchmarkProofs ?? 12,
-        heartbeatIntervalMs: options.heartbeatIntervalMs ?? 30_000,
+        heartbeatIntervalMs: options.heartbeatIntervalMs ?? fleetDefaults.heartbeatIntervalMs,
         dialect: "budget",
       };
     },

@@ -19,9 +19,6 @@ export const curioProofTaskTypes = ["PoRep", "UpdateProve", "PSProve"] as const;
 /** A proving task type. */
 export type CurioProofTaskType = (typeof curioProofTaskTypes)[number];
 
-/** The default HarmonyDB schema (Curio's). */
-export const defaultCurioSchema = fleetDefaults.curioSchema;
-
 /** One Curio node. */
 export interface CurioMachine {
   /** harmony_machines.id. */
@@ -82,7 +79,7 @@ export function hostOf(hostAndPort: string): string {
 
 /** Opens a HarmonyDB source (lazily: the first call connects). */
 export function openHarmonySource(options: HarmonySourceOptions): HarmonySource {
-  const schema = checkSchemaName(options.schema ?? defaultCurioSchema, "--curio-schema");
+  const schema = checkSchemaName(options.schema ?? fleetDefaults.curioSchema, "--curio-schema");
   // allowExitOnIdle: a CLI command that read Curio exits without waiting for idle connections.
   const pool = new pg.Pool({ ...postgresClientConfig(options.url, schema), max: 2, allowExitOnIdle: true });
   pool.on("error", () => {});

@@ -2,7 +2,7 @@ import pg from "pg";
 import { fleetDefaults } from "../defaults.js";
 import { checkSchemaName } from "./connection-string.js";
 import { postgresClientConfig } from "./postgres-executor.js";
-import { advisoryLockClasses, defaultFleetSchema } from "./postgres-fleet-store.js";
+import { advisoryLockClasses } from "./postgres-fleet-store.js";
 
 /** Options of createLeaderLease. */
 export interface LeaderLeaseOptions {
@@ -40,7 +40,7 @@ const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
  * `lost()` resolves.
  */
 export function createLeaderLease(options: LeaderLeaseOptions): LeaderLease {
-  const schema = checkSchemaName(options.schema ?? defaultFleetSchema, "--db-schema");
+  const schema = checkSchemaName(options.schema ?? fleetDefaults.postgresSchema, "--db-schema");
   const checkEveryMs = options.checkEveryMs ?? fleetDefaults.leaseCheckEveryMs;
   const sleep = options.sleep ?? defaultSleep;
   let client: pg.Client | undefined;

@@ -8,9 +8,6 @@ import { openPostgresPool, postgresError } from "./postgres-executor.js";
 import type { SqlExecutor } from "./sql-executor.js";
 import { createSqlFleetStore } from "./sql-fleet-store.js";
 
-/** The fleet's default PostgreSQL schema. */
-export const defaultFleetSchema = fleetDefaults.postgresSchema;
-
 /** Options of openPostgresFleetStore. */
 export interface PostgresFleetStoreOptions {
   /** `postgres://USER:PASSWORD@HOST:PORT/DB`. Required. */
@@ -65,7 +62,7 @@ async function migratePostgres(
 
 /** Opens the fleet's store in a PostgreSQL schema (creating and migrating it). */
 export async function openPostgresFleetStore(options: PostgresFleetStoreOptions): Promise<FleetStore> {
-  const schema = checkSchemaName(options.schema ?? defaultFleetSchema, "--db-schema");
+  const schema = checkSchemaName(options.schema ?? fleetDefaults.postgresSchema, "--db-schema");
   const pool = openPostgresPool({ url: options.url, schema });
   try {
     await migratePostgres(pool.executor, schema, options.migrations ?? fleetMigrations);
