@@ -192,7 +192,10 @@ export function createSimEngine(deps: SimEngineDeps): SimEngine {
         finish(jobId, kind, submittedAt, proof, { status: "failed", errorMessage: message });
         return;
       }
-      const totalMs = Math.round(scheduler.now() - submittedAt);
+      // libuv fires timers by its loop's cached millisecond clock, which can trail
+      // performance.now() by up to a millisecond: the elapsed time read here may come out just
+      // under the delay the timer was set for, which a proof of fixed time never takes.
+      const totalMs = Math.round(Math.max(scheduler.now() - submittedAt, durationMs));
       const partitions = model.kinds[kind].partitions;
       finish(jobId, kind, submittedAt, proof, {
         status: "completed",
