@@ -2,6 +2,7 @@ import type { Sleep } from "@cuzkit/core";
 import { createManualScheduler } from "@cuzkit/sim/testing";
 import { describe, expect, it } from "vitest";
 import type { BenchmarkEvent } from "./progress.js";
+import type { DaemonSupervisor } from "./supervisor.js";
 import { benchAgainst, fastReconnect, startTestSim } from "./testing/sim-bench.js";
 import { simSupervisor } from "./testing/sim-supervisor.js";
 
@@ -40,6 +41,64 @@ describe("runBenchmark, deterministically", () => {
     expect(report.verdict.status).toBe("UNSTABLE");
     // Six submissions, each once: the lost proof went again under a new id.
     expect(Object.values(daemon.stats().submissionsByRequestId)).toEqual([1, 1, 1, 1, 1, 1]);
+  });
+
+  it("ends when the batch finishes on a restarted daemon before the supervisor saw it ready", async () => {
+    const scheduler = createManualScheduler();
+    const daemon = await startTestSim({ proofTimeMs: 60_000, scheduler });
+    // The restart's readiness wait ends only when it is aborted, as the real supervisor's does
+    // against a daemon that froze right after the client reached it (a CI hang of `cuzkit bench`).
+    const base = simSupervisor(daemon);
+    let restartAborted = false;
+    const supervisor: DaemonSupervisor = {
+      get running() {
+        return base.running;
+      },
+      get starts() {
+        return base.starts;
+      },
+      crashes: base.crashes,
+      stop: () => base.stop(),
+      kill: (reason) => base.kill(reason),
+      onCrash: (listener) => base.onCrash(listener),
+      logTail: () => base.logTail(),
+      async start(configToml, label, startOptions) {
+        await base.start(configToml, label, startOptions);
+        if (base.starts === 1) return;
+        const signal = startOptions?.signal;
+        await new Promise<never>((_, reject) => {
+          signal?.addEventListener("abort", () => {
+            restartAborted = true;
+            reject(signal.reason);
+          });
+        });
+      },
+    };
+    const driver = (async () => {
+      for (let n = 1; n <= 3; n++) {
+        await daemon.whenReceived("SubmitProof", { count: n });
+        const jobId = Object.keys(daemon.stats().submissionsByRequestId)[n - 1];
+        await daemon.whenReceived("AwaitProof", { jobId });
+        if (n === 2) daemon.crash("oom");
+        else scheduler.advance(60_000);
+      }
+    })();
+    const report = await benchAgainst(daemon, {
+      count: 2,
+      concurrency: 1,
+      warmup: "none",
+      client: fastReconnect(5_000),
+      watchdog: false,
+      supervision: { supervisor, configToml: "", onCrash: "restart", maxRestarts: 2 },
+    });
+    await driver;
+    expect(restartAborted).toBe(true);
+    expect(report.completed).toBe(2);
+    expect(report.daemonRestarts).toBe(1);
+    // The crash is the incident; the abandoned readiness wait is not a failed restart.
+    expect(report.verdict.status).toBe("UNSTABLE");
+    expect(report.verdict.incidents.join("\n")).not.toMatch(/could not be restarted/);
+    expect(Object.values(daemon.stats().submissionsByRequestId)).toEqual([1, 1, 1]);
   });
 
   it("stops UNSTABLE when the timed phase outlives its deadline, timed by the injected sleep", async () => {

@@ -129,6 +129,8 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
   let restartCounted = false;
   let restartsUsed = 0;
   let restarting: Promise<void> | undefined;
+  /** Ends a restart's readiness wait when the run is over: the batch can finish on the new daemon first. */
+  const teardown = new AbortController();
   let early: { above: boolean; info: EarlyVerdictInfo } | undefined;
   const earlyTest: EarlyVerdictTest | undefined =
     o.earlyVerdict && o.minProofsPerHour !== undefined
@@ -444,11 +446,14 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
       .start(
         useWarmupConfig ? (supervised.warmupConfigToml as string) : supervised.configToml,
         `restart-${restartsUsed}`,
-        { signal: stop.signal },
+        { signal: AbortSignal.any([stop.signal, teardown.signal]) },
       )
       .then(
         () => watchdog?.resume(),
         (error: unknown) => {
+          // The batch ended while the supervisor still waited for GetStatus (the client reached the
+          // new daemon first, and it froze after): there is nothing left to restart for.
+          if (teardown.signal.aborted) return;
           const text = `the daemon could not be restarted: ${toCuzkitError(error).message}`;
           if (phase === "timed") incidents.push(text);
           stopWith(
@@ -584,6 +589,7 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
     unsubscribe?.();
     o.signal?.removeEventListener("abort", onCallerAbort);
     await client.close();
+    teardown.abort();
     if (restarting) await restarting.catch(() => {});
     if (sup) await sup.supervisor.stop();
   }

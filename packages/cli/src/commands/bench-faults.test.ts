@@ -1,8 +1,10 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { once } from "node:events";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { BenchmarkReport, FailureClass, VerdictStatus } from "@cuzkit/bench";
 import { type SimDaemon, startSimDaemon } from "@cuzkit/sim";
 import { beforeEach, describe, expect, it, onTestFinished } from "vitest";
@@ -87,6 +89,20 @@ async function benchProcess(
     cwd: repoRoot,
     stdio: ["ignore", "pipe", "pipe"],
   });
+  const exited = once(child, "exit");
+  // A bench that outlives its test (a hang, a timeout) is stopped as a user would: SIGTERM, on
+  // which it stops the daemon it spawned. Only if that fails is it killed.
+  onTestFinished(async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill("SIGTERM");
+    const grace = new AbortController();
+    const stopped = await Promise.race([
+      exited.then(() => true),
+      sleep(15_000, false, { signal: grace.signal }).catch(() => false),
+    ]);
+    grace.abort();
+    if (!stopped) child.kill("SIGKILL");
+  });
   let stdout = "";
   let stderr = "";
   child.stdout?.on("data", (chunk) => {
@@ -100,7 +116,7 @@ async function benchProcess(
       child.kill(interrupt.signal);
     }
   });
-  const code = await new Promise<number | null>((resolve) => child.once("exit", (c) => resolve(c)));
+  const [code] = (await exited) as [number | null];
   const saved = await readFile(join(dir, "report.jsonl"), "utf8").catch(() => "");
   const report =
     saved.trim() === "" ? undefined : (JSON.parse(saved.trim().split("\n").at(-1) ?? "") as BenchmarkReport);
