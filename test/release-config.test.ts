@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 // @ts-expect-error: a plain .mjs script without declarations
@@ -16,6 +16,26 @@ describe("release configuration", () => {
     expect(config.fixed).toHaveLength(1);
     expect([...(config.fixed[0] ?? [])].sort()).toEqual(names);
     expect(config.access).toBe("public");
+  });
+
+  it("has pending changesets that name public packages and a bump, with a summary", () => {
+    const names = new Set((publicPackages() as { name: string }[]).map((pkg) => pkg.name));
+    const files = readdirSync(join(root, ".changeset")).filter((f) => f.endsWith(".md") && f !== "README.md");
+    for (const file of files) {
+      const text = readFileSync(join(root, ".changeset", file), "utf8");
+      // Front matter, then the changelog text. A formatter that reads the file as Markdown turns
+      // a one-line front matter into a heading, which changesets then ignores.
+      const match = /^---\n((?:"[^"]+": (?:patch|minor|major)\n)+)---\n\n(\S[\s\S]*)$/.exec(text);
+      expect(
+        match,
+        `${file}: front matter of "package": bump lines, a blank line, then the summary`,
+      ).not.toBeNull();
+      const bumped = (match?.[1] ?? "")
+        .trim()
+        .split("\n")
+        .map((line) => line.split('"')[1] ?? "");
+      for (const name of bumped) expect(names, `${file} names ${name}`).toContain(name);
+    }
   });
 
   it("has scripts for changesets, the package checks and the release dry run", () => {
