@@ -1,10 +1,11 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, watch } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { porepRequest, type SubmitProofInput } from "@cuzkit/client";
 import { hardwareFrom, silentLogger } from "@cuzkit/core";
 import { createSyntheticC1 } from "@cuzkit/sim";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, beforeEach, describe, expect, it, onTestFinished } from "vitest";
 import { cuzkitShellCommand } from "../../../../test/support/cuzkit-process.js";
 import type { ReportAnswer } from "../manager/agent-handlers.js";
 import type { FailureBody, FinalReportBody, PhaseBody } from "../manager/agent-schemas.js";
@@ -66,6 +67,12 @@ function recordingReporter(
     },
   };
   return { reporter, sent, types: () => sent.map((s) => s.type).filter((t) => t !== "heartbeat") };
+}
+
+/** Processes whose command line mentions `text` (a daemon left running would). */
+function leftovers(text: string): string[] {
+  const lines = execFileSync("ps", ["-eo", "pid=,args="], { encoding: "utf8" }).split("\n");
+  return lines.filter((line) => line.includes(text) && !line.includes("ps -eo"));
 }
 
 const machine = hardwareFrom({ ram: "251GiB", cores: 32, gpus: "2xRTX3090" });
@@ -219,6 +226,36 @@ describe("runAgent", () => {
     } else {
       expect(last).toMatchObject({ type: "failure", body: { phase: "warmup" } });
     }
+  });
+
+  it("stops at once when told to while the kept machine's daemon still loads its parameters", async () => {
+    const { reporter, types } = recordingReporter(() => ({ state: "active", keep: true, reason: "kept" }));
+    // The serve start never becomes ready (it stands for minutes of parameter loading); it says
+    // when it began by creating a file, and the test stops the agent then.
+    const started = join(dir, "serve-started");
+    const daemonCommand = `case {config} in *serve*) touch ${JSON.stringify(started)}; exec sleep 6017;; esac; exec ${simCommand()} --config {config} --listen {addr}`;
+    const stop = new AbortController();
+    const watcher = watch(dir, (_event, name) => {
+      if (name === "serve-started") stop.abort();
+    });
+    onTestFinished(() => {
+      watcher.close();
+      // Should the stop not reach the start, the test times out: take the stand-in daemon down.
+      for (const line of leftovers("sleep 6017"))
+        process.kill(Number(line.trim().split(/\s+/)[0]), "SIGKILL");
+    });
+    // A ready timeout far beyond the test's: without the stop reaching the start, this would wait it out.
+    const outcome = await runAgent(
+      options(reporter, { daemonCommand, signal: stop.signal, readyTimeoutMs: 600_000 }),
+    );
+    expect(stop.signal.aborted).toBe(true);
+    expect(outcome).toMatchObject({
+      status: "served",
+      reason: "stopped before the daemon was ready to serve",
+    });
+    // No failure is reported for a stop, and the daemon it was starting is gone.
+    expect(types()).not.toContain("failure");
+    expect(leftovers("sleep 6017")).toEqual([]);
   });
 
   it("stops serving when the manager answers a heartbeat with stop", async () => {

@@ -88,7 +88,7 @@ export interface AgentOptions {
 
 /** How the agent ended. */
 export interface AgentOutcome {
-  /** `served`: kept, served until stopped; `rejected`: benchmarked and not kept; `failed`: a step failed. */
+  /** `served`: kept, served until stopped (or stopped while its daemon started); `rejected`: benchmarked and not kept; `failed`: a step failed. */
   status: "served" | "rejected" | "failed";
   /** The step that failed. */
   failedStep?: FailureBody["phase"] | undefined;
@@ -107,6 +107,8 @@ const errorClassOf = (error: unknown) =>
     : typeof error === "string"
       ? "Error"
       : "Unknown";
+/** The outcome's reason when a stop came while the kept machine's daemon was still starting. */
+const stoppedReason = "stopped before the daemon was ready to serve";
 const codeOf = (error: unknown) => (CuzkitError.is(error) ? error.code : "INTERNAL");
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 4000);
 
@@ -333,7 +335,8 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
     currentPhase = "serving";
     const curioConfig = emitCurio(recommendation, { address: options.daemonAddress });
     try {
-      await supervisor.start(configToml, "serve");
+      // A stop while the daemon loads its parameters (minutes) ends the wait, not only the serving.
+      await supervisor.start(configToml, "serve", { signal: stop.signal });
       logger.info("agent serving", { address: options.daemonAddress });
       if (options.serveCommand !== undefined) {
         const env = { ...process.env, CUZK_ADDR: options.daemonAddress };
@@ -361,6 +364,8 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
         stop.signal.addEventListener("abort", () => resolve(), { once: true });
       });
     } catch (error) {
+      // Told to stop (SIGTERM, or the manager gave the machine up) before it was ready: not a failure.
+      if (stop.signal.aborted) return { status: "served", ...measured, curioConfig, reason: stoppedReason };
       return await fail("serving", error);
     }
     return { status: "served", ...measured, curioConfig, reason: answer.reason };
