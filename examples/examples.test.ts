@@ -1,4 +1,4 @@
-import { execFile, execFileSync, spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,6 +9,7 @@ import { createSyntheticC1, type SimDaemon, startSimDaemon } from "@cuzkit/sim";
 import { type FakeVastServer, startFakeVastServer } from "@cuzkit/vast/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { cuzkitArgv, repoRoot } from "../test/support/cuzkit-process.js";
+import { processesMentioning } from "../test/support/processes.js";
 
 // Every example runs as a user would run it (node with tsx), against the simulator or the
 // fake Vast.ai server, so the README's snippets cannot rot.
@@ -104,10 +105,7 @@ describe("examples", () => {
   }
 
   /** Processes whose command line mentions the test's folder (a daemon left behind would). */
-  const leftovers = () =>
-    execFileSync("ps", ["-eo", "pid=,args="], { encoding: "utf8" })
-      .split("\n")
-      .filter((line) => line.includes(dir) && !line.includes("ps -eo"));
+  const leftovers = () => processesMentioning(dir);
 
   // Each entrypoint test starts five to seven node processes from source (tsx): about 10 s on an
   // idle two-core machine, 90 s seen on a loaded one. Nothing in them waits on time.

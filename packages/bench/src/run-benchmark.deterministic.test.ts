@@ -1,5 +1,6 @@
 import type { Sleep } from "@cuzkit/core";
-import { createManualScheduler } from "@cuzkit/sim/testing";
+import type { SimDaemon } from "@cuzkit/sim";
+import { createManualScheduler, type ManualScheduler } from "@cuzkit/sim/testing";
 import { describe, expect, it } from "vitest";
 import type { BenchmarkEvent } from "./progress.js";
 import type { DaemonSupervisor } from "./supervisor.js";
@@ -10,21 +11,30 @@ import { simSupervisor } from "./testing/sim-supervisor.js";
 // simulator's manual scheduler (they end when the test says), faults are triggered by what the
 // daemon has received, and the bench's own waits go through an injected sleep.
 
+/**
+ * Drives the daemon: each submission's proof ends once its AwaitProof is in, except submission
+ * `oomAt`, lost to an OOM kill while in flight. Resolves after `submissions` submissions.
+ */
+async function driveSubmissions(
+  daemon: SimDaemon,
+  scheduler: ManualScheduler,
+  plan: { submissions: number; oomAt: number },
+): Promise<void> {
+  for (let n = 1; n <= plan.submissions; n++) {
+    await daemon.whenReceived("SubmitProof", { count: n });
+    const jobId = Object.keys(daemon.stats().submissionsByRequestId)[n - 1];
+    await daemon.whenReceived("AwaitProof", { jobId });
+    if (n === plan.oomAt) daemon.crash("oom");
+    else scheduler.advance(60_000);
+  }
+}
+
 describe("runBenchmark, deterministically", () => {
   it("restarts a daemon that crashed with a proof in flight, resubmits that proof, completes the batch, and says UNSTABLE", async () => {
     const scheduler = createManualScheduler();
     const daemon = await startTestSim({ proofTimeMs: 60_000, scheduler });
-    // Drive the daemon: each submission's proof ends once its AwaitProof is in; the third is
-    // lost to an OOM kill while in flight. Five proofs plus one resubmission: six submissions.
-    const driver = (async () => {
-      for (let n = 1; n <= 6; n++) {
-        await daemon.whenReceived("SubmitProof", { count: n });
-        const jobId = Object.keys(daemon.stats().submissionsByRequestId)[n - 1];
-        await daemon.whenReceived("AwaitProof", { jobId });
-        if (n === 3) daemon.crash("oom");
-        else scheduler.advance(60_000);
-      }
-    })();
+    // The third submission is lost to an OOM kill: five proofs plus one resubmission.
+    const driver = driveSubmissions(daemon, scheduler, { submissions: 6, oomAt: 3 });
     const report = await benchAgainst(daemon, {
       count: 5,
       concurrency: 1,
@@ -74,15 +84,7 @@ describe("runBenchmark, deterministically", () => {
         });
       },
     };
-    const driver = (async () => {
-      for (let n = 1; n <= 3; n++) {
-        await daemon.whenReceived("SubmitProof", { count: n });
-        const jobId = Object.keys(daemon.stats().submissionsByRequestId)[n - 1];
-        await daemon.whenReceived("AwaitProof", { jobId });
-        if (n === 2) daemon.crash("oom");
-        else scheduler.advance(60_000);
-      }
-    })();
+    const driver = driveSubmissions(daemon, scheduler, { submissions: 3, oomAt: 2 });
     const report = await benchAgainst(daemon, {
       count: 2,
       concurrency: 1,

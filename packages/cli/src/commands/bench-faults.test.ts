@@ -1,4 +1,4 @@
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -14,6 +14,7 @@ import {
   repoRoot,
   startSimProcess,
 } from "../../../../test/support/cuzkit-process.js";
+import { processesMentioning } from "../../../../test/support/processes.js";
 
 // The fault matrix, end to end: `cuzkit bench` runs as its own process (so signals and orphans
 // are real) against the simulator, either started here (unsupervised) or spawned by the bench
@@ -125,8 +126,7 @@ async function benchProcess(
 
 /** Processes whose command line mentions this test's folder (a daemon left behind would). */
 function leftovers(): string[] {
-  const lines = execFileSync("ps", ["-eo", "pid=,args="], { encoding: "utf8" }).split("\n");
-  return lines.filter((line) => line.includes(dir) && !line.includes("ps -eo"));
+  return processesMentioning(dir);
 }
 
 function recomputedRate(report: BenchmarkReport): number {

@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, watch } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,6 +6,7 @@ import { hardwareFrom, silentLogger } from "@cuzkit/core";
 import { createSyntheticC1 } from "@cuzkit/sim";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, onTestFinished } from "vitest";
 import { cuzkitShellCommand } from "../../../../test/support/cuzkit-process.js";
+import { killProcesses, processesMentioning } from "../../../../test/support/processes.js";
 import type { ReportAnswer } from "../manager/agent-handlers.js";
 import type { FailureBody, FinalReportBody, PhaseBody } from "../manager/agent-schemas.js";
 import { type AgentOptions, type AgentTimers, runAgent } from "./agent.js";
@@ -67,12 +67,6 @@ function recordingReporter(
     },
   };
   return { reporter, sent, types: () => sent.map((s) => s.type).filter((t) => t !== "heartbeat") };
-}
-
-/** Processes whose command line mentions `text` (a daemon left running would). */
-function leftovers(text: string): string[] {
-  const lines = execFileSync("ps", ["-eo", "pid=,args="], { encoding: "utf8" }).split("\n");
-  return lines.filter((line) => line.includes(text) && !line.includes("ps -eo"));
 }
 
 const machine = hardwareFrom({ ram: "251GiB", cores: 32, gpus: "2xRTX3090" });
@@ -241,8 +235,7 @@ describe("runAgent", () => {
     onTestFinished(() => {
       watcher.close();
       // Should the stop not reach the start, the test times out: take the stand-in daemon down.
-      for (const line of leftovers("sleep 6017"))
-        process.kill(Number(line.trim().split(/\s+/)[0]), "SIGKILL");
+      killProcesses(processesMentioning("sleep 6017"));
     });
     // A ready timeout far beyond the test's: without the stop reaching the start, this would wait it out.
     const outcome = await runAgent(
@@ -255,7 +248,7 @@ describe("runAgent", () => {
     });
     // No failure is reported for a stop, and the daemon it was starting is gone.
     expect(types()).not.toContain("failure");
-    expect(leftovers("sleep 6017")).toEqual([]);
+    expect(processesMentioning("sleep 6017")).toEqual([]);
   });
 
   it("stops serving when the manager answers a heartbeat with stop", async () => {

@@ -1,4 +1,4 @@
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
@@ -9,6 +9,7 @@ import chromium from "@sparticuz/chromium";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { cuzkitArgv, cuzkitShellCommand } from "../../../../test/support/cuzkit-process.js";
+import { killProcesses, processesMentioning } from "../../../../test/support/processes.js";
 import { type DashboardFleet, seedDashboardFleet, startDashboardFleet } from "../testing/dashboard-fleet.js";
 
 // The dashboard in a real headless Chromium (the one @sparticuz/chromium ships; no download).
@@ -101,19 +102,13 @@ async function stopAgent(): Promise<void> {
     if (!ended && a.child.pid !== undefined) process.kill(-a.child.pid, "SIGKILL");
     await a.exited;
     await a.relay.close();
-    const left = processesUsing(a.dir);
-    for (const line of left) process.kill(Number(line.trim().split(/\s+/)[0]), "SIGKILL");
+    // The agent's daemon dials a socket in the agent's folder.
+    const left = processesMentioning(a.dir);
+    killProcesses(left);
     rmSync(a.dir, { recursive: true, force: true });
     expect(ended, "the agent did not end on SIGTERM").toBe(true);
     expect(left, "the agent left its daemon running").toEqual([]);
   }
-}
-
-/** `ps` lines of the processes whose command line names `dir` (the agent's daemon dials a socket in it). */
-function processesUsing(dir: string): string[] {
-  return execFileSync("ps", ["-eo", "pid=,args="], { encoding: "utf8" })
-    .split("\n")
-    .filter((line) => line.includes(dir) && !line.includes("ps -eo"));
 }
 
 /**
