@@ -7,7 +7,7 @@ import {
   type ProofResult,
   type ProveEvent,
 } from "@cuzkit/client";
-import { CuzkitError, toCuzkitError } from "@cuzkit/core";
+import { CuzkitError, linkSignals, toCuzkitError } from "@cuzkit/core";
 import { createEarlyVerdictTest, type EarlyVerdictTest } from "./early-verdict.js";
 import { type BenchmarkOptions, benchDefaults, resolveBenchmarkOptions } from "./options.js";
 import { modelPhaseEtas, type PhaseEtas, phaseDeadlines, type TimedPhase } from "./phase-deadlines.js";
@@ -442,12 +442,14 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
       message: `restarting the daemon after it ${exit.frozen ? "froze" : "died"} (${restartsUsed} of ${max})${useWarmupConfig ? " with the warmup config" : ""}`,
     });
     const supervised = sup as NonNullable<typeof sup>;
+    const ends = linkSignals(stop.signal, teardown.signal);
     restarting = supervised.supervisor
       .start(
         useWarmupConfig ? (supervised.warmupConfigToml as string) : supervised.configToml,
         `restart-${restartsUsed}`,
-        { signal: AbortSignal.any([stop.signal, teardown.signal]) },
+        { signal: ends.signal },
       )
+      .finally(() => ends.dispose())
       .then(
         () => watchdog?.resume(),
         (error: unknown) => {
