@@ -4,7 +4,6 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { setTimeout as sleep } from "node:timers/promises";
 import type { BenchmarkReport, FailureClass, VerdictStatus } from "@cuzkit/bench";
 import { type SimDaemon, startSimDaemon } from "@cuzkit/sim";
 import { beforeEach, describe, expect, it, onTestFinished } from "vitest";
@@ -15,6 +14,7 @@ import {
   startSimProcess,
 } from "../../../../test/support/cuzkit-process.js";
 import { processesMentioning } from "../../../../test/support/processes.js";
+import { settlesWithin } from "../../../../test/support/settles-within.js";
 
 // The fault matrix, end to end: `cuzkit bench` runs as its own process (so signals and orphans
 // are real) against the simulator, either started here (unsupervised) or spawned by the bench
@@ -96,13 +96,7 @@ async function benchProcess(
   onTestFinished(async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     child.kill("SIGTERM");
-    const grace = new AbortController();
-    const stopped = await Promise.race([
-      exited.then(() => true),
-      sleep(15_000, false, { signal: grace.signal }).catch(() => false),
-    ]);
-    grace.abort();
-    if (!stopped) child.kill("SIGKILL");
+    if (!(await settlesWithin(exited, 15_000))) child.kill("SIGKILL");
   });
   let stdout = "";
   let stderr = "";

@@ -3,13 +3,13 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import chromium from "@sparticuz/chromium";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { cuzkitArgv, cuzkitShellCommand } from "../../../../test/support/cuzkit-process.js";
 import { killProcesses, processesMentioning } from "../../../../test/support/processes.js";
+import { settlesWithin } from "../../../../test/support/settles-within.js";
 import { type DashboardFleet, seedDashboardFleet, startDashboardFleet } from "../testing/dashboard-fleet.js";
 
 // The dashboard in a real headless Chromium (the one @sparticuz/chromium ships; no download).
@@ -71,22 +71,6 @@ afterEach(async () => {
   }
 }, 40_000);
 
-/** Whether `promise` settles within `ms`; a rejection counts as settled. */
-async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  const timer = new AbortController();
-  try {
-    return await Promise.race([
-      promise.then(
-        () => true,
-        () => true,
-      ),
-      sleep(ms, false, { signal: timer.signal }),
-    ]);
-  } finally {
-    timer.abort();
-  }
-}
-
 /** Stops the test's agent and checks that it took its daemon with it. */
 async function stopAgent(): Promise<void> {
   if (agent !== undefined) {
@@ -95,10 +79,7 @@ async function stopAgent(): Promise<void> {
     // SIGTERM: the agent stops the daemon it started (the daemon runs in its own process group,
     // so killing the agent's group would leave it behind). SIGKILL only if it does not end.
     if (a.child.exitCode === null && a.child.signalCode === null) a.child.kill("SIGTERM");
-    const ended = await Promise.race([
-      a.exited.then(() => true),
-      new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 20_000).unref()),
-    ]);
+    const ended = await settlesWithin(a.exited, 20_000);
     if (!ended && a.child.pid !== undefined) process.kill(-a.child.pid, "SIGKILL");
     await a.exited;
     await a.relay.close();
