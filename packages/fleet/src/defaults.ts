@@ -33,6 +33,12 @@ export const fleetDefaults = {
   runEveryMs: 60_000,
   /** How often a follower replica tries to take the leader lease, and the leader checks it, ms. */
   leaseCheckEveryMs: 5_000,
+  /**
+   * How long the writer lease lasts unless renewed, ms: three monitor intervals, so a leader
+   * survives two missed renewals (a GC pause, a slow disk) yet a frozen one is replaced within
+   * this plus one follower check (35 s).
+   */
+  leasePeriodMs: 30_000,
 } as const;
 
 /** Defaults of the agent on each machine (runAgent). */

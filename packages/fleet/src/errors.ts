@@ -12,6 +12,8 @@ export const fleetErrorCodes = [
   "FLEET_CONFIG",
   "FLEET_AGENT_REFUSED",
   "FLEET_MANAGER_UNREACHABLE",
+  "FLEET_LEASE_HELD",
+  "FLEET_LEASE_LOST",
   // A failed vetting step on the machine, as the agent reports it to the manager.
   "PARAMS_COMMAND_FAILED",
   "NO_SAFE_CONFIG",
@@ -163,5 +165,56 @@ export class FleetOfferRefusedError extends FleetError<"FLEET_OFFER_REFUSED"> {
 export class FleetConfigError extends FleetError<"FLEET_CONFIG"> {
   constructor(message: string, options: FleetSubclassOptions = {}) {
     super(message, classDefaults(options, "FLEET_CONFIG", false, "complete the fleet's config"));
+  }
+}
+
+/** Who holds a fleet's writer lease (a row of `writer_lease`). */
+export interface LeaseHolding {
+  /** The holder's readable name: host, pid and a per-process id. */
+  holder: string;
+  /** The tenure: +1 at every change of holder. */
+  epoch: number;
+  /** When the lease lapses unless renewed, epoch ms (the database's clock). */
+  expiresAt: number;
+}
+
+const holdingText = (h: LeaseHolding) =>
+  `${h.holder} (epoch ${h.epoch}, lease until ${new Date(h.expiresAt).toISOString()})`;
+
+/** Another manager holds the fleet's writer lease: this command changes nothing. */
+export class FleetLeaseHeldError extends FleetError<"FLEET_LEASE_HELD"> {
+  /** The current holder. */
+  readonly holding: LeaseHolding;
+
+  constructor(fleet: string, location: string, holding: LeaseHolding, options: FleetSubclassOptions = {}) {
+    super(
+      `another manager writes to fleet ${fleet} in ${location}: ${holdingText(holding)}; nothing was changed`,
+      classDefaults(
+        options,
+        "FLEET_LEASE_HELD",
+        true,
+        `stop the other manager (cuzkit fleet serve or fleet run held by ${holding.holder}), or wait until its lease lapses at ${new Date(holding.expiresAt).toISOString()}; while it runs, act through its dashboard or admin API (POST /api/deploy, POST /api/instances/ID/destroy)`,
+      ),
+    );
+    this.holding = holding;
+  }
+}
+
+/** A write refused because this manager no longer holds the writer lease (it froze, or another took over). */
+export class FleetLeaseLostError extends FleetError<"FLEET_LEASE_LOST"> {
+  /** The current holder; undefined when the lease row is gone. */
+  readonly holding: LeaseHolding | undefined;
+
+  constructor(fleet: string, holder: string, holding: LeaseHolding | undefined, options: FleetSubclassOptions = {}) {
+    super(
+      `${holder} no longer holds the writer lease of fleet ${fleet}${holding === undefined ? "" : `: ${holdingText(holding)} does`}; the write was refused`,
+      classDefaults(
+        options,
+        "FLEET_LEASE_LOST",
+        true,
+        "nothing was changed; the lease's holder acts now. This manager stops acting and follows (or exits); restart it once the other has stopped",
+      ),
+    );
+    this.holding = holding;
   }
 }

@@ -44,11 +44,14 @@ export {
   type FleetErrorOptions,
   FleetInstanceNotFoundError,
   FleetInstanceNotLiveError,
+  FleetLeaseHeldError,
+  FleetLeaseLostError,
   FleetOfferRefusedError,
   FleetStoreError,
   type FleetSubclassOptions,
   FleetTransitionError,
   fleetErrorCodes,
+  type LeaseHolding,
 } from "./errors.js";
 export {
   type InstanceState,
@@ -130,7 +133,14 @@ export type {
   HostPerformanceRecord,
   HostPerformanceStore,
 } from "./store/host-performance.js";
-export { createLeaderLease, type LeaderLease, type LeaderLeaseOptions } from "./store/leader-lease.js";
+export type { LeaderLease } from "./store/leader-lease.js";
+export {
+  createWriterLease,
+  defaultHolderName,
+  type LeaseClaim,
+  type WriterLease,
+  type WriterLeaseOptions,
+} from "./store/writer-lease.js";
 export { defaultStorePath } from "./store/open-database.js";
 export {
   openPostgresFleetStore,

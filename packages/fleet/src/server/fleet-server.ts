@@ -6,7 +6,12 @@ import Fastify, {
   type preHandlerAsyncHookHandler,
 } from "fastify";
 import type { z } from "zod";
-import { FleetInstanceNotFoundError, FleetInstanceNotLiveError, FleetTransitionError } from "../errors.js";
+import {
+  FleetInstanceNotFoundError,
+  FleetInstanceNotLiveError,
+  FleetLeaseLostError,
+  FleetTransitionError,
+} from "../errors.js";
 import {
   failureBodySchema,
   finalReportBodySchema,
@@ -32,9 +37,9 @@ export interface FleetServerOptions {
   /** The dashboard, admin API, /metrics and /openapi.json (dashboard-routes.ts). Default: not served. */
   dashboard?: Omit<DashboardOptions, "manager"> | undefined;
   /**
-   * Whether this replica acts (holds the leader lease). While false, every write (agent
-   * reports, dashboard actions) answers 503 FLEET_NOT_LEADER, changing nothing, and reads are
-   * served. Default: always true (one manager, SQLite).
+   * Whether this manager acts (holds the fleet's writer lease). While false, every write (agent
+   * reports and heartbeats, dashboard actions) answers 503 FLEET_NOT_LEADER with Retry-After,
+   * changing nothing, and reads are served. Default: always true (tests without a lease).
    */
   isLeader?: (() => boolean) | undefined;
 }
@@ -86,6 +91,12 @@ export function buildFleetServer(options: FleetServerOptions): FastifyInstance {
       return refuse(reply, 409, error.code, error.message, { hint: error.hint });
     }
     if (error instanceof FleetInstanceNotFoundError) return refuse(reply, 404, error.code, error.message);
+    if (error instanceof FleetLeaseLostError) {
+      // This manager lost the writer lease mid-request: nothing was written; the caller retries
+      // and reaches the manager that holds it (or this one once it leads again).
+      reply.header("retry-after", "5");
+      return refuse(reply, 503, error.code, error.message, { hint: error.hint });
+    }
     const code = CuzkitError.is(error) ? error.code : "INTERNAL";
     return reply
       .code(500)

@@ -7,6 +7,7 @@ import { openPostgresFleetStore } from "./postgres-fleet-store.js";
 import type { BenchmarkResultRecord, FleetEvent, InstanceRecord, OfferSnapshot } from "./records.js";
 import { sqliteExecutor } from "./sql-executor.js";
 import { createSqlFleetStore } from "./sql-fleet-store.js";
+import type { WriterLease, WriterLeaseOptions } from "./writer-lease.js";
 
 /** What a new planned instance needs. */
 export interface PlanInstanceInput {
@@ -169,6 +170,14 @@ export interface FleetStore {
   isMachineExcluded(machineId: number): Promise<boolean>;
   /** Instances per state (every state present, 0 when none). */
   countByState(): Promise<Record<InstanceState, number>>;
+  /** The fleet's writer lease on this database (one manager writes at a time); nothing is claimed until asked. */
+  writerLease(options: WriterLeaseOptions): WriterLease;
+  /**
+   * This store with every write fenced by `lease`: each runs only while the lease is still this
+   * manager's (holder and epoch), checked in the write's own transaction; else FleetLeaseLostError,
+   * and nothing is written. Reads are as before; closing either closes both.
+   */
+  fencedBy(lease: WriterLease): FleetStore;
   /** Closes the database (every connection). */
   close(): Promise<void>;
 }

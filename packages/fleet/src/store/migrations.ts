@@ -141,4 +141,20 @@ export const migrations: readonly Migration[] = [
       ALTER TABLE host_performance ADD COLUMN failures ${d.integer};
     `,
   },
+  {
+    version: 5,
+    description: "the writer lease: one manager writes to the store at a time, and its writes carry the lease's epoch",
+    sql: (d) => `
+      -- One row per fleet: who may write (holder), which tenure (epoch, +1 at every change of
+      -- holder) and until when (expires_at, the database's clock in ms). Every write of a
+      -- manager checks the row in its own transaction (fencing).
+      CREATE TABLE writer_lease (
+        fleet TEXT PRIMARY KEY,
+        holder TEXT NOT NULL,
+        epoch ${d.integer} NOT NULL,
+        expires_at ${d.integer} NOT NULL,
+        acquired_at ${d.integer} NOT NULL
+      );
+    `,
+  },
 ];

@@ -14,6 +14,12 @@ export interface SqlDialect {
   appendOnly(table: string, message: string): string;
   /** Locks a table against other writers for the rest of the transaction (a budget check then an insert). */
   lockForWrite(table: string): string | undefined;
+  /** The database's clock in epoch ms, as an SQL expression (the writer lease's time, one clock for every process). */
+  readonly nowMs: string;
+  /** Appended to a SELECT that reads a row it will check or change: locks the row till the transaction ends ("" where the transaction already excludes writers). */
+  readonly forUpdate: string;
+  /** Statements that bound a transaction's waits, ms (a frozen writer's lock must not hold the others for ever); none where not needed. */
+  boundWaits(ms: number): string[];
 }
 
 /** SQLite (better-sqlite3, or node:sqlite through the same adapter). */
@@ -29,6 +35,10 @@ export const sqliteDialect: SqlDialect = {
         BEGIN SELECT RAISE(ABORT, '${message}'); END;`,
   // A SQLite write transaction (BEGIN IMMEDIATE) already excludes every other writer.
   lockForWrite: () => undefined,
+  nowMs: "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)",
+  forUpdate: "",
+  // The busy timeout bounds SQLite's waits already; a stopped process holds no lock past its transaction's end.
+  boundWaits: () => [],
 };
 
 /** PostgreSQL 13 or later (and YugabyteDB, which HarmonyDB runs on). */
@@ -43,4 +53,11 @@ export const postgresDialect: SqlDialect = {
       CREATE TRIGGER ${table}_no_update_or_delete BEFORE UPDATE OR DELETE ON ${table}
         FOR EACH ROW EXECUTE FUNCTION ${table}_append_only();`,
   lockForWrite: (table) => `LOCK TABLE ${table} IN SHARE ROW EXCLUSIVE MODE`,
+  nowMs: "CAST(FLOOR(EXTRACT(EPOCH FROM clock_timestamp()) * 1000) AS BIGINT)",
+  forUpdate: " FOR UPDATE",
+  // A frozen (SIGSTOPped) writer's open transaction is ended by the server, and a waiter gives up, after `ms`.
+  boundWaits: (ms) => [
+    `SET LOCAL lock_timeout = ${Math.round(ms)}`,
+    `SET LOCAL idle_in_transaction_session_timeout = ${Math.round(ms)}`,
+  ],
 };

@@ -16,7 +16,9 @@ import {
   type InstanceRow,
   toInstanceRecord,
 } from "./records.js";
+import { fencedExecutor } from "./fenced-executor.js";
 import type { SqlExecutor, SqlValue } from "./sql-executor.js";
+import { createWriterLease, type WriterLease } from "./writer-lease.js";
 
 // Every query of the fleet's store, in one place, for SQLite and PostgreSQL alike: positional
 // `?` parameters, standard SQL (ON CONFLICT, RETURNING, COALESCE) that both run unchanged.
@@ -464,6 +466,12 @@ export function createSqlFleetStore(db: SqlExecutor, options: SqlFleetStoreOptio
       }
       return counts;
     },
+    writerLease: (leaseOptions) => createWriterLease(db, options.location, leaseOptions),
+    fencedBy: (lease: WriterLease) =>
+      createSqlFleetStore(
+        fencedExecutor(db, (tx) => lease.fence(tx)),
+        options,
+      ),
     close: options.close,
   };
   return store;

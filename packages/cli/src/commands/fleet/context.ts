@@ -1,10 +1,10 @@
 import { homedir } from "node:os";
 import { createConsoleLogger, type Logger } from "@cuzkit/core";
-import type { FleetManager, FleetStore } from "@cuzkit/fleet";
+import type { FleetManager, FleetStore, WriterLease } from "@cuzkit/fleet";
 import { createVastClient, type VastClientOptions } from "@cuzkit/vast";
 import { interruptOnSignals } from "../../interrupt.js";
 import type { CliIO } from "../../io.js";
-import { type ConfigFlags, configFrom, type StoreFlags } from "./flags.js";
+import { type ConfigFlags, configFrom, type LeaseFlags, type StoreFlags } from "./flags.js";
 
 /** What `createFleetCommand` can be given besides the IO, for tests. */
 export interface FleetCommandDeps {
@@ -29,6 +29,15 @@ export interface FleetContext {
   print(line: string): void;
   /** Opens the store, runs `use`, and closes the store whatever happens. */
   withStore<T>(flags: StoreFlags, use: (store: FleetStore) => Promise<T>): Promise<T>;
+  /**
+   * Takes the fleet's writer lease (refusing with FLEET_LEASE_HELD, naming the holder, when another
+   * manager has it), runs `use` on the store fenced by it, and gives the lease up.
+   */
+  withLease<T>(
+    flags: StoreFlags & LeaseFlags,
+    store: FleetStore,
+    use: (fenced: FleetStore, lease: WriterLease) => Promise<T>,
+  ): Promise<T>;
   /** A manager on the store, with the flags over the saved settings. */
   managerFor(flags: ConfigFlags, store: FleetStore): Promise<FleetManager>;
   /** Resolves when the command should stop (SIGINT or SIGTERM by default). */
@@ -53,6 +62,15 @@ export function createFleetContext(io: CliIO, deps: FleetCommandDeps): FleetCont
         return await use(store);
       } finally {
         await store.close();
+      }
+    },
+    async withLease(flags, store, use) {
+      const lease = store.writerLease({ fleet: flags.fleet, periodMs: flags.leasePeriod });
+      try {
+        await lease.acquireNow();
+        return await use(store.fencedBy(lease), lease);
+      } finally {
+        await lease.release();
       }
     },
     async managerFor(flags, store) {

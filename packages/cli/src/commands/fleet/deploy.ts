@@ -2,12 +2,12 @@ import { InvalidInputError } from "@cuzkit/core";
 import type { Command } from "commander";
 import { wholeNumberOption } from "../../parse.js";
 import type { FleetContext } from "./context.js";
-import { addConfigOptions, addStoreOptions, type ConfigFlags } from "./flags.js";
+import { addConfigOptions, addLeaseOptions, addStoreOptions, type ConfigFlags, type LeaseFlags } from "./flags.js";
 import { statusRow } from "./rows.js";
 
 /** `cuzkit fleet deploy`: rent one offer or the best N. */
 export function addDeployCommand(fleet: Command, ctx: FleetContext): void {
-  addConfigOptions(addStoreOptions(fleet.command("deploy")))
+  addLeaseOptions(addConfigOptions(addStoreOptions(fleet.command("deploy"))))
     .description(
       "rent an offer (--offer ID) or the best N (--best N); the agent on it reports to `fleet serve`",
     )
@@ -20,13 +20,13 @@ export function addDeployCommand(fleet: Command, ctx: FleetContext): void {
     .option("--replaces <instance>", "the instance this one replaces: refused until it is destroyed")
     .option("--json", "print the instances as JSON")
     .action(
-      async (flags: ConfigFlags & { offer?: number; best?: number; replaces?: string; json?: boolean }) => {
+      async (flags: ConfigFlags & LeaseFlags & { offer?: number; best?: number; replaces?: string; json?: boolean }) => {
         if ((flags.offer === undefined) === (flags.best === undefined)) {
           throw new InvalidInputError("deploy needs exactly one of --offer ID or --best N", {
             hint: "pass --offer 1234 or --best 2",
           });
         }
-        await ctx.withStore(flags, async (store) => {
+        await ctx.withStore(flags, (opened) => ctx.withLease(flags, opened, async (store) => {
           const manager = await ctx.managerFor(flags, store);
           const records =
             flags.offer !== undefined
@@ -47,7 +47,7 @@ export function addDeployCommand(fleet: Command, ctx: FleetContext): void {
             ctx.print(
               `${r.id} ${r.state} vast ${r.vastId ?? "-"} offer ${r.offerId} $${r.dphPerHour.toFixed(3)}/h`,
             );
-        });
+        }));
       },
     );
 }

@@ -1,19 +1,19 @@
 import type { Command } from "commander";
 import type { FleetContext } from "./context.js";
-import { addStoreOptions, type ConfigFlags } from "./flags.js";
+import { addLeaseOptions, addStoreOptions, type ConfigFlags, type LeaseFlags } from "./flags.js";
 
 /** `cuzkit fleet destroy ID`: destroys one instance from whatever state it is in. */
 export function addDestroyCommand(fleet: Command, ctx: FleetContext): void {
-  addStoreOptions(fleet.command("destroy"))
+  addLeaseOptions(addStoreOptions(fleet.command("destroy")))
     .description("destroy one instance (by our id, i-...) from whatever state it is in")
     .argument("<id>", "the instance id, as cuzkit fleet status shows it")
-    .action(async (id: string, flags: ConfigFlags) =>
-      ctx.withStore(flags, async (store) => {
+    .action(async (id: string, flags: ConfigFlags & LeaseFlags) =>
+      ctx.withStore(flags, (opened) => ctx.withLease(flags, opened, async (store) => {
         const manager = await ctx.managerFor({ ...flags, deadline: [], env: [] }, store);
         const record = await manager.destroy(id);
         ctx.print(
           `${record.id} ${record.state}${record.destroyManual ? ` (destroy manually: vast instance ${record.vastId})` : ""}`,
         );
-      }),
+      })),
     );
 }

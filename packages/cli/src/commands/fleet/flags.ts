@@ -18,6 +18,20 @@ export interface StoreFlags {
   url?: string | undefined;
 }
 
+/** Flags of the commands that write to the store (they hold the fleet's writer lease meanwhile). */
+export interface LeaseFlags {
+  leasePeriod?: number | undefined;
+}
+
+/** --lease-period: how long this command's writer lease lasts unless renewed. */
+export function addLeaseOptions(command: Command): Command {
+  return command.option(
+    "--lease-period <duration>",
+    `how long this manager's writer lease lasts unless renewed: another manager takes over a frozen or killed one within this plus one check (default ${durationText(fleetDefaults.leasePeriodMs)})`,
+    durationOption("--lease-period"),
+  );
+}
+
 /** Flags of the subcommands that build a manager (the fleet's config). */
 export interface ConfigFlags extends StoreFlags {
   curioDb?: string | undefined;
@@ -71,14 +85,14 @@ export function addStoreOptions(command: Command): Command {
 
 /** The options of a command that serves the dashboard and may run as one of several replicas on a PostgreSQL store. */
 export function addReplicaOptions(command: Command): Command {
-  return command
+  return addLeaseOptions(command)
     .option(
       "--admin-token <token>",
       "token for the dashboard's actions (and its reads beyond loopback); default: generated once, kept in the store's folder as admin-token (mode 0600); replicas on one PostgreSQL store share one by this flag",
     )
     .option(
       "--lease-check-every <duration>",
-      `with a postgres:// store: how often a follower tries to take the leader lease, and the leader checks it (default ${durationText(fleetDefaults.leaseCheckEveryMs)})`,
+      `how often a follower tries to take the writer lease, and the leader renews it (default ${durationText(fleetDefaults.leaseCheckEveryMs)}, at most a third of --lease-period)`,
       durationOption("--lease-check-every"),
     );
 }

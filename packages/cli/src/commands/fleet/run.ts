@@ -55,7 +55,6 @@ measured cost by 25%, and let the over-target rule drop the dearer one if it mea
       const target = { proofsPerHour: flags.targetProofsPerHour, instances: flags.targetInstances };
       checkFleetTarget(target);
       await ctx.withStore(flags, async (store) => {
-        const manager = await ctx.managerFor(flags, store);
         const print = (step: FleetRunStep) => {
           for (const d of step.decisions) {
             const what = d.action === "rent" ? `rent offer ${d.offerId}` : `destroy ${d.instanceId}`;
@@ -64,12 +63,16 @@ measured cost by 25%, and let the over-target rule drop the dearer one if it mea
           }
         };
         if (flags.once) {
-          print(await runFleetStep(manager, { target }));
+          // One step, as the fleet's one writer for its length: refused while a manager runs.
+          await ctx.withLease(flags, store, async (fenced) => {
+            print(await runFleetStep(await ctx.managerFor(flags, fenced), { target }));
+          });
           return;
         }
         // Without --once, run is the manager too: the agents it rents report to this process.
-        const { dashboard, lease } = await replicaSetup(ctx, flags, store, manager);
-        await serveManager(ctx, manager, store, {
+        const { dashboard, lease, fenced } = await replicaSetup(ctx, flags, store);
+        const manager = await ctx.managerFor(flags, fenced);
+        await serveManager(ctx, manager, fenced, {
           listen: flags.listen,
           dashboard,
           lease,

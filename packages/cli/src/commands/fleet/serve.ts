@@ -1,4 +1,4 @@
-import type { FleetManager, FleetStore, LeaderLease } from "@cuzkit/fleet";
+import type { FleetManager, FleetStore, WriterLease } from "@cuzkit/fleet";
 import { fleetDefaults } from "@cuzkit/fleet/defaults";
 import type { Command } from "commander";
 import { durationOption, durationText } from "../../parse.js";
@@ -8,6 +8,7 @@ import {
   addReplicaOptions,
   addStoreOptions,
   type ConfigFlags,
+  type LeaseFlags,
   type StoreFlags,
 } from "./flags.js";
 
@@ -21,33 +22,35 @@ interface ServeOptions {
   dashboard?: { adminToken: string; notice?: string | undefined } | undefined;
   reconcileEveryMs?: number | undefined;
   monitorEveryMs?: number | undefined;
-  /** With a PostgreSQL store, the leader lease this replica must hold to act; without, it acts at once. */
-  lease?: LeaderLease | undefined;
+  /** The writer lease this manager must hold to act. */
+  lease: WriterLease;
   /** More to run while this replica acts (fleet run's steps); returns its stop. Default: nothing. */
   whileLeading?: (() => () => Promise<void>) | undefined;
 }
 
 /** Flags of the commands that may run as replicas on one PostgreSQL store. */
-export interface ReplicaFlags extends StoreFlags {
+export interface ReplicaFlags extends StoreFlags, LeaseFlags {
   adminToken?: string;
   leaseCheckEvery?: number;
 }
 
 /**
- * The admin token (given, kept, or generated and printed once) and, with a PostgreSQL store, the
- * leader lease. A PostgreSQL store has no folder: its token is kept in the local state folder,
- * and replicas share one by --admin-token.
+ * The admin token (given, kept, or generated and printed once), the fleet's writer lease and
+ * the store fenced by it (every write checks the lease). On SQLite a second manager refuses at
+ * once (FLEET_LEASE_HELD, naming the holder); on PostgreSQL it follows, serving reads, until
+ * the lease is free or lapses. A PostgreSQL store has no folder: its token is kept in the local
+ * state folder, and replicas share one by --admin-token.
  */
 export async function replicaSetup(
   ctx: FleetContext,
   flags: ReplicaFlags,
   store: FleetStore,
-  manager: FleetManager,
 ): Promise<{
   dashboard: { adminToken: string; notice: string | undefined };
-  lease: LeaderLease | undefined;
+  lease: WriterLease;
+  fenced: FleetStore;
 }> {
-  const { loadOrCreateAdminToken, createLeaderLease, defaultStorePath } = await fleetLib();
+  const { loadOrCreateAdminToken, defaultStorePath } = await fleetLib();
   const admin = loadOrCreateAdminToken({
     given: flags.adminToken,
     storePath: store.path ?? defaultStorePath(ctx.io.env),
@@ -57,17 +60,17 @@ export async function replicaSetup(
     admin.source === "generated"
       ? `admin token ${admin.token}${admin.path === undefined ? "" : ` (kept in ${admin.path})`}`
       : undefined;
-  let lease: LeaderLease | undefined;
-  if (store.kind === "postgres" && flags.db !== undefined) {
+  const lease = store.writerLease({
+    fleet: flags.fleet,
+    periodMs: flags.leasePeriod,
+    checkEveryMs: flags.leaseCheckEvery,
+  });
+  if (store.kind === "sqlite") {
+    await lease.acquireNow();
+  } else {
     ctx.print("following: another replica may lead; this one serves reads until it takes the lease");
-    lease = createLeaderLease({
-      url: flags.db,
-      schema: flags.dbSchema,
-      fleet: manager.config.fleet,
-      checkEveryMs: flags.leaseCheckEvery,
-    });
   }
-  return { dashboard: { adminToken: admin.token, notice }, lease };
+  return { dashboard: { adminToken: admin.token, notice }, lease, fenced: store.fencedBy(lease) };
 }
 
 /**
@@ -90,19 +93,20 @@ export async function serveManager(
       options.dashboard === undefined
         ? undefined
         : { adminToken: options.dashboard.adminToken, daemonStatus: createDaemonStatusBoard() },
-    isLeader: lease === undefined ? undefined : () => lease.held,
+    isLeader: () => lease.held,
   });
   try {
-    await store.saveSettings(manager.config.fleet, {
-      ...manager.config,
-      managerUrl: manager.config.managerUrl ?? server.url,
-    });
     ctx.print(`listening ${server.url}`);
     if (options.dashboard !== undefined) {
       ctx.print(`dashboard ${server.url}/ (API: ${server.url}/openapi.json, metrics: ${server.url}/metrics)`);
       if (options.dashboard.notice !== undefined) ctx.print(options.dashboard.notice);
     }
     const lead = async () => {
+      // A write, so the leader's: a follower's would be refused.
+      await store.saveSettings(manager.config.fleet, {
+        ...manager.config,
+        managerUrl: manager.config.managerUrl ?? server.url,
+      });
       await manager.startup();
       const stopLoops = manager.startLoops({
         reconcileEveryMs: options.reconcileEveryMs,
@@ -114,23 +118,13 @@ export async function serveManager(
         await stopLoops();
       };
     };
-    const until = ctx.untilStopped();
-    if (lease === undefined) {
-      const stop = await lead();
-      try {
-        await until;
-      } finally {
-        await stop();
-      }
-    } else {
-      await runLeadership({
-        lease,
-        lead,
-        until,
-        logger: ctx.logger,
-        onChange: (leading) => ctx.print(leading ? "leading" : "following"),
-      });
-    }
+    await runLeadership({
+      lease,
+      lead,
+      until: ctx.untilStopped(),
+      logger: ctx.logger,
+      onChange: (leading) => ctx.print(leading ? "leading" : "following"),
+    });
   } finally {
     await server.close();
   }
@@ -165,9 +159,9 @@ export function addServeCommand(fleet: Command, ctx: FleetContext): void {
           },
       ) =>
         ctx.withStore(flags, async (store) => {
-          const manager = await ctx.managerFor(flags, store);
-          const { dashboard, lease } = await replicaSetup(ctx, flags, store, manager);
-          await serveManager(ctx, manager, store, {
+          const { dashboard, lease, fenced } = await replicaSetup(ctx, flags, store);
+          const manager = await ctx.managerFor(flags, fenced);
+          await serveManager(ctx, manager, fenced, {
             listen: flags.listen,
             dashboard,
             lease,
