@@ -205,7 +205,12 @@ export class FleetLeaseLostError extends FleetError<"FLEET_LEASE_LOST"> {
   /** The current holder; undefined when the lease row is gone. */
   readonly holding: LeaseHolding | undefined;
 
-  constructor(fleet: string, holder: string, holding: LeaseHolding | undefined, options: FleetSubclassOptions = {}) {
+  constructor(
+    fleet: string,
+    holder: string,
+    holding: LeaseHolding | undefined,
+    options: FleetSubclassOptions = {},
+  ) {
     super(
       `${holder} no longer holds the writer lease of fleet ${fleet}${holding === undefined ? "" : `: ${holdingText(holding)} does`}; the write was refused`,
       classDefaults(

@@ -134,6 +134,12 @@ export type {
   HostPerformanceStore,
 } from "./store/host-performance.js";
 export type { LeaderLease } from "./store/leader-lease.js";
+export { defaultStorePath } from "./store/open-database.js";
+export {
+  openPostgresFleetStore,
+  type PostgresFleetStoreOptions,
+} from "./store/postgres-fleet-store.js";
+export type { BenchmarkResultRecord, FleetEvent, InstanceRecord, OfferSnapshot } from "./store/records.js";
 export {
   createWriterLease,
   defaultHolderName,
@@ -141,9 +147,3 @@ export {
   type WriterLease,
   type WriterLeaseOptions,
 } from "./store/writer-lease.js";
-export { defaultStorePath } from "./store/open-database.js";
-export {
-  openPostgresFleetStore,
-  type PostgresFleetStoreOptions,
-} from "./store/postgres-fleet-store.js";
-export type { BenchmarkResultRecord, FleetEvent, InstanceRecord, OfferSnapshot } from "./store/records.js";

@@ -143,7 +143,8 @@ export const migrations: readonly Migration[] = [
   },
   {
     version: 5,
-    description: "the writer lease: one manager writes to the store at a time, and its writes carry the lease's epoch",
+    description:
+      "the writer lease: one manager writes to the store at a time, and its writes carry the lease's epoch",
     sql: (d) => `
       -- One row per fleet: who may write (holder), which tenure (epoch, +1 at every change of
       -- holder) and until when (expires_at, the database's clock in ms). Every write of a

@@ -1,6 +1,7 @@
 import type { Clock } from "@cuzkit/core";
 import { instanceNotFound, transitionRefused } from "../errors.js";
 import { canTransition, type InstanceState, instanceStates } from "../lifecycle.js";
+import { fencedExecutor } from "./fenced-executor.js";
 import type { FleetStore, TransitionChanges, TransitionOptions } from "./fleet-store.js";
 import {
   type HostPerformanceInput,
@@ -16,7 +17,6 @@ import {
   type InstanceRow,
   toInstanceRecord,
 } from "./records.js";
-import { fencedExecutor } from "./fenced-executor.js";
 import type { SqlExecutor, SqlValue } from "./sql-executor.js";
 import { createWriterLease, type WriterLease } from "./writer-lease.js";
 

@@ -1,5 +1,5 @@
-import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
 import type { Clock } from "@cuzkit/core";
 import { fleetDefaults } from "../defaults.js";
 import { FleetLeaseHeldError, FleetLeaseLostError, type LeaseHolding } from "../errors.js";
@@ -71,7 +71,11 @@ export function defaultHolderName(): string {
 }
 
 /** The writer lease of `options.fleet` on the store's database. `location` names the store in refusals. */
-export function createWriterLease(db: SqlExecutor, location: string, options: WriterLeaseOptions): WriterLease {
+export function createWriterLease(
+  db: SqlExecutor,
+  location: string,
+  options: WriterLeaseOptions,
+): WriterLease {
   const { fleet } = options;
   const holder = options.holder ?? defaultHolderName();
   const periodMs = options.periodMs ?? fleetDefaults.leasePeriodMs;
@@ -83,7 +87,8 @@ export function createWriterLease(db: SqlExecutor, location: string, options: Wr
     for (const statement of d.boundWaits(periodMs / 2)) await tx.run(statement);
   };
   const now = async (tx: SqlExecutor) =>
-    options.clock?.now() ?? ((await tx.get<{ now: number }>(`SELECT ${d.nowMs} AS now`)) as { now: number }).now;
+    options.clock?.now() ??
+    ((await tx.get<{ now: number }>(`SELECT ${d.nowMs} AS now`)) as { now: number }).now;
   const readRow = (tx: SqlExecutor, lock: boolean) =>
     tx.get<LeaseRow>(
       `SELECT holder, epoch, expires_at FROM writer_lease WHERE fleet = ?${lock ? d.forUpdate : ""}`,
@@ -200,12 +205,10 @@ export function createWriterLease(db: SqlExecutor, location: string, options: Wr
       // Lapses at once, so the next manager need not wait out the period; its claim starts a new epoch.
       await db
         .transaction(async (tx) => {
-          await tx.run("UPDATE writer_lease SET expires_at = ? WHERE fleet = ? AND holder = ? AND epoch = ?", [
-            await now(tx),
-            fleet,
-            holder,
-            held,
-          ]);
+          await tx.run(
+            "UPDATE writer_lease SET expires_at = ? WHERE fleet = ? AND holder = ? AND epoch = ?",
+            [await now(tx), fleet, holder, held],
+          );
         })
         .catch(() => {});
     },
