@@ -11,9 +11,10 @@ import { openPostgresFleetStore } from "../store/postgres-fleet-store.js";
 import { startTestPostgres, type TestPostgres } from "../store/test-postgres.js";
 
 // Two `cuzkit fleet run` replicas on one PostgreSQL store: one leads (rents), the other
-// follows (serves reads, refuses writes). The leader is SIGKILLed right after its rental; the
-// follower takes the lease when the dead session's advisory lock goes, and its next steps see
-// the rental in the store: Vast sees one rental in all.
+// follows (serves reads, refuses writes). The leader is SIGKILLed right after its rental, or
+// frozen (SIGSTOP); the follower takes the writer lease once it lapses (within two lease
+// periods), and its next steps see the rental in the store: Vast sees one rental in all. A
+// frozen leader, resumed, writes nothing: its epoch is no longer the lease's.
 
 const createPath = /^\/api\/v0\/asks\/\d+\/$/;
 
@@ -102,7 +103,16 @@ describe("fleet replicas on one PostgreSQL store", { timeout: 120_000 }, () => {
       ...["--db", postgres.url, "--db-schema", schema, "--url", fake.url, "--fleet", "rep"],
       ...["--min-proofs-per-hour", "40", "--image", "ghcr.io/example/prover:1"],
       ...["--manager-url", "http://127.0.0.1:1", "--listen", "127.0.0.1:0", "--admin-token", "a".repeat(32)],
-      ...["--target-instances", "1", "--every", "200ms", "--lease-check-every", "100ms"],
+      ...[
+        "--target-instances",
+        "1",
+        "--every",
+        "200ms",
+        "--lease-check-every",
+        "100ms",
+        "--lease-period",
+        "1s",
+      ],
     ];
     let a: Replica | undefined;
     let b: Replica | undefined;
@@ -148,6 +158,89 @@ describe("fleet replicas on one PostgreSQL store", { timeout: 120_000 }, () => {
         await store.close();
       }
     } finally {
+      await stopReplica(a);
+      await stopReplica(b);
+      await fake.close();
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it("replaces a frozen (SIGSTOPped) leader within two lease periods; resumed, it writes nothing", async () => {
+    const fake = await startFakeVastServer({ rateLimits: false });
+    const home = mkdtempSync(join(tmpdir(), "cuzkit-replicas-"));
+    const schema = postgres.freshSchema("frozen");
+    const env = { ...process.env, HOME: home, XDG_STATE_HOME: home, VAST_API_KEY: fake.apiKey };
+    const leasePeriodMs = 2_000;
+    const args = [
+      ...["--db", postgres.url, "--db-schema", schema, "--url", fake.url, "--fleet", "frz"],
+      ...["--min-proofs-per-hour", "40", "--image", "ghcr.io/example/prover:1"],
+      ...["--manager-url", "http://127.0.0.1:1", "--listen", "127.0.0.1:0", "--admin-token", "a".repeat(32)],
+      ...["--target-instances", "1", "--every", "200ms", "--lease-check-every", "100ms"],
+      ...["--lease-period", `${leasePeriodMs}ms`],
+    ];
+    const lease = async () =>
+      (
+        await postgres.query<{ holder: string; epoch: number }>(
+          `SELECT holder, epoch::int AS epoch FROM ${schema}.writer_lease WHERE fleet = 'frz'`,
+        )
+      )[0];
+    let a: Replica | undefined;
+    let b: Replica | undefined;
+    try {
+      a = startReplica(args, env);
+      const [, aUrl] = (await a.waitFor(/^listening (\S+)/)) as unknown as [string, string];
+      await a.waitFor(/^leading$/);
+      await a.waitFor(/^rent offer (\d+):/);
+      await until(fake.whenRequested(createPath, { method: "PUT" }), "the leader's rental");
+      b = startReplica(args, env);
+      await b.waitFor(/^following/);
+      const before = await lease();
+      expect(before?.holder).toContain(`pid ${a.child.pid}`);
+
+      const frozenAt = performance.now();
+      a.child.kill("SIGSTOP");
+      await b.waitFor(/^leading$/);
+      const takeoverMs = performance.now() - frozenAt;
+      expect(takeoverMs, b.output()).toBeLessThan(2 * leasePeriodMs);
+      const after = await lease();
+      expect(after?.holder).toContain(`pid ${b.child.pid}`);
+      expect(after?.epoch).toBe((before?.epoch ?? 0) + 1);
+
+      // The frozen leader resumes, and an agent reaches it at once: refused, nothing written.
+      const [instance] = await postgres.query<{ id: string }>(`SELECT id FROM ${schema}.instances`);
+      const id = instance?.id as string;
+      const token = (fake.requestsTo(createPath, "PUT")[0]?.body as { env: Record<string, string> }).env
+        .CUZKIT_FLEET_TOKEN as string;
+      a.child.kill("SIGCONT");
+      const refused = await fetch(`${aUrl}/v1/agent/${id}/register`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify({ agentVersion: "test" }),
+      }).catch((error: unknown) => {
+        throw new Error(`${String(error)}\n${a?.output()}`);
+      });
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get("retry-after")).toBe("5");
+      expect(((await refused.json()) as { error: string }).error).toMatch(/^FLEET_(NOT_LEADER|LEASE_LOST)$/);
+      // It notices, stops acting and follows; meanwhile every write it tried was fenced.
+      await a.waitFor(/^following$/);
+      const atTakeover = fake.requestsTo("/api/v0/bundles/", "POST").length;
+      await until(
+        fake.whenRequested("/api/v0/bundles/", { method: "POST", count: atTakeover + 2 }),
+        "two steps of the new leader",
+      );
+      const events = await postgres.query<{ seq: number; writer_epoch: number | null; type: string }>(
+        `SELECT seq::int AS seq, writer_epoch::int AS writer_epoch, type FROM ${schema}.events ORDER BY seq`,
+      );
+      const firstOfNew = events.find((e) => e.writer_epoch === after?.epoch)?.seq ?? Number.POSITIVE_INFINITY;
+      const oldAfterTakeover = events.filter((e) => e.writer_epoch === before?.epoch && e.seq > firstOfNew);
+      expect(oldAfterTakeover, JSON.stringify(events)).toEqual([]);
+      expect(events.some((e) => e.type === "registered")).toBe(false);
+      const [row] = await postgres.query<{ state: string }>(`SELECT state FROM ${schema}.instances`);
+      expect(row?.state).toBe("booting");
+      expect(fake.requestsTo(createPath, "PUT"), b.output()).toHaveLength(1);
+    } finally {
+      if (a?.child.exitCode === null) a.child.kill("SIGCONT");
       await stopReplica(a);
       await stopReplica(b);
       await fake.close();

@@ -156,6 +156,8 @@ export const migrations: readonly Migration[] = [
         expires_at ${d.integer} NOT NULL,
         acquired_at ${d.integer} NOT NULL
       );
+      -- Which tenure wrote each event (NULL: a write without the lease, or before it existed).
+      ALTER TABLE events ADD COLUMN writer_epoch ${d.integer};
     `,
   },
 ];

@@ -78,6 +78,14 @@ export function openPostgresPool(options: PostgresPoolOptions): PostgresPool {
   pool.on("error", () => {});
   const transaction: SqlExecutor["transaction"] = async (work) => {
     const client = await pool.connect();
+    // The server may end this session mid-transaction (a frozen process's transaction passing
+    // idle_in_transaction_session_timeout): the query fails, and the process must not crash
+    // on the connection's error event; the broken connection is dropped, not pooled.
+    let broken: Error | undefined;
+    const onError = (error: Error) => {
+      broken = error;
+    };
+    client.on("error", onError);
     const inside: SqlExecutor = executorOn(client, (nestedWork) => nestedWork(inside));
     try {
       await client.query("BEGIN");
@@ -88,7 +96,8 @@ export function openPostgresPool(options: PostgresPoolOptions): PostgresPool {
       await client.query("ROLLBACK").catch(() => {});
       throw error;
     } finally {
-      client.release();
+      client.off("error", onError);
+      client.release(broken);
     }
   };
   return { executor: executorOn(pool, transaction), pool, end: () => pool.end() };

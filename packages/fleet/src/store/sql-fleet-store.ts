@@ -94,7 +94,7 @@ const sql = {
       deadlines_json, token_hash, phase_started_at, phase_deadline_at, created_at, updated_at)
     VALUES (?, ?, ?, 'planned', ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)`,
   insertEvent:
-    "INSERT INTO events (instance_id, at, type, from_state, to_state, detail_json) VALUES (?, ?, ?, ?, ?, ?)",
+    "INSERT INTO events (instance_id, at, type, from_state, to_state, detail_json, writer_epoch) VALUES (?, ?, ?, ?, ?, ?, ?)",
   selectById: "SELECT * FROM instances WHERE id = ?",
   selectTokenHash: "SELECT token_hash FROM instances WHERE id = ?",
   selectByLabel: "SELECT * FROM instances WHERE label = ?",
@@ -153,6 +153,8 @@ export interface SqlFleetStoreOptions {
   path: string | undefined;
   /** Closes the connection(s). */
   close: () => Promise<void>;
+  /** The writer lease's epoch each event is written under (a fenced store's). Default: none (NULL). */
+  writerEpoch?: (() => number | undefined) | undefined;
 }
 
 /** The fleet store over an executor: the one implementation of FleetStore, for both databases. */
@@ -181,6 +183,7 @@ export function createSqlFleetStore(db: SqlExecutor, options: SqlFleetStoreOptio
       from ?? null,
       to ?? null,
       detail === undefined ? null : JSON.stringify(detail),
+      options.writerEpoch?.() ?? null,
     ]);
 
   async function guardedUpdate(
@@ -470,7 +473,7 @@ export function createSqlFleetStore(db: SqlExecutor, options: SqlFleetStoreOptio
     fencedBy: (lease: WriterLease) =>
       createSqlFleetStore(
         fencedExecutor(db, (tx) => lease.fence(tx)),
-        options,
+        { ...options, writerEpoch: () => lease.epoch },
       ),
     close: options.close,
   };
