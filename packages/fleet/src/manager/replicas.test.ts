@@ -209,8 +209,8 @@ describe("fleet replicas on one PostgreSQL store", { timeout: 120_000 }, () => {
       // The frozen leader resumes, and an agent reaches it at once: refused, nothing written.
       const [instance] = await postgres.query<{ id: string }>(`SELECT id FROM ${schema}.instances`);
       const id = instance?.id as string;
-      const token = (fake.requestsTo(createPath, "PUT")[0]?.body as { env: Record<string, string> }).env
-        .CUZKIT_FLEET_TOKEN as string;
+      const createBody = fake.requestsTo(createPath, "PUT")[0]?.body as { env?: Record<string, string> };
+      const token = createBody?.env?.CUZKIT_FLEET_TOKEN as string;
       a.child.kill("SIGCONT");
       const refused = await fetch(`${aUrl}/v1/agent/${id}/register`, {
         method: "POST",
