@@ -99,7 +99,8 @@ describe("cuzkit fleet run (serving)", () => {
     expect(stdout).not.toContain("not done");
     // It serves first (agents, and the dashboard with its admin token), then steps.
     expect(stdout).toMatch(/^listening http:\/\/127\.0\.0\.1:\d+\ndashboard http:/);
-    expect(stdout).toMatch(/\nadmin token \S+ \(kept in .*admin-token\)\nrent offer 100[23]: under target/);
+    // It holds the store's writer lease while it acts.
+    expect(stdout).toMatch(/\nadmin token \S+ \(kept in .*admin-token\)\nleading\nrent offer 100[23]: under target/);
     expect(cli.server.instances.size).toBe(1);
   });
 });

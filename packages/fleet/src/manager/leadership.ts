@@ -3,13 +3,13 @@ import type { LeaderLease } from "../store/leader-lease.js";
 
 /** Options of runLeadership. */
 export interface LeadershipOptions {
-  /** The lease (createLeaderLease). Required. */
+  /** The lease (FleetStore.writerLease). Required. */
   lease: LeaderLease;
   /** Starts acting (startup, loops); resolves with the function that stops it. Required. */
   lead: () => Promise<() => Promise<void>>;
   /** Resolves when the replica should stop. Required. */
   until: Promise<void>;
-  /** Told each change: true when this replica starts acting, false when it stops. Default: nothing. */
+  /** Told each change: true when this replica starts acting, false when it loses the lease and follows. Default: nothing. */
   onChange?: ((leading: boolean) => void) | undefined;
   /** Logger. Default: silent. */
   logger?: Logger | undefined;
@@ -45,8 +45,11 @@ export async function runLeadership(options: LeadershipOptions): Promise<void> {
       }
       await Promise.race([lease.lost(), until]);
       await stop();
-      options.onChange?.(false);
-      if (!stopped) logger.warn("fleet replica lost the leader lease; it follows (serves reads only)");
+      // Stopping is not following: told only when the lease was lost.
+      if (!stopped) {
+        options.onChange?.(false);
+        logger.warn("fleet replica lost the writer lease; it follows (serves reads only)");
+      }
     }
   } finally {
     await lease.release();
