@@ -100,7 +100,9 @@ describe("cuzkit fleet run (serving)", () => {
     // It serves first (agents, and the dashboard with its admin token), then steps.
     expect(stdout).toMatch(/^listening http:\/\/127\.0\.0\.1:\d+\ndashboard http:/);
     // It holds the store's writer lease while it acts.
-    expect(stdout).toMatch(/\nadmin token \S+ \(kept in .*admin-token\)\nleading\nrent offer 100[23]: under target/);
+    expect(stdout).toMatch(
+      /\nadmin token \S+ \(kept in .*admin-token\)\nleading\nrent offer 100[23]: under target/,
+    );
     expect(cli.server.instances.size).toBe(1);
   });
 });

@@ -1,4 +1,8 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { openFleetStore } from "../store/fleet-store.js";
 import { startTestFleet, type TestFleet } from "../testing/test-fleet.js";
 
 let fleet: TestFleet | undefined;
@@ -201,5 +205,47 @@ describe("the manager's agent endpoints", () => {
       expect(await snapshot(fleet)).toEqual(before);
       expect((await fleet.manager.store.require(id)).state).toBe("active");
     });
+  });
+
+  it("answers 503 with Retry-After, changing nothing, once another manager has taken the lease over", async () => {
+    const folder = mkdtempSync(join(tmpdir(), "cuzkit-server-lease-"));
+    try {
+      const dbPath = join(folder, "fleet.db");
+      fleet = await startTestFleet({
+        config: { minProofsPerHour: 40 },
+        dbPath,
+        writerLease: { holder: "frozen-manager", periodMs: 30_000 },
+      });
+      const t = fleet;
+      const { id, token } = await deployed(t);
+      // This manager froze past its lease; another on the same file took it over.
+      t.clock.advance(30_001);
+      const other = openFleetStore({ path: dbPath, clock: t.clock });
+      try {
+        const successor = other.writerLease({ fleet: "test", holder: "successor", clock: t.clock });
+        await successor.acquireNow();
+        // Its first write after resuming is fenced: refused in the write's own transaction.
+        const fenced = await post(t, id, "register", token, { agentVersion: "0.1.0" });
+        expect(fenced.statusCode).toBe(503);
+        expect(fenced.headers["retry-after"]).toBe("5");
+        expect(fenced.json()).toMatchObject({
+          error: "FLEET_LEASE_LOST",
+          message: expect.stringContaining("successor"),
+        });
+        // From then on it knows it follows: agents and the admin API are told to retry elsewhere.
+        const following = await post(t, id, "heartbeat", token, {});
+        expect(following.statusCode).toBe(503);
+        expect(following.json()).toMatchObject({ error: "FLEET_NOT_LEADER" });
+        expect((await other.require(id)).state).toBe("booting");
+        expect((await other.events({ instanceId: id })).map((e) => e.type)).not.toContain("registered");
+        await successor.release();
+      } finally {
+        await other.close();
+      }
+    } finally {
+      await fleet?.close();
+      fleet = undefined;
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });

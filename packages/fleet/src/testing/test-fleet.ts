@@ -10,6 +10,7 @@ import { createFleetManager, type FleetManager } from "../manager/fleet-manager.
 import type { DashboardOptions } from "../server/dashboard-routes.js";
 import { buildFleetServer } from "../server/fleet-server.js";
 import { openFleetStore } from "../store/fleet-store.js";
+import type { WriterLease } from "../store/writer-lease.js";
 
 /** A manager against the fake Vast server, with a manual clock and an in-memory (or given) store. */
 export interface TestFleet {
@@ -17,6 +18,8 @@ export interface TestFleet {
   manager: FleetManager;
   app: FastifyInstance;
   clock: ReturnType<typeof createManualClock>;
+  /** The manager's writer lease, when `writerLease` was asked for. */
+  lease: WriterLease | undefined;
   /** The agent token a deploy put into the instance's environment (read from the fake's create request). */
   tokenOf(instanceId: string): string;
   close(): Promise<void>;
@@ -33,6 +36,11 @@ export interface TestFleetOptions {
   curio?: CurioLinkOptions | undefined;
   /** Serve the dashboard and admin API too (the clock defaults to the test's manual clock). Default: not served. */
   dashboard?: Omit<DashboardOptions, "manager"> | undefined;
+  /**
+   * Hold the fleet's writer lease (on the manual clock, renewed by hand) and fence every write
+   * with it, and serve as `fleet serve` does: writes answer 503 while it is not held. Default: no lease.
+   */
+  writerLease?: { holder?: string | undefined; periodMs?: number | undefined } | undefined;
 }
 
 /** Starts the fake Vast server and a manager on it; the Vast client never waits (manual sleep). */
@@ -41,6 +49,16 @@ export async function startTestFleet(options: TestFleetOptions = {}): Promise<Te
   const fake = await startFakeVastServer({ rateLimits: false, ...options.fake });
   const clock = createManualClock(1_700_000_000_000);
   const store = openFleetStore({ path: options.dbPath ?? ":memory:", clock });
+  const lease =
+    options.writerLease === undefined
+      ? undefined
+      : store.writerLease({
+          fleet: "test",
+          clock,
+          sleep: () => new Promise(() => {}),
+          ...options.writerLease,
+        });
+  await lease?.acquireNow();
   const vast = createVastClient({
     apiKey: fake.apiKey,
     baseUrl: fake.url,
@@ -50,7 +68,7 @@ export async function startTestFleet(options: TestFleetOptions = {}): Promise<Te
     createRecovery: { attempts: 1, delayMs: 0 },
   });
   const manager = createFleetManager({
-    store,
+    store: lease === undefined ? store : store.fencedBy(lease),
     vast,
     clock,
     logger: silentLogger,
@@ -66,12 +84,17 @@ export async function startTestFleet(options: TestFleetOptions = {}): Promise<Te
     },
   });
   const dashboard = options.dashboard === undefined ? undefined : { clock, ...options.dashboard };
-  const app = buildFleetServer({ manager, dashboard });
+  const app = buildFleetServer({
+    manager,
+    dashboard,
+    isLeader: lease === undefined ? undefined : () => lease.held,
+  });
   return {
     fake,
     manager,
     app,
     clock,
+    lease,
     tokenOf(instanceId) {
       for (const request of fake.requestsTo(/^\/api\/v0\/asks\/\d+\/$/, "PUT").reverse()) {
         const env = (request.body as { env?: Record<string, string> }).env ?? {};
@@ -81,6 +104,7 @@ export async function startTestFleet(options: TestFleetOptions = {}): Promise<Te
     },
     async close() {
       await app.close();
+      await lease?.release();
       await store.close();
       await fake.close();
     },
