@@ -31,7 +31,7 @@ export const fleetDefaults = {
   monitorEveryMs: 10_000,
   /** Time between two steps of `fleet run` (startFleetRun), ms. */
   runEveryMs: 60_000,
-  /** How often a follower replica tries to take the leader lease, and the leader checks it, ms. */
+  /** How often a follower tries to take the writer lease, and the holder renews it, ms (at most a third of the lease period). */
   leaseCheckEveryMs: 5_000,
   /**
    * How long the writer lease lasts unless renewed, ms: three monitor intervals, so a leader

@@ -35,7 +35,10 @@ export function addRunCommand(fleet: Command, ctx: FleetContext): void {
       `time between steps (default ${durationText(fleetDefaults.runEveryMs)})`,
       durationOption("--every"),
     )
-    .option("--once", "run one step and exit (a `fleet serve` must be running for the agents)")
+    .option(
+      "--once",
+      "run one step and exit; it holds the store's writer lease meanwhile, so it refuses while a `fleet serve` or `fleet run` manages the fleet",
+    )
     .option(
       "--listen <host:port>",
       "where agents reach the manager (0.0.0.0:PORT to expose it)",
