@@ -174,6 +174,22 @@ describe.each(backends)("writer lease on $name", ({ pair }) => {
     await fencedB.appendEvent("i-0000000a", "fine");
   });
 
+  it("ends a tenure that another held meanwhile, even if that one has given the lease back", async () => {
+    const clock = createManualClock(1_700_000_000_000);
+    const [a, b] = await pair(clock);
+    const leaseA = a.writerLease({ fleet: "f", holder: "a", periodMs, clock, sleep: never });
+    const leaseB = b.writerLease({ fleet: "f", holder: "b", periodMs, clock, sleep: never });
+    await leaseA.acquireNow();
+    clock.advance(periodMs + 1);
+    await leaseB.acquireNow();
+    await leaseB.release();
+    // A's renewal finds its tenure gone: it is lost (A stops acting), not silently renewed.
+    expect(await leaseA.claim()).toMatchObject({ held: false, holding: { holder: "b", epoch: 2 } });
+    expect(leaseA.held).toBe(false);
+    // A fresh claim is a new tenure.
+    expect(await leaseA.claim()).toMatchObject({ held: true, epoch: 3 });
+  });
+
   it("on the database's own clock: a lapsed lease is taken over with a new epoch", async () => {
     const [a, b] = await pair(createManualClock(0));
     const leaseA = a.writerLease({ fleet: "f", holder: "a", periodMs: 200, sleep: never });

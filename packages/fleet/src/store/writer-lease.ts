@@ -42,7 +42,10 @@ export interface WriterLease extends LeaderLease {
   readonly periodMs: number;
   /** The epoch this manager holds; undefined while it does not. */
   readonly epoch: number | undefined;
-  /** Takes the lease when free, lapsed or already ours (epoch + 1 on a change of holder), or renews it; one try. */
+  /**
+   * One try. Not held: takes the lease when free, lapsed or ours, with a new epoch. Held: renews
+   * it, keeping the epoch, unless another took it meanwhile (then the lease is lost).
+   */
   claim(): Promise<LeaseClaim>;
   /** One claim; throws FleetLeaseHeldError naming the holder when another manager holds it. */
   acquireNow(): Promise<void>;
@@ -123,12 +126,18 @@ export function createWriterLease(
       );
       const row = (await readRow(tx, true)) as LeaseRow;
       const at = await now(tx);
-      const mine = row.holder === holder;
-      const live = row.expires_at > at;
-      if (live && !mine) return { held: false, holding: holdingOf(row) };
-      // A renewal keeps the tenure; a takeover (or our own lapsed lease) starts a new one, so
-      // every write made under the old epoch is refused from now on.
-      const next = mine && live ? row.epoch : row.epoch + 1;
+      let next: number;
+      if (epoch !== undefined) {
+        // A renewal keeps the tenure, even past its end, only while no one else took the lease
+        // meanwhile; if anyone did (even if it has lapsed or been given back since), this
+        // tenure is over: the manager stops acting before it claims a new one.
+        if (row.holder !== holder || row.epoch !== epoch) return { held: false, holding: holdingOf(row) };
+        next = epoch;
+      } else {
+        if (row.expires_at > at && row.holder !== holder) return { held: false, holding: holdingOf(row) };
+        // A new tenure, so every write made under an older epoch is refused from now on.
+        next = row.epoch + 1;
+      }
       await tx.run(
         "UPDATE writer_lease SET holder = ?, epoch = ?, expires_at = ?, acquired_at = CASE WHEN epoch = ? THEN acquired_at ELSE ? END WHERE fleet = ?",
         [holder, next, at + periodMs, next, at, fleet],
