@@ -38,6 +38,10 @@ describe("cuzkit fleet and the writer lease", () => {
           hint: expect.stringContaining("stop the other manager"),
         });
       }
+      // Status (a read) works, and says who writes.
+      const status = await cli.run(["status", "--db", cli.db]);
+      expect(status.error).toBeUndefined();
+      expect(status.stdout).toMatch(/\nwriter: ops-1 pid 4242 #c0ffee \(epoch \d+, lease until .*Z\)\n$/);
       // Nothing was rented or destroyed, and the store is as it was.
       expect(cli.server.requestsTo(createPath, "PUT")).toHaveLength(creates);
       expect(cli.server.requestsTo(/^\/api\/v0\/instances\/\d+\/$/, "DELETE")).toHaveLength(0);

@@ -50,6 +50,13 @@ export function addStatusCommand(fleet: Command, ctx: FleetContext): void {
           ]);
         }
         ctx.print(rows.length === 0 ? "no instances" : table.toString());
+        // Who writes to the fleet now (a running serve or run), so a refused command's cause is in view.
+        const writer = await store.writerLease({ fleet: flags.fleet }).current();
+        if (writer !== undefined && writer.expiresAt > now) {
+          ctx.print(
+            `writer: ${writer.holder} (epoch ${writer.epoch}, lease until ${new Date(writer.expiresAt).toISOString()})`,
+          );
+        }
       }),
     );
 }
