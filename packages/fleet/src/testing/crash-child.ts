@@ -5,6 +5,7 @@
 import { createVastClient } from "@cuzkit/vast";
 import { createFleetManager } from "../manager/fleet-manager.js";
 import { openFleetStore } from "../store/fleet-store.js";
+import { timedProofRecords } from "../evidence/benchmark-claim.js";
 
 const env = process.env;
 const crashAt = Number(env.CRASH_AT ?? "0");
@@ -69,7 +70,7 @@ async function main(): Promise<void> {
           await manager.agent.report(record.id, {
             verdict: verdictFor(record.offerId),
             proofsPerHour: verdictFor(record.offerId) === "MET" ? 48 : 30,
-            proofs: [{ index: 1, warmup: false, ok: true, wallMs: 75_000 }],
+            proofs: timedProofRecords({ count: 12, wallMs: 75_000 }),
           });
           break;
         case "active":
