@@ -1,6 +1,7 @@
 // The one answer to "how many proofs/hour does this machine count for": every consumer (the
 // planner, the dashboard, /metrics, the trust benchmark) reads it through countedRate, and the
 // production review below is the one place that moves it once a machine serves.
+import type { FleetStore } from "../store/fleet-store.js";
 import type { HostPerformanceRecord } from "../store/host-performance.js";
 import type { InstanceRecord, RateBasis } from "../store/records.js";
 
@@ -216,4 +217,47 @@ export function implausibleProduction(input: PlausibilityInput): string | undefi
     return `${rate(input.proofsPerHour)} is over ${input.suspectFactor}x ${base.what} (bound ${rate(bound)})`;
   }
   return undefined;
+}
+
+/** An instance's counted rate with the evidence behind it (what the trust benchmark and the dashboard read). */
+export interface InstanceRateEvidence extends CountedRate {
+  instanceId: string;
+  state: InstanceRecord["state"];
+  /** What the agent's report claimed. */
+  claimedProofsPerHour: number | undefined;
+  /** What the benchmark's records support (at most the claim); undefined when the claim was refused. */
+  benchmarkProofsPerHour: number | undefined;
+  /** The model's rate for the hardware. */
+  modelProofsPerHour: number | undefined;
+  /** The last full window's production, once measured. */
+  productionProofsPerHour: number | undefined;
+  /** Since when production is below the keep rule, epoch ms. */
+  belowKeepSince: number | undefined;
+}
+
+/** The evidence view of an instance record (see {@link readCountedRate}). */
+export function rateEvidence(record: InstanceRecord): InstanceRateEvidence {
+  return {
+    instanceId: record.id,
+    state: record.state,
+    ...countedRate(record),
+    claimedProofsPerHour: record.claimedProofsPerHour,
+    benchmarkProofsPerHour: record.benchmarkProofsPerHour,
+    modelProofsPerHour: record.modelProofsPerHour,
+    productionProofsPerHour: record.productionProofsPerHour,
+    belowKeepSince: record.belowKeepSince,
+  };
+}
+
+/**
+ * Reads an instance's counted proofs/hour and its basis (benchmark | probation | production)
+ * from the store, with the claimed, recomputed, modelled and produced rates beside it;
+ * undefined for an unknown instance. A machine that is not serving counts 0.
+ */
+export async function readCountedRate(
+  store: Pick<FleetStore, "get">,
+  instanceId: string,
+): Promise<InstanceRateEvidence | undefined> {
+  const record = await store.get(instanceId);
+  return record === undefined ? undefined : rateEvidence(record);
 }
