@@ -24,26 +24,6 @@ export {
 } from "./deadlines.js";
 export type { BenchVerdict } from "./decision.js";
 export { agentDefaults, fleetDefaults } from "./defaults.js";
-export {
-  type BenchmarkClaimCheck,
-  type BenchmarkClaimInput,
-  type ClaimOutcome,
-  checkBenchmarkClaim,
-  defaultSuspectFactor,
-  timedProofRecords,
-} from "./evidence/benchmark-claim.js";
-export {
-  type CountedRate,
-  countedRate,
-  type InstanceRateEvidence,
-  implausibleProduction,
-  type ProductionPolicy,
-  type ProductionRate,
-  productionRate,
-  rateEvidence,
-  readCountedRate,
-  reviewProduction,
-} from "./evidence/counted-rate.js";
 export type { ClassCalibration, RateSample } from "./economics/calibration.js";
 export type { ClassHardware } from "./economics/hardware-class.js";
 export type {
@@ -70,6 +50,26 @@ export {
   FleetTransitionError,
   fleetErrorCodes,
 } from "./errors.js";
+export {
+  type BenchmarkClaimCheck,
+  type BenchmarkClaimInput,
+  type ClaimOutcome,
+  checkBenchmarkClaim,
+  defaultSuspectFactor,
+  timedProofRecords,
+} from "./evidence/benchmark-claim.js";
+export {
+  type CountedRate,
+  countedRate,
+  type InstanceRateEvidence,
+  implausibleProduction,
+  type ProductionPolicy,
+  type ProductionRate,
+  productionRate,
+  rateEvidence,
+  readCountedRate,
+  reviewProduction,
+} from "./evidence/counted-rate.js";
 export {
   type InstanceState,
   instanceStates,
@@ -106,7 +106,6 @@ export {
 } from "./manager/fleet-run.js";
 export { type LeadershipOptions, runLeadership } from "./manager/leadership.js";
 export type { MonitorSummary } from "./manager/monitor.js";
-export { type ReviewOutcome, reviewAllProduction, reviewInstanceProduction } from "./manager/production-review.js";
 export { type ExcludedOffer, type RankedOffer, rankVastOffers } from "./manager/rank-offers.js";
 export type { ReconcileSummary } from "./manager/reconcile.js";
 export { type AdminToken, isLoopbackHost, loadOrCreateAdminToken } from "./server/admin-token.js";
@@ -157,4 +156,10 @@ export {
   openPostgresFleetStore,
   type PostgresFleetStoreOptions,
 } from "./store/postgres-fleet-store.js";
-export type { BenchmarkResultRecord, FleetEvent, InstanceRecord, OfferSnapshot, RateBasis } from "./store/records.js";
+export type {
+  BenchmarkResultRecord,
+  FleetEvent,
+  InstanceRecord,
+  OfferSnapshot,
+  RateBasis,
+} from "./store/records.js";

@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { timedProofRecords } from "../evidence/benchmark-claim.js";
 import { startTestPostgres, type TestPostgres } from "../store/test-postgres.js";
 import { startTestFleet, type TestFleet } from "../testing/test-fleet.js";
 import { curioTestSchemaSql } from "./curio-test-schema.js";
 import { type HarmonySource, openHarmonySource } from "./harmony-source.js";
-import { timedProofRecords } from "../evidence/benchmark-claim.js";
 
 // Destroying an active instance that is a Curio node: cordon, drain, destroy — against a real
 // PostgreSQL holding Curio's tables, with the manager's clock and sleeps under the test's control.

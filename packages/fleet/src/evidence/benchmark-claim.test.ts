@@ -5,7 +5,13 @@ import { checkBenchmarkClaim, claimEventDetail, timedProofRecords } from "./benc
 const honest60 = timedProofRecords({ count: 12, wallMs: 60_000 });
 const model = 62.5;
 const check = (claimedProofsPerHour: number, proofs = honest60, extra = {}) =>
-  checkBenchmarkClaim({ claimedProofsPerHour, proofs, modelProofsPerHour: model, minTimedProofs: 12, ...extra });
+  checkBenchmarkClaim({
+    claimedProofsPerHour,
+    proofs,
+    modelProofsPerHour: model,
+    minTimedProofs: 12,
+    ...extra,
+  });
 
 describe("checkBenchmarkClaim", () => {
   it("accepts an honest claim at the claim, recomputing the same rate from the records", () => {
@@ -26,12 +32,20 @@ describe("checkBenchmarkClaim", () => {
   it("demotes a claim the records cannot produce to the records' rate, saying both", () => {
     const c = check(5000);
     expect(c).toMatchObject({ outcome: "demoted", judgedProofsPerHour: 60, countedProofsPerHour: 60 });
-    expect(c.reason).toMatch(/claimed 5000\.0\/h, but 12 timed proofs over 720 s \(at most 1 at once\) produce 60\.0\/h/);
+    expect(c.reason).toMatch(
+      /claimed 5000\.0\/h, but 12 timed proofs over 720 s \(at most 1 at once\) produce 60\.0\/h/,
+    );
   });
 
   it("refuses a claim without records, an absurd one, and too few timed proofs", () => {
-    expect(check(1e300, [])).toMatchObject({ outcome: "refused", countedProofsPerHour: 0, judgedProofsPerHour: 0 });
-    expect(check(1e300, []).reason).toMatch(/claimed 1\.00e\+300\/h with 0 timed proofs carrying their times, fewer than the 12/);
+    expect(check(1e300, [])).toMatchObject({
+      outcome: "refused",
+      countedProofsPerHour: 0,
+      judgedProofsPerHour: 0,
+    });
+    expect(check(1e300, []).reason).toMatch(
+      /claimed 1\.00e\+300\/h with 0 timed proofs carrying their times, fewer than the 12/,
+    );
     expect(check(Number.POSITIVE_INFINITY).outcome).toBe("refused");
     expect(check(Number.NaN).outcome).toBe("refused");
     expect(check(60, timedProofRecords({ count: 11, wallMs: 60_000 })).outcome).toBe("refused");
@@ -53,10 +67,17 @@ describe("checkBenchmarkClaim", () => {
   it("caps concurrency by the run's own: records with more in flight than it kept are refused", () => {
     // 12 proofs all in the same minute claim 720/h, with 12 in flight.
     const stacked = timedProofRecords({ count: 12, wallMs: 60_000, concurrency: 12 });
-    expect(check(720, stacked, { statedConcurrency: 2 })).toMatchObject({ outcome: "refused", maxInFlight: 12 });
+    expect(check(720, stacked, { statedConcurrency: 2 })).toMatchObject({
+      outcome: "refused",
+      maxInFlight: 12,
+    });
     // Two at a time, as stated: 120/h from the records.
     const two = timedProofRecords({ count: 12, wallMs: 60_000, concurrency: 2 });
-    expect(check(120, two, { statedConcurrency: 2 })).toMatchObject({ outcome: "accepted", maxInFlight: 2, recordsProofsPerHour: 120 });
+    expect(check(120, two, { statedConcurrency: 2 })).toMatchObject({
+      outcome: "accepted",
+      maxInFlight: 2,
+      recordsProofsPerHour: 120,
+    });
   });
 
   it("holds a rate over 3x the model as suspect, counted at the model's rate", () => {

@@ -92,7 +92,9 @@ function maxOverlap(intervals: ReadonlyArray<readonly [number, number]>): number
 export function checkBenchmarkClaim(input: BenchmarkClaimInput): BenchmarkClaimCheck {
   const claimed = input.claimedProofsPerHour;
   const model =
-    input.modelProofsPerHour !== undefined && input.modelProofsPerHour > 0 ? input.modelProofsPerHour : undefined;
+    input.modelProofsPerHour !== undefined && input.modelProofsPerHour > 0
+      ? input.modelProofsPerHour
+      : undefined;
   const timed = input.proofs.filter(
     (p) => !p.warmup && p.ok && p.submitMs !== undefined && p.settleMs !== undefined,
   );
@@ -118,7 +120,8 @@ export function checkBenchmarkClaim(input: BenchmarkClaimInput): BenchmarkClaimC
     reason: `claim refused: ${why}`,
   });
 
-  if (!Number.isFinite(claimed) || claimed < 0) return refuse(`the claimed rate ${String(claimed)} is not a rate`);
+  if (!Number.isFinite(claimed) || claimed < 0)
+    return refuse(`the claimed rate ${String(claimed)} is not a rate`);
   if (timed.length < input.minTimedProofs) {
     return refuse(
       `claimed ${rate(claimed)} with ${timed.length} timed proofs carrying their times, fewer than the ${input.minTimedProofs} the fleet's benchmark runs (an agent from before claims were checked sends no times: upgrade the image)`,
@@ -203,10 +206,19 @@ export function timedProofRecords(options: TimedProofRecordsOptions): ProofRecor
   const concurrency = options.concurrency ?? 1;
   const warmupMs = options.warmup === false ? 0 : options.wallMs;
   const out: ProofRecord[] =
-    options.warmup === false ? [] : [{ index: 0, warmup: true, ok: true, wallMs: warmupMs, submitMs: 0, settleMs: warmupMs }];
+    options.warmup === false
+      ? []
+      : [{ index: 0, warmup: true, ok: true, wallMs: warmupMs, submitMs: 0, settleMs: warmupMs }];
   for (let i = 0; i < options.count; i++) {
     const submitMs = warmupMs + Math.floor(i / concurrency) * options.wallMs;
-    out.push({ index: i + 1, warmup: false, ok: true, wallMs: options.wallMs, submitMs, settleMs: submitMs + options.wallMs });
+    out.push({
+      index: i + 1,
+      warmup: false,
+      ok: true,
+      wallMs: options.wallMs,
+      submitMs,
+      settleMs: submitMs + options.wallMs,
+    });
   }
   return out;
 }

@@ -17,7 +17,15 @@ const active = (overrides: Partial<InstanceRecord> = {}) =>
   }) as InstanceRecord;
 
 const sample = (at: number, proofsPerHour: number, extra: Partial<HostPerformanceRecord> = {}) =>
-  ({ kind: "production", at, proofsPerHour, windowMs: hour / 2, source: "agent", seq: at, ...extra }) as HostPerformanceRecord;
+  ({
+    kind: "production",
+    at,
+    proofsPerHour,
+    windowMs: hour / 2,
+    source: "agent",
+    seq: at,
+    ...extra,
+  }) as HostPerformanceRecord;
 
 describe("countedRate", () => {
   it("is the stored rate and basis of a serving machine, 0 for any other state", () => {
@@ -104,8 +112,12 @@ describe("implausibleProduction", () => {
     expect(implausibleProduction(base)).toBeUndefined();
   });
   it("refuses a window longer than the machine served, and a rate over the model bound", () => {
-    expect(implausibleProduction({ ...base, servedMs: 10 * 60_000 })).toMatch(/30 min window .* served 10 min/);
-    expect(implausibleProduction({ ...base, proofsPerHour: 200 })).toMatch(/over 3x the model's rate .* 187\.5\/h/);
+    expect(implausibleProduction({ ...base, servedMs: 10 * 60_000 })).toMatch(
+      /30 min window .* served 10 min/,
+    );
+    expect(implausibleProduction({ ...base, proofsPerHour: 200 })).toMatch(
+      /over 3x the model's rate .* 187\.5\/h/,
+    );
     // Without a model, the benchmark's rate bounds it.
     expect(implausibleProduction({ ...base, modelProofsPerHour: undefined, proofsPerHour: 200 })).toMatch(
       /benchmark's rate/,

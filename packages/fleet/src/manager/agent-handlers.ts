@@ -1,9 +1,13 @@
 import type { DaemonDialect } from "@cuzkit/core";
 import { type Decision, decideBenchmark } from "../decision.js";
-import { type BenchmarkClaimCheck, checkBenchmarkClaim, claimEventDetail } from "../evidence/benchmark-claim.js";
-import { implausibleProduction } from "../evidence/counted-rate.js";
 import { hardwareClassKey } from "../economics/hardware-class.js";
 import { instanceNotLive, transitionRefused } from "../errors.js";
+import {
+  type BenchmarkClaimCheck,
+  checkBenchmarkClaim,
+  claimEventDetail,
+} from "../evidence/benchmark-claim.js";
+import { implausibleProduction } from "../evidence/counted-rate.js";
 import { type InstanceState, type VettingState, vettingStates } from "../lifecycle.js";
 import { modelledDeadlineInputs } from "../modelled-durations.js";
 import type { HostPerformanceInput } from "../store/host-performance.js";
@@ -136,7 +140,9 @@ export function agentHandlers(ctx: ManagerContext) {
      */
     async report(id: string, body: FinalReportBody): Promise<ReportAnswer> {
       const record = await store.require(id);
-      const modelled = modelledDeadlineInputs(record.offer, { dialect: config.dialect }).modelledProofsPerHour;
+      const modelled = modelledDeadlineInputs(record.offer, {
+        dialect: config.dialect,
+      }).modelledProofsPerHour;
       const stated = body.summary?.concurrency;
       const check = checkBenchmarkClaim({
         claimedProofsPerHour: body.proofsPerHour,
@@ -198,7 +204,8 @@ export function agentHandlers(ctx: ManagerContext) {
             modelProofsPerHour: check.modelProofsPerHour,
             rateBasis: kept && check.outcome === "suspect" ? "probation" : "benchmark",
           },
-          events: !measuring || check.outcome === "accepted" ? [] : [{ type: `claim-${check.outcome}`, detail }],
+          events:
+            !measuring || check.outcome === "accepted" ? [] : [{ type: `claim-${check.outcome}`, detail }],
         },
       );
       ctx.checkpoint("agent:decided");

@@ -115,7 +115,10 @@ export function resolveFleetConfig(config: FleetConfig): ResolvedFleetConfig {
       hint: "set the fleet config's minTimedProofs to a whole number of proofs (default: the benchmark's size)",
     });
   }
-  if (config.suspectFactor !== undefined && !(Number.isFinite(config.suspectFactor) && config.suspectFactor > 1)) {
+  if (
+    config.suspectFactor !== undefined &&
+    !(Number.isFinite(config.suspectFactor) && config.suspectFactor > 1)
+  ) {
     throw new InvalidInputError(`suspectFactor must be a number above 1, got ${config.suspectFactor}`, {
       hint: "set the fleet config's suspectFactor above 1 (how many times the model's rate a benchmark may reach before it is suspect; default 3)",
     });

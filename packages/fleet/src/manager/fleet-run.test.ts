@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { timedProofRecords } from "../evidence/benchmark-claim.js";
 import { startTestFleet, type TestFleet } from "../testing/test-fleet.js";
 import { runFleetStep, startFleetRun } from "./fleet-run.js";
-import { timedProofRecords } from "../evidence/benchmark-claim.js";
 
 let fleet: TestFleet | undefined;
 afterEach(async () => {

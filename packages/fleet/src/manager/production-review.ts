@@ -51,7 +51,9 @@ export async function reviewInstanceProduction(ctx: ManagerContext, id: string):
       },
       first?.type ?? "counted-rate",
       {
-        reason: first?.reason ?? `counted at ${review.counted.proofsPerHour.toFixed(1)}/h (${review.counted.basis})`,
+        reason:
+          first?.reason ??
+          `counted at ${review.counted.proofsPerHour.toFixed(1)}/h (${review.counted.basis})`,
         countedProofsPerHour: review.counted.proofsPerHour,
         basis: review.counted.basis,
       },

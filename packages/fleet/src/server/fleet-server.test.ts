@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { startTestFleet, type TestFleet } from "../testing/test-fleet.js";
 import { timedProofRecords } from "../evidence/benchmark-claim.js";
+import { startTestFleet, type TestFleet } from "../testing/test-fleet.js";
 
 let fleet: TestFleet | undefined;
 afterEach(async () => {

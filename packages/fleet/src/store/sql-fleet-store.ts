@@ -275,10 +275,10 @@ export function createSqlFleetStore(db: SqlExecutor, options: SqlFleetStoreOptio
         query.instanceId !== undefined
           ? await db.all<HostPerformanceRow>(sql.selectPerformanceOfInstance, [query.instanceId])
           : query.machineId !== undefined
-          ? await db.all<HostPerformanceRow>(sql.selectPerformanceOfMachine, [query.machineId])
-          : query.classKey !== undefined
-            ? await db.all<HostPerformanceRow>(sql.selectPerformanceOfClass, [query.classKey])
-            : await db.all<HostPerformanceRow>(sql.selectPerformance);
+            ? await db.all<HostPerformanceRow>(sql.selectPerformanceOfMachine, [query.machineId])
+            : query.classKey !== undefined
+              ? await db.all<HostPerformanceRow>(sql.selectPerformanceOfClass, [query.classKey])
+              : await db.all<HostPerformanceRow>(sql.selectPerformance);
       return rows.map(toHostPerformanceRecord);
     },
     failedInstanceIds: async () =>
@@ -391,7 +391,8 @@ export function createSqlFleetStore(db: SqlExecutor, options: SqlFleetStoreOptio
           detail: { verdict: result.verdict, proofsPerHour: result.proofsPerHour, reason },
         });
         if (record === undefined) throw transitionRefused(id, "benchmarking", to, actual);
-        for (const extra of extras.events ?? []) await event(tx, id, extra.type, undefined, undefined, extra.detail);
+        for (const extra of extras.events ?? [])
+          await event(tx, id, extra.type, undefined, undefined, extra.detail);
         await tx.run(sql.insertBenchmark, [
           id,
           clock.now(),

@@ -3,9 +3,9 @@
 // itself at its N-th checkpoint; a restart with CRASH_AT=0 must then finish the job from the
 // store and Vast alone. Prints `checkpoints <count>` when it finishes.
 import { createVastClient } from "@cuzkit/vast";
+import { timedProofRecords } from "../evidence/benchmark-claim.js";
 import { createFleetManager } from "../manager/fleet-manager.js";
 import { openFleetStore } from "../store/fleet-store.js";
-import { timedProofRecords } from "../evidence/benchmark-claim.js";
 
 const env = process.env;
 const crashAt = Number(env.CRASH_AT ?? "0");

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from "fastify";
+import { timedProofRecords } from "../evidence/benchmark-claim.js";
 import { performanceOf } from "../manager/agent-handlers.js";
 import type { FleetConfig } from "../manager/config.js";
 import { createDaemonStatusBoard, type DaemonStatusBoard } from "../server/daemon-status-board.js";
 import type { DashboardOptions } from "../server/dashboard-routes.js";
 import { testOffer, testPlan } from "./fixtures.js";
 import { startTestFleet, type TestFleet } from "./test-fleet.js";
-import { timedProofRecords } from "../evidence/benchmark-claim.js";
 
 /** A test fleet with the dashboard served on an ephemeral loopback port. */
 export interface DashboardFleet {
