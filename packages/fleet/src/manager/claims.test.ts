@@ -13,7 +13,6 @@ afterEach(async () => {
 });
 
 const minute = 60_000;
-const hour = 60 * minute;
 
 /** Registers, walks the phases and reports a benchmark as the agent on the machine would (or as its host could). */
 async function report(t: TestFleet, id: string, proofsPerHour: number, proofs: ProofRecord[]) {
