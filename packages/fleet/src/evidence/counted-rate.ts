@@ -177,14 +177,10 @@ export function reviewProduction(
   };
 }
 
-/** Options of {@link plausibleProduction}. */
+/** Inputs of {@link implausibleProduction}. */
 export interface PlausibilityInput {
   /** Proofs/hour the agent reports. */
   proofsPerHour: number;
-  /** The report's window, ms. */
-  windowMs: number;
-  /** How long the machine has served, ms. */
-  servedMs: number;
   /** The model's rate for the hardware; undefined when it has none. */
   modelProofsPerHour: number | undefined;
   /** The benchmark's judged rate (records-bounded). */
@@ -194,26 +190,25 @@ export interface PlausibilityInput {
 }
 
 /**
- * Why an agent's production report cannot be believed, or undefined when it can. A report is
- * implausible when its window is longer than the machine has served (plus a minute of clock
- * skew), or its rate is above the model bound (`suspectFactor` x the model for the hardware;
- * the benchmark's rate only where the model has none): the agent's word cannot lift a machine
- * past what the hardware can explain, so a suspect claim is confirmed above that bound only by
- * Curio's verified proofs.
+ * Why an agent's production report cannot be believed, or undefined when it can: its rate is
+ * above the model bound (`suspectFactor` x the model for the hardware; the benchmark's rate
+ * only where the model has none). The agent's word cannot lift a machine past what the
+ * hardware can explain, so a suspect claim is confirmed above that bound only by Curio's
+ * verified proofs. The window itself is the agent's clock (the daemon's modelled time under
+ * `cuzkit sim`), so only the rate is checked; the manager weighs reports by their windows and
+ * takes only those that arrived within its own production window.
  */
 export function implausibleProduction(input: PlausibilityInput): string | undefined {
-  if (input.windowMs > input.servedMs + 60_000) {
-    return `a ${Math.round(input.windowMs / 60_000)} min window from a machine that has served ${Math.round(input.servedMs / 60_000)} min`;
-  }
   const base =
     input.modelProofsPerHour !== undefined && input.modelProofsPerHour > 0
       ? { rate: input.modelProofsPerHour, what: "the model's rate for the hardware" }
       : input.benchmarkProofsPerHour !== undefined && input.benchmarkProofsPerHour > 0
         ? { rate: input.benchmarkProofsPerHour, what: "the benchmark's rate" }
         : undefined;
+  if (!Number.isFinite(input.proofsPerHour)) return `${input.proofsPerHour} is not a rate`;
   if (base === undefined) return undefined;
   const bound = base.rate * input.suspectFactor;
-  if (!Number.isFinite(input.proofsPerHour) || input.proofsPerHour > bound) {
+  if (input.proofsPerHour > bound) {
     return `${rate(input.proofsPerHour)} is over ${input.suspectFactor}x ${base.what} (bound ${rate(bound)})`;
   }
   return undefined;

@@ -97,8 +97,8 @@ export function agentHandlers(ctx: ManagerContext) {
       return record;
     },
     /**
-     * Production throughput of an active machine: checked for plausibility (its window and the
-     * model bound), kept as host performance, and the machine's counted rate reviewed. An
+     * Production throughput of an active machine: checked for plausibility (the model bound),
+     * kept as host performance, and the machine's counted rate reviewed. An
      * implausible report is an event, not evidence.
      */
     async throughput(id: string, body: ThroughputBody): Promise<void> {
@@ -107,8 +107,6 @@ export function agentHandlers(ctx: ManagerContext) {
       const proofsPerHour = (body.proofs * 3_600_000) / body.windowMs;
       const implausible = implausibleProduction({
         proofsPerHour,
-        windowMs: body.windowMs,
-        servedMs: ctx.clock.now() - record.phaseStartedAt,
         modelProofsPerHour: record.modelProofsPerHour,
         benchmarkProofsPerHour: record.benchmarkProofsPerHour,
         suspectFactor: config.suspectFactor,
