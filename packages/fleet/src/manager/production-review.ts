@@ -45,9 +45,9 @@ export async function reviewInstanceProduction(ctx: ManagerContext, id: string):
         proofsPerHour: review.counted.proofsPerHour,
         rateBasis: review.counted.basis,
         belowKeepSince: review.belowKeepSince,
-        ...(review.productionProofsPerHour === undefined
-          ? {}
-          : { productionProofsPerHour: review.productionProofsPerHour, productionAt: now }),
+        // Without a new window the last production stays as it was.
+        productionProofsPerHour: review.productionProofsPerHour ?? record.productionProofsPerHour,
+        productionAt: review.productionProofsPerHour === undefined ? record.productionAt : now,
       },
       first?.type ?? "counted-rate",
       {
