@@ -184,13 +184,15 @@ export function agentHandlers(ctx: ManagerContext) {
         decision.to,
         decision.reason,
         // The measurement outlives the instance: ranking and calibration learn from it. A refused
-        // claim measured nothing, so it is no evidence about the machine beyond its event.
+        // claim measured nothing, so it is no evidence about the machine beyond its event; a
+        // suspect one teaches them the model's rate until production says more.
         refused
           ? undefined
           : performanceOf(record, config.dialect, {
               kind: "benchmark",
               verdict: body.verdict,
-              proofsPerHour: check.judgedProofsPerHour,
+              proofsPerHour:
+                check.outcome === "suspect" ? check.countedProofsPerHour : check.judgedProofsPerHour,
               config: body.tunedConfig ?? record.tunedConfig,
               records: body.proofs,
             }),

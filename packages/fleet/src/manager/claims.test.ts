@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { timedProofRecords } from "../evidence/benchmark-claim.js";
 import { readCountedRate } from "../evidence/counted-rate.js";
 import type { ProofRecord } from "../manager/agent-schemas.js";
+import { proofsPerHourSeries } from "../server/dashboard-views.js";
 import { startTestFleet, type TestFleet } from "../testing/test-fleet.js";
 import { fleetMembers, runFleetStep } from "./fleet-run.js";
 
@@ -152,6 +153,9 @@ describe("claims checked against evidence", () => {
       modelProofsPerHour: model,
     });
     expect(await fleetRate(t)).toBe(model);
+    // The dashboard's series and the ranking's history hold the model's rate, not the suspect claim.
+    expect((await proofsPerHourSeries(t.manager.store, t.clock.now())).fleet.at(-1)).toBe(model);
+    expect((await t.manager.store.performance.list({ instanceId: record.id }))[0]?.proofsPerHour).toBe(model);
 
     // Production the hardware cannot explain (over 3x the model) is an event, not evidence.
     t.clock.advance(30 * minute);
@@ -205,6 +209,7 @@ describe("production is the truth once a machine serves", () => {
       belowKeepSince: t.clock.now(),
     });
     expect(await fleetRate(t)).toBe(36);
+    expect((await proofsPerHourSeries(t.manager.store, t.clock.now())).fleet.at(-1)).toBe(36);
     expect((await eventsOf(t, id, "production-below"))[0]?.detail?.reason).toMatch(
       /production 36\.0\/h \(agent\) is below the minimum 40\.0\/h: replaced unless it recovers to 44\.0\/h within 120 min/,
     );

@@ -221,29 +221,61 @@ export interface ProofsPerHourSeries {
 }
 
 /**
- * Proofs/hour over time: an instance counts its measured rate from its benchmark until it
- * leaves `active` (drained, failed, destroyed); the fleet line is the sum. Points are the
- * moments that change it, plus now.
+ * Proofs/hour over time: an instance counts its counted rate (see countedRate) from the decision
+ * that kept it until it leaves `active` (drained, failed, destroyed): the benchmark's rate, the
+ * model's on probation, then each production review's; the fleet line is the sum. Points are
+ * the moments that change it, plus now.
  */
 export async function proofsPerHourSeries(store: FleetStore, now: number): Promise<ProofsPerHourSeries> {
   const spans: { id: string; label: string; from: number; to: number; rate: number }[] = [];
   for (const b of await listBenchmarkSummaries(store)) {
     const record = await store.get(b.instanceId);
     if (record === undefined) continue;
+    const events = await store.events({ instanceId: b.instanceId });
     let to = now;
-    for (const e of await store.events({ instanceId: b.instanceId })) {
+    for (const e of events) {
       if (e.at >= b.at && e.fromState === "active" && e.toState !== "active") {
         to = e.at;
         break;
       }
     }
-    if (b.verdict !== "MET" && record.state !== "active") to = b.at;
-    spans.push({ id: b.instanceId, label: record.label, from: b.at, to, rate: b.proofsPerHour });
+    const decision = events.find((e) => e.type === "decision");
+    if (
+      decision !== undefined
+        ? decision.toState !== "active"
+        : b.verdict !== "MET" && record.state !== "active"
+    ) {
+      to = b.at;
+    }
+    // The rate changes where the manager recounted it: a suspect claim starts at the model's rate,
+    // and production reviews carry the new counted rate.
+    const changes: { at: number; rate: number }[] = [];
+    let rate = b.proofsPerHour;
+    for (const e of events) {
+      const counted = e.detail?.countedProofsPerHour;
+      if (e.at < b.at || typeof counted !== "number") continue;
+      if (e.type === "claim-suspect") rate = counted;
+      else if (!e.type.startsWith("claim-")) changes.push({ at: e.at, rate: counted });
+    }
+    let from = b.at;
+    for (const change of changes) {
+      if (change.at > to) break;
+      spans.push({ id: b.instanceId, label: record.label, from, to: change.at, rate });
+      from = change.at;
+      rate = change.rate;
+    }
+    spans.push({ id: b.instanceId, label: record.label, from, to, rate });
   }
   const times = [...new Set(spans.flatMap((s) => [s.from, s.to]).concat(now))].sort((a, b) => a - b);
-  const value = (s: (typeof spans)[number], t: number) => (t >= s.from && t <= s.to ? s.rate : null);
-  const lines = spans.map((s) => ({ id: s.id, label: s.label, values: times.map((t) => value(s, t)) }));
-  const fleet = times.map((t) => spans.reduce((sum, s) => sum + (value(s, t) ?? 0), 0));
+  // An instance's value at t: its latest segment holding t (a change point belongs to the new rate).
+  const ids = [...new Map(spans.map((s) => [s.id, s.label])).entries()];
+  const value = (id: string, t: number) => {
+    let v: number | null = null;
+    for (const s of spans) if (s.id === id && t >= s.from && t <= s.to) v = s.rate;
+    return v;
+  };
+  const lines = ids.map(([id, label]) => ({ id, label, values: times.map((t) => value(id, t)) }));
+  const fleet = times.map((t) => ids.reduce((sum, [id]) => sum + (value(id, t) ?? 0), 0));
   return { times: times.map((t) => t / 1000), lines, fleet };
 }
 
