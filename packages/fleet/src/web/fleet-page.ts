@@ -149,8 +149,11 @@ function instanceRow(
       "td",
       { class: "num pph" },
       formatNumber(instance.proofsPerHour),
-      // Where the counted rate comes from: a suspect claim is on probation at the model's rate.
-      instance.rateBasis ? el("div", { class: "muted basis" }, instance.rateBasis) : null,
+      // Where the counted rate comes from, when it is not the benchmark: a suspect claim is on
+      // probation at the model's rate; a machine that served a window counts at production.
+      instance.rateBasis && instance.rateBasis !== "benchmark"
+        ? el("div", { class: "muted basis" }, instance.rateBasis)
+        : null,
     ),
     el("td", { class: "curio" }, curioRatesText(instance.curioProduction, "–")),
     el("td", { class: "num" }, formatNumber(instance.dphPerHour, 3)),
