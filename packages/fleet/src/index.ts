@@ -54,6 +54,26 @@ export {
   type LeaseHolding,
 } from "./errors.js";
 export {
+  type BenchmarkClaimCheck,
+  type BenchmarkClaimInput,
+  type ClaimOutcome,
+  checkBenchmarkClaim,
+  defaultSuspectFactor,
+  timedProofRecords,
+} from "./evidence/benchmark-claim.js";
+export {
+  type CountedRate,
+  countedRate,
+  type InstanceRateEvidence,
+  implausibleProduction,
+  type ProductionPolicy,
+  type ProductionRate,
+  productionRate,
+  rateEvidence,
+  readCountedRate,
+  reviewProduction,
+} from "./evidence/counted-rate.js";
+export {
   type InstanceState,
   instanceStates,
   isFinalState,
@@ -139,7 +159,6 @@ export {
   openPostgresFleetStore,
   type PostgresFleetStoreOptions,
 } from "./store/postgres-fleet-store.js";
-export type { BenchmarkResultRecord, FleetEvent, InstanceRecord, OfferSnapshot } from "./store/records.js";
 export {
   createWriterLease,
   defaultHolderName,
@@ -147,3 +166,10 @@ export {
   type WriterLease,
   type WriterLeaseOptions,
 } from "./store/writer-lease.js";
+export type {
+  BenchmarkResultRecord,
+  FleetEvent,
+  InstanceRecord,
+  OfferSnapshot,
+  RateBasis,
+} from "./store/records.js";

@@ -78,15 +78,23 @@ describe("cuzkit fleet", () => {
           records: undefined,
         });
       }
+      // A suspect claim: counted on probation at the model's rate.
+      await store.update(id, "booting", { proofsPerHour: 62.6, rateBasis: "probation" }, "test");
     } finally {
       await store.close();
     }
     const withCurio = await cli.run(["status", "--db", cli.db]);
     expect(withCurio.stdout).toContain("CURIO/H");
     expect(withCurio.stdout).toContain("PoRep 12.3 (2 failed), UpdateProve 4.0");
+    expect(withCurio.stdout).toContain("62.6 (probation)");
     const curioJson = JSON.parse((await cli.run(["status", "--db", cli.db, "--json"])).stdout) as {
-      instances: { curioProduction: { taskType: string; proofsPerHour: number; failures: number }[] }[];
+      instances: {
+        proofsPerHour: number | null;
+        rateBasis: string | null;
+        curioProduction: { taskType: string; proofsPerHour: number; failures: number }[];
+      }[];
     };
+    expect(curioJson.instances[0]).toMatchObject({ proofsPerHour: 62.6, rateBasis: "probation" });
     expect(curioJson.instances[0]?.curioProduction).toEqual([
       expect.objectContaining({ taskType: "PoRep", proofsPerHour: 12.34, failures: 2 }),
       expect.objectContaining({ taskType: "UpdateProve", proofsPerHour: 4, failures: 0 }),

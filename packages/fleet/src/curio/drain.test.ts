@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { timedProofRecords } from "../evidence/benchmark-claim.js";
 import { startTestPostgres, type TestPostgres } from "../store/test-postgres.js";
 import { startTestFleet, type TestFleet } from "../testing/test-fleet.js";
 import { curioTestSchemaSql } from "./curio-test-schema.js";
@@ -65,7 +66,11 @@ async function activeCurioInstance(
   await t.manager.agent.register(record.id, { agentVersion: "0.1.0" });
   for (const phase of ["params", "warmup", "benchmarking"] as const)
     await t.manager.agent.phase(record.id, { phase });
-  await t.manager.agent.report(record.id, { verdict: "MET", proofsPerHour: 48, proofs: [] });
+  await t.manager.agent.report(record.id, {
+    verdict: "MET",
+    proofsPerHour: 48,
+    proofs: timedProofRecords({ count: 12, wallMs: 75_000 }),
+  });
   const vastId = (await t.manager.store.require(record.id)).vastId as number;
   (t.fake.instances.get(vastId) as Record<string, unknown>).public_ipaddr = curioIp;
   const unschedulable = async () =>
@@ -187,5 +192,40 @@ describe("cordon and drain before destroying a Curio machine", () => {
         curioProduction: [{ taskType: "PoRep", proofsPerHour: 1, failures: 0, at: t.clock.now() }],
       }),
     ]);
+  });
+});
+
+describe("with a Curio link, production is what Curio verified", () => {
+  it("counts a kept machine at Curio's verified proofs over a full window, not at its agent's reports", async () => {
+    const { t, id, schema } = await activeCurioInstance();
+    expect((await t.manager.store.require(id)).proofsPerHour).toBe(48);
+    // Two hours of serving; in the last hour Curio saw 30 PoReps finish on this machine.
+    t.clock.advance(2 * 3_600_000);
+    const nowSeconds = t.clock.now() / 1000;
+    for (let k = 0; k < 30; k++) {
+      await postgres.query(
+        `INSERT INTO ${schema}.harmony_task_history (task_id, name, posted, work_start, work_end, result, completed_by_host_and_port)
+          VALUES ($1, 'PoRep', to_timestamp($2 - 1000), to_timestamp($2 - 900), to_timestamp($2), true, $3)`,
+        [100 + k, nowSeconds - 60 - k * 100, `${curioIp}:12300`],
+      );
+    }
+    // The agent says 60/h: kept as a figure, but with a Curio link it is not the machine's production.
+    await t.manager.agent.heartbeat(id);
+    await t.manager.agent.throughput(id, { proofs: 60, windowMs: 3_600_000 });
+    await t.manager.monitor();
+    expect((await t.manager.store.require(id)).rateBasis).toBe("benchmark");
+
+    await t.manager.recordCurioProduction();
+    await t.manager.monitor();
+    expect(await t.manager.store.require(id)).toMatchObject({
+      state: "active",
+      rateBasis: "production",
+      proofsPerHour: 30,
+      productionProofsPerHour: 30,
+    });
+    const [counted] = (await t.manager.store.events({ instanceId: id })).filter(
+      (e) => e.type === "counted-at-production",
+    );
+    expect(counted?.detail?.reason).toMatch(/30\.0\/h \(curio\) replaces the benchmark's 48\.0\/h/);
   });
 });

@@ -1,9 +1,10 @@
 import type { CurioRate } from "../curio/curio-rate.js";
+import { countedRate } from "../evidence/counted-rate.js";
 import { heartbeatStates, type InstanceState, instanceStates } from "../lifecycle.js";
 import type { ExcludedOffer, RankedOffer } from "../manager/rank-offers.js";
 import { type BenchmarkSummary, listBenchmarkSummaries } from "../store/dashboard-reads.js";
 import type { FleetStore } from "../store/fleet-store.js";
-import type { FleetEvent, InstanceRecord } from "../store/records.js";
+import type { FleetEvent, InstanceRecord, RateBasis } from "../store/records.js";
 
 // What the dashboard and the admin API show, built from the store. Every view is an explicit
 // pick of fields: the token hash, the tuned config and anything else not listed never leaves
@@ -22,8 +23,15 @@ export interface InstanceView {
   phaseStartedAt: number;
   phaseDeadlineAt: number | null;
   lastHeartbeatAt: number | null;
-  /** Measured proofs/hour, once benchmarked. */
+  /** Counted proofs/hour (see countedRate), once benchmarked. */
   proofsPerHour: number | null;
+  /** What the counted rate rests on: benchmark, probation (the model's rate) or production. */
+  rateBasis?: RateBasis | null | undefined;
+  /** The evidence beside it: the claim, what the records support, the model, the last window's production. */
+  claimedProofsPerHour?: number | null | undefined;
+  benchmarkProofsPerHour?: number | null | undefined;
+  modelProofsPerHour?: number | null | undefined;
+  productionProofsPerHour?: number | null | undefined;
   dphPerHour: number;
   /** $ per 1000 proofs at the measured rate; null before a measurement. */
   dollarsPer1000Proofs: number | null;
@@ -109,6 +117,11 @@ export function instanceView(record: InstanceRecord): InstanceView {
     phaseDeadlineAt: record.phaseDeadlineAt ?? null,
     lastHeartbeatAt: record.lastHeartbeatAt ?? null,
     proofsPerHour: record.proofsPerHour ?? null,
+    rateBasis: record.proofsPerHour === undefined ? null : (record.rateBasis ?? "benchmark"),
+    claimedProofsPerHour: record.claimedProofsPerHour ?? null,
+    benchmarkProofsPerHour: record.benchmarkProofsPerHour ?? null,
+    modelProofsPerHour: record.modelProofsPerHour ?? null,
+    productionProofsPerHour: record.productionProofsPerHour ?? null,
     dphPerHour: record.dphPerHour,
     dollarsPer1000Proofs: dollarsPer1000(record.dphPerHour, record.proofsPerHour),
     reason: record.reason ?? null,
@@ -138,7 +151,7 @@ export async function fleetSummary(store: FleetStore, fleetName: string, now: nu
   for (const r of records) {
     countsByState[r.state] += 1;
     if (billingStates.includes(r.state)) dollarsPerHour += r.dphPerHour;
-    if (r.state === "active") proofsPerHour += r.proofsPerHour ?? 0;
+    if (r.state === "active") proofsPerHour += countedRate(r).proofsPerHour;
   }
   return { fleetName, now, countsByState, dollarsPerHour, proofsPerHour };
 }
@@ -208,29 +221,61 @@ export interface ProofsPerHourSeries {
 }
 
 /**
- * Proofs/hour over time: an instance counts its measured rate from its benchmark until it
- * leaves `active` (drained, failed, destroyed); the fleet line is the sum. Points are the
- * moments that change it, plus now.
+ * Proofs/hour over time: an instance counts its counted rate (see countedRate) from the decision
+ * that kept it until it leaves `active` (drained, failed, destroyed): the benchmark's rate, the
+ * model's on probation, then each production review's; the fleet line is the sum. Points are
+ * the moments that change it, plus now.
  */
 export async function proofsPerHourSeries(store: FleetStore, now: number): Promise<ProofsPerHourSeries> {
   const spans: { id: string; label: string; from: number; to: number; rate: number }[] = [];
   for (const b of await listBenchmarkSummaries(store)) {
     const record = await store.get(b.instanceId);
     if (record === undefined) continue;
+    const events = await store.events({ instanceId: b.instanceId });
     let to = now;
-    for (const e of await store.events({ instanceId: b.instanceId })) {
+    for (const e of events) {
       if (e.at >= b.at && e.fromState === "active" && e.toState !== "active") {
         to = e.at;
         break;
       }
     }
-    if (b.verdict !== "MET" && record.state !== "active") to = b.at;
-    spans.push({ id: b.instanceId, label: record.label, from: b.at, to, rate: b.proofsPerHour });
+    const decision = events.find((e) => e.type === "decision");
+    if (
+      decision !== undefined
+        ? decision.toState !== "active"
+        : b.verdict !== "MET" && record.state !== "active"
+    ) {
+      to = b.at;
+    }
+    // The rate changes where the manager recounted it: a suspect claim starts at the model's rate,
+    // and production reviews carry the new counted rate.
+    const changes: { at: number; rate: number }[] = [];
+    let rate = b.proofsPerHour;
+    for (const e of events) {
+      const counted = e.detail?.countedProofsPerHour;
+      if (e.at < b.at || typeof counted !== "number") continue;
+      if (e.type === "claim-suspect") rate = counted;
+      else if (!e.type.startsWith("claim-")) changes.push({ at: e.at, rate: counted });
+    }
+    let from = b.at;
+    for (const change of changes) {
+      if (change.at > to) break;
+      spans.push({ id: b.instanceId, label: record.label, from, to: change.at, rate });
+      from = change.at;
+      rate = change.rate;
+    }
+    spans.push({ id: b.instanceId, label: record.label, from, to, rate });
   }
   const times = [...new Set(spans.flatMap((s) => [s.from, s.to]).concat(now))].sort((a, b) => a - b);
-  const value = (s: (typeof spans)[number], t: number) => (t >= s.from && t <= s.to ? s.rate : null);
-  const lines = spans.map((s) => ({ id: s.id, label: s.label, values: times.map((t) => value(s, t)) }));
-  const fleet = times.map((t) => spans.reduce((sum, s) => sum + (value(s, t) ?? 0), 0));
+  // An instance's value at t: its latest segment holding t (a change point belongs to the new rate).
+  const ids = [...new Map(spans.map((s) => [s.id, s.label])).entries()];
+  const value = (id: string, t: number) => {
+    let v: number | null = null;
+    for (const s of spans) if (s.id === id && t >= s.from && t <= s.to) v = s.rate;
+    return v;
+  };
+  const lines = ids.map(([id, label]) => ({ id, label, values: times.map((t) => value(id, t)) }));
+  const fleet = times.map((t) => ids.reduce((sum, [id]) => sum + (value(id, t) ?? 0), 0));
   return { times: times.map((t) => t / 1000), lines, fleet };
 }
 

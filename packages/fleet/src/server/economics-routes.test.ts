@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { knowledgeFromStore } from "../economics/knowledge.js";
+import { timedProofRecords } from "../evidence/benchmark-claim.js";
 import { startTestFleet, type TestFleet } from "../testing/test-fleet.js";
 
 let fleet: TestFleet | undefined;
@@ -8,8 +9,8 @@ afterEach(async () => {
   fleet = undefined;
 });
 
-const proofs = (n: number) =>
-  Array.from({ length: n }, (_, i) => ({ index: i + 1, warmup: false, ok: true, wallMs: 60_000 }));
+/** n honest timed proofs of 60 s each, one at a time (60 proofs/hour). */
+const proofs = (n: number) => timedProofRecords({ count: n, wallMs: 60_000, warmup: false });
 
 function post(t: TestFleet, id: string, path: string, token: string, body: unknown) {
   return t.app.inject({

@@ -10,7 +10,10 @@ export function statusRow(record: InstanceRecord, now: number, curio: readonly C
     gpus: `${record.offer.numGpus}x ${record.offer.gpuName}`,
     elapsedMs: now - record.phaseStartedAt,
     deadlineMs: record.phaseDeadlineAt === undefined ? null : record.phaseDeadlineAt - record.phaseStartedAt,
+    /** The counted proofs/hour (what the planner counts), once benchmarked. */
     proofsPerHour: record.proofsPerHour ?? null,
+    /** What it rests on: benchmark, probation (the model's rate, a suspect claim) or production. */
+    rateBasis: record.proofsPerHour === undefined ? null : (record.rateBasis ?? "benchmark"),
     dphPerHour: record.dphPerHour,
     reason: record.reason ?? null,
     destroyManually: record.destroyManual,

@@ -43,7 +43,10 @@ export function addStatusCommand(fleet: Command, ctx: FleetContext): void {
             r.vastId ?? "-",
             r.gpus,
             r.deadlineMs === null ? minutes(r.elapsedMs) : `${minutes(r.elapsedMs)}/${minutes(r.deadlineMs)}`,
-            r.proofsPerHour === null ? "-" : r.proofsPerHour.toFixed(1),
+            // The basis is shown where it is not the benchmark: on probation, or measured production.
+            r.proofsPerHour === null
+              ? "-"
+              : `${r.proofsPerHour.toFixed(1)}${r.rateBasis === "benchmark" ? "" : ` (${r.rateBasis})`}`,
             curioRatesText(r.curioProduction),
             r.dphPerHour.toFixed(3),
             r.reason ?? "",
