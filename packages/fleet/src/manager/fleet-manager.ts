@@ -14,6 +14,7 @@ import { type FleetConfig, type ResolvedFleetConfig, resolveFleetConfig } from "
 import type { Checkpoint, FleetVast, ManagerContext } from "./context.js";
 import { type DeployOptions, deployOffer, resumePlanned } from "./deploy.js";
 import { attemptDestroy, beginDestroy, failAndDestroy } from "./destroyer.js";
+import { exclusionPolicyOf } from "./evidence.js";
 import { type MonitorSummary, monitor } from "./monitor.js";
 import { type ExcludedOffer, type RankedOffer, rankVastOffers } from "./rank-offers.js";
 import { type ReconcileSummary, reconcile } from "./reconcile.js";
@@ -105,7 +106,11 @@ export function createFleetManager(options: FleetManagerOptions): FleetManager {
 
   async function rankAll(query: OfferQuery = {}) {
     const offers = await vast.searchOffers({ allocatedStorageGb: config.diskGb, ...query });
-    return rankVastOffers(offers, config, await knowledgeFromStore(store));
+    return rankVastOffers(
+      offers,
+      config,
+      await knowledgeFromStore(store, clock.now(), exclusionPolicyOf(ctx)),
+    );
   }
   const rank = async (query: OfferQuery = {}): Promise<RankedOffer[]> => (await rankAll(query)).ranked;
 
