@@ -101,7 +101,7 @@ export interface HostAssessment {
 
 /** Every machine and host the evidence or the rentals name. */
 export interface FleetAssessment {
-  /** Attributable failures per rental over the whole fleet (0 with no rentals). */
+  /** The fleet's failure rate F/(N + k): attributable failures per rental, shrunk toward 0. */
   fleetFailureRate: number;
   machines: Map<number, MachineAssessment>;
   hosts: Map<number, HostAssessment>;
@@ -149,8 +149,8 @@ export function machineExclusion(
 
 /**
  * Assesses every machine and host. Failure rates are empirical-Bayes (beta-binomial posterior
- * mean) estimates, shrunk in two levels with the prior weight k = `priorRentals`: the fleet's
- * rate p = F/N (attributable failures per rental); a host's (f + k·p)/(n + k); a machine's
+ * mean) estimates, shrunk in three levels with one prior weight k = `priorRentals`: the fleet's
+ * rate p = F/(N + k) (attributable failures per rental, toward 0); a host's (f + k·p)/(n + k); a machine's
  * (f + k·host)/(n + k), toward its host's rate (the fleet's when the host is unknown). So one
  * death on a new machine moves its rate part of the way, and a machine with a long clean record
  * sits well below a flaky one.
@@ -195,7 +195,8 @@ export function assessFleet(
     h.failures += failures;
     hostTotals.set(m.hostId, h);
   }
-  const fleetFailureRate = fleetRentals === 0 ? 0 : fleetFailures / fleetRentals;
+  // The fleet's own rate is shrunk toward 0 (no failure assumed before any evidence) with the same k.
+  const fleetFailureRate = shrunk(fleetFailures, fleetRentals, 0, k);
   const hosts = new Map<number, HostAssessment>();
   for (const [id, h] of hostTotals) {
     hosts.set(id, { ...h, failureRate: shrunk(h.failures, h.rentals, fleetFailureRate, k) });
