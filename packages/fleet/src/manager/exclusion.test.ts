@@ -48,7 +48,8 @@ describe("exclusion as evidence", () => {
     fleet = await startTestFleet({ config: { minProofsPerHour: 40 } });
     const t = fleet;
     const first = await runFleetStep(t.manager, { target: { instances: 1 } });
-    const offerId = first.decisions[0]?.offerId;
+    const [decision] = first.decisions;
+    const offerId = decision?.action === "rent" ? decision.offerId : undefined;
     const [booting] = await t.manager.store.list();
     expect(booting?.state).toBe("booting");
     await t.manager.destroy(booting?.id as string);
