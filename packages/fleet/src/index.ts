@@ -92,7 +92,12 @@ export {
   startFleetRun,
 } from "./manager/fleet-run.js";
 export { type LeadershipOptions, runLeadership } from "./manager/leadership.js";
-export type { MachineReport, MachinesReport } from "./manager/machines-report.js";
+export {
+  liftMachineExclusion,
+  type MachineReport,
+  type MachinesReport,
+  machinesReport,
+} from "./manager/machines-report.js";
 export type { MonitorSummary } from "./manager/monitor.js";
 export { type ExcludedOffer, type RankedOffer, rankVastOffers } from "./manager/rank-offers.js";
 export type { ReconcileSummary } from "./manager/reconcile.js";
