@@ -326,6 +326,35 @@ describe("fleet store on SQLite only", () => {
     raw.close();
   });
 
+  it("turns the old permanent exclusions into evidence: a cordon stays until lifted, UNSTABLE expires", async () => {
+    const path = tempDb();
+    const old = openDatabase(
+      path,
+      migrations.filter((m) => m.version < 7),
+    );
+    old
+      .prepare("INSERT INTO excluded_machines (machine_id, at, reason) VALUES (?, ?, ?)")
+      .run(1, 1_000, "cordoned by the operator (instance i-1)");
+    old
+      .prepare("INSERT INTO excluded_machines (machine_id, at, reason) VALUES (?, ?, ?)")
+      .run(2, 2_000, "rejected as unstable");
+    old.close();
+    const clock = createManualClock(3_000);
+    const store = openFleetStore({ path, clock });
+    try {
+      expect((await store.machineEvidence()).map((e) => [e.machineId, e.kind, e.at])).toEqual([
+        [1, "cordon", 1_000],
+        [2, "unstable", 2_000],
+      ]);
+      expect(await store.isMachineExcluded(2)).toBe(true);
+      clock.advance(7 * 86_400_000);
+      expect(await store.isMachineExcluded(2)).toBe(false);
+      expect(await store.isMachineExcluded(1)).toBe(true);
+    } finally {
+      await store.close();
+    }
+  });
+
   it("rolls a failing migration back as a whole", () => {
     const path = tempDb();
     const first = openDatabase(path, [{ version: 1, description: "ok", sql: "CREATE TABLE a (x INTEGER)" }]);
