@@ -250,7 +250,13 @@ export async function dashboardPlugin(app: FastifyInstance, options: DashboardOp
       });
     }
     // Cordon: the machine is kept out of later rentals; the instance itself keeps running.
-    await store.excludeMachine(record.machineId, `cordoned by the operator (instance ${record.id})`);
+    await store.recordEvidence({
+      machineId: record.machineId,
+      hostId: record.offer.hostId,
+      instanceId: record.id,
+      kind: "cordon",
+      reason: `cordoned by the operator (instance ${record.id})`,
+    });
     await store.appendEvent(record.id, "cordoned", { machineId: record.machineId });
     return { ok: true, machineId: record.machineId };
   });
