@@ -10,7 +10,8 @@ import { openFleetStore } from "./store/fleet-store.js";
 
 // The manager is SIGKILLed at each of its checkpoints through a deploy of two offers (one
 // kept then destroyed, one rejected), then restarted. After every crash point: never two
-// rentals for one instance, never a billed instance without a row, every instance final.
+// rentals for one instance, never a billed instance without a row, every instance final, no
+// renting row left after the restart's first reconcile, and no machine blamed for the crash.
 
 const childSource = join(repoRoot, "packages/fleet/src/testing/crash-child.ts");
 let childDir = "";
@@ -92,6 +93,9 @@ async function scenario(crashAt: number) {
   if (first.signal === "SIGKILL") runs.push(await runManager(fake, db, 0));
   const last = runs.at(-1);
   expect(last?.code, `${last?.stdout}\n${last?.stderr}`).toBe(0);
+  // No vetting slot is held past one reconcile: the restart's startup resolved every renting
+  // row the crash left (adopted by its label, or closed), not its renting deadline (10 min).
+  expect(/renting-after-startup (\d+)/.exec(last?.stdout ?? "")?.[1], `crash point ${crashAt}`).toBe("0");
 
   const store = openFleetStore({ path: db });
   try {
@@ -110,10 +114,13 @@ async function scenario(crashAt: number) {
     expect(rows.map((r) => r.state).filter((s) => s !== "destroyed")).toEqual([]);
     expect(fake.instances.size).toBe(0);
     // Each offer rented at most once, whatever the crash (a crash after `renting` was committed
-    // but before the create went out leaves it unrented: failed at the renting deadline, never resent).
+    // but before the create went out leaves it unrented: closed by the restart's reconcile, never resent).
     const paths = creates.map((r) => r.path);
     expect(new Set(paths).size, `crash point ${crashAt}`).toBe(paths.length);
     if (crashAt === 0) expect(paths.sort()).toEqual(["/api/v0/asks/1002/", "/api/v0/asks/1003/"]);
+    // A crash is the manager's fault: no machine is excluded for it.
+    expect(await store.isMachineExcluded(502), `crash point ${crashAt}`).toBe(false);
+    expect(await store.isMachineExcluded(503), `crash point ${crashAt}`).toBe(false);
     return { first, rows };
   } finally {
     await store.close();

@@ -43,6 +43,12 @@ export const fleetDefaults = {
    * this plus one follower check (35 s).
    */
   leasePeriodMs: 30_000,
+  /** How long a machine's exclusion lasts after the evidence that earned it, ms (7 days). */
+  exclusionPeriodMs: 7 * 24 * 3_600_000,
+  /** Machine-attributable failures within the exclusion period that exclude a machine. */
+  exclusionRepeatFailures: 2,
+  /** Weight, in rentals, of the prior in each failure-rate estimate (its shrinkage). */
+  failureRatePriorRentals: 4,
 } as const;
 
 /** Defaults of the agent on each machine (runAgent). */

@@ -26,6 +26,13 @@ export type { BenchVerdict } from "./decision.js";
 export { agentDefaults, fleetDefaults } from "./defaults.js";
 export type { ClassCalibration, RateSample } from "./economics/calibration.js";
 export type { ClassHardware } from "./economics/hardware-class.js";
+export {
+  defaultExclusionPolicy,
+  type EvidenceKind,
+  type ExclusionPolicy,
+  type MachineEvidenceRecord,
+  type MachineExclusion,
+} from "./economics/machine-evidence.js";
 export type {
   EstimateSource,
   ExcludedCandidate,
@@ -108,6 +115,12 @@ export {
   startFleetRun,
 } from "./manager/fleet-run.js";
 export { type LeadershipOptions, runLeadership } from "./manager/leadership.js";
+export {
+  liftMachineExclusion,
+  type MachineReport,
+  type MachinesReport,
+  machinesReport,
+} from "./manager/machines-report.js";
 export type { MonitorSummary } from "./manager/monitor.js";
 export { type ExcludedOffer, type RankedOffer, rankVastOffers } from "./manager/rank-offers.js";
 export type { ReconcileSummary } from "./manager/reconcile.js";

@@ -138,4 +138,67 @@ describe("cuzkit fleet", () => {
       hint: expect.stringContaining("cuzkit fleet status"),
     });
   });
+
+  it("hosts lists each machine's evidence, failure rate and exclusion; --lift ends one with an event", async () => {
+    const { openFleetStore } = await import("@cuzkit/fleet");
+    const store = openFleetStore({ path: cli.db });
+    try {
+      const death = {
+        hostId: 92,
+        instanceId: "i-0000aaaa",
+        kind: "death" as const,
+        reason: "lost: no heartbeat",
+      };
+      await store.recordEvidence({ ...death, machineId: 502 });
+      await store.recordEvidence({ ...death, machineId: 502, instanceId: "i-0000bbbb" });
+      await store.recordEvidence({
+        machineId: 503,
+        hostId: 93,
+        instanceId: "i-0000cccc",
+        kind: "operator-destroy",
+        reason: "destroyed by the operator",
+      });
+    } finally {
+      await store.close();
+    }
+    const table = await cli.run(["hosts", "--db", cli.db]);
+    expect(table.error).toBeUndefined();
+    expect(table.stdout).toMatch(/502\s.*\s92\s.*excluded until \d{4}-\d\d-\d\dT/);
+    expect(table.stdout).toContain("machine 502 evidence (lift: cuzkit fleet hosts --lift 502):");
+    expect(table.stdout).toMatch(/death \(counts\)\s+i-0000bbbb\s+lost: no heartbeat/);
+    const json = JSON.parse((await cli.run(["hosts", "--db", cli.db, "--json"])).stdout) as {
+      machines: { machineId: number; excluded: boolean; failures: number; failureRate: number }[];
+    };
+    expect(json.machines.map((m) => [m.machineId, m.excluded, m.failures])).toEqual([
+      [502, true, 2],
+      [503, false, 0],
+    ]);
+    expect(json.machines[1]?.failureRate).toBeLessThan(json.machines[0]?.failureRate as number);
+
+    const lift = await cli.run([
+      "hosts",
+      "--db",
+      cli.db,
+      "--lift",
+      "502",
+      "--reason",
+      "host swapped the GPU",
+    ]);
+    expect(lift.error).toBeUndefined();
+    expect(lift.stdout).toBe("machine 502 lifted: lifted by the operator: host swapped the GPU\n");
+    expect((await cli.run(["hosts", "--db", cli.db, "--excluded"])).stdout).toBe("no excluded machines\n");
+    const reopened = openFleetStore({ path: cli.db });
+    try {
+      expect((await reopened.events({ instanceId: "machine-502" })).map((e) => e.type)).toEqual([
+        "machine-lifted",
+      ]);
+    } finally {
+      await reopened.close();
+    }
+    const again = await cli.run(["hosts", "--db", cli.db, "--lift", "502"]);
+    expect(again.error).toMatchObject({
+      code: "INVALID_INPUT",
+      hint: expect.stringContaining("cuzkit fleet hosts"),
+    });
+  });
 });

@@ -2,6 +2,13 @@ import type { FleetStore } from "../store/fleet-store.js";
 import type { HostPerformanceRecord } from "../store/host-performance.js";
 import type { InstanceRecord } from "../store/records.js";
 import { type ClassCalibration, learnCalibration, type RateSample } from "./calibration.js";
+import {
+  assessFleet,
+  type ExclusionPolicy,
+  type FleetAssessment,
+  type MachineEvidenceRecord,
+  type Rental,
+} from "./machine-evidence.js";
 import type { MachineMeasurements, RankingKnowledge } from "./ranking.js";
 
 /** Verdicts whose rate is a measurement of the machine (FAILED and UNSTABLE measure nothing reliable). */
@@ -27,60 +34,78 @@ export function rateSamples(records: readonly HostPerformanceRecord[]): RateSamp
 export interface KnowledgeSources {
   performance: readonly HostPerformanceRecord[];
   instances: readonly InstanceRecord[];
-  /** Machine ids the store excludes, with why. */
-  excluded: ReadonlyMap<number, string>;
-  /** Instances that ever failed (a failed step, a lost agent, an exited instance). */
-  failedInstanceIds: ReadonlySet<string>;
+  /** Every machine evidence row (failures, deaths, operator actions, lifts). */
+  evidence: readonly MachineEvidenceRecord[];
+  /** Now, epoch ms: exclusions expire. */
+  now: number;
+  /** How evidence excludes and shrinks. Default: fleetDefaults. */
+  policy?: ExclusionPolicy | undefined;
 }
 
 /**
  * Builds the ranking's knowledge from the store's history: the class calibrations, each
- * machine's measured runs, the machines never to rent again (FAILED or UNSTABLE benchmarks,
- * instances that failed, the store's exclusions) and each host's rentals and failures.
+ * machine's measured runs, its shrunk failure rate and its exclusion (from the evidence, with
+ * expiry: see assessFleet), and each host's rentals, failures and rate. A machine's rentals
+ * are its instances Vast created (those with a Vast id).
  */
 export function buildKnowledge(sources: KnowledgeSources): RankingKnowledge & {
   calibration: Map<string, ClassCalibration>;
+  assessment: FleetAssessment;
 } {
+  const rentals: Rental[] = [];
+  for (const i of sources.instances) {
+    if (i.machineId !== undefined && i.vastId !== undefined) {
+      rentals.push({ machineId: i.machineId, hostId: i.offer.hostId });
+    }
+  }
+  const assessment = assessFleet(sources.evidence, rentals, sources.now, sources.policy);
   const machines = new Map<number, MachineMeasurements>();
   const machine = (id: number) => {
     let m = machines.get(id);
     if (m === undefined) {
-      m = { runsProofsPerHour: [], excludedReason: undefined };
+      const assessed = assessment.machines.get(id);
+      m = {
+        runsProofsPerHour: [],
+        excludedReason: assessed?.exclusion?.reason,
+        failureRate: assessed?.failureRate,
+      };
       machines.set(id, m);
     }
     return m;
   };
+  for (const id of assessment.machines.keys()) machine(id);
   for (const r of sources.performance) {
     // Curio's rates are per proof type (a PoRep an hour is not an UpdateProve an hour): shown
     // beside the fleet's own measurements, not mixed into them.
     if (r.machineId === undefined || r.source === "curio") continue;
-    const m = machine(r.machineId);
+    // FAILED and UNSTABLE benchmarks measure nothing; their evidence is in machine_evidence.
     if (r.kind === "production" || measuringVerdicts.has(r.verdict ?? ""))
-      m.runsProofsPerHour.push(r.proofsPerHour);
-    else m.excludedReason ??= `its benchmark was ${r.verdict ?? "unknown"}`;
+      machine(r.machineId).runsProofsPerHour.push(r.proofsPerHour);
   }
-  const hosts = new Map<number, { attempts: number; failures: number }>();
-  for (const i of sources.instances) {
-    const failed = sources.failedInstanceIds.has(i.id);
-    if (failed && i.machineId !== undefined)
-      machine(i.machineId).excludedReason ??= `it failed: ${i.reason ?? "unknown"}`;
-    const hostId = i.offer.hostId;
-    if (hostId === undefined) continue;
-    const h = hosts.get(hostId) ?? { attempts: 0, failures: 0 };
-    h.attempts += 1;
-    if (failed) h.failures += 1;
-    hosts.set(hostId, h);
+  const hosts = new Map<number, { attempts: number; failures: number; failureRate: number }>();
+  for (const [id, h] of assessment.hosts) {
+    hosts.set(id, { attempts: h.rentals, failures: h.failures, failureRate: h.failureRate });
   }
-  for (const [id, reason] of sources.excluded) machine(id).excludedReason ??= reason;
-  return { calibration: learnCalibration(rateSamples(sources.performance)), machines, hosts };
+  return {
+    calibration: learnCalibration(rateSamples(sources.performance)),
+    machines,
+    hosts,
+    fleetFailureRate: assessment.fleetFailureRate,
+    assessment,
+  };
 }
 
-/** The knowledge of a fleet store. */
-export async function knowledgeFromStore(store: FleetStore): Promise<ReturnType<typeof buildKnowledge>> {
+/** The knowledge of a fleet store, now (its clock is the caller's). */
+export async function knowledgeFromStore(
+  store: FleetStore,
+  now: number = Date.now(),
+  policy?: ExclusionPolicy,
+): Promise<ReturnType<typeof buildKnowledge>> {
   return buildKnowledge({
     performance: await store.performance.list(),
     instances: await store.list(),
-    excluded: await store.performance.excludedMachines(),
-    failedInstanceIds: await store.performance.failedInstanceIds(),
+    evidence: await store.machineEvidence(),
+    now,
+    policy,
   });
 }

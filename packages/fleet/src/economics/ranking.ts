@@ -21,8 +21,10 @@ export interface RankCandidate {
 export interface MachineMeasurements {
   /** Measured proofs/hour of each benchmark (MET or BELOW) and production report. */
   runsProofsPerHour: number[];
-  /** Why the machine is never rented again (FAILED, UNSTABLE, died), when it is not. */
+  /** Why the machine is excluded now (its evidence; exclusions expire), when it is. */
   excludedReason: string | undefined;
+  /** The machine's shrunk failure-rate estimate, 0..1 (assessFleet). Default: its host's, else the fleet's. */
+  failureRate?: number | undefined;
 }
 
 /** Everything the ranking knows from the fleet's measurements. */
@@ -31,8 +33,13 @@ export interface RankingKnowledge {
   calibration: ReadonlyMap<string, ClassCalibration>;
   /** Per machine id. */
   machines: ReadonlyMap<number, MachineMeasurements>;
-  /** Per host id: rentals tried and how many of them failed or died. */
-  hosts: ReadonlyMap<number, { attempts: number; failures: number }>;
+  /**
+   * Per host id: rentals tried, how many failed or died (the machine's fault), and the shrunk
+   * failure rate when known (else Laplace's rule on the counts).
+   */
+  hosts: ReadonlyMap<number, { attempts: number; failures: number; failureRate?: number | undefined }>;
+  /** Attributable failures per rental over the fleet: the rate of a machine and host never rented. Default 0. */
+  fleetFailureRate?: number | undefined;
 }
 
 /** An empty knowledge: rank by the model alone. */
@@ -78,7 +85,9 @@ export interface RankedCandidate {
   spreadLog: number;
   /** The upper-confidence rate: estimate x exp(optimism x spread). */
   optimisticProofsPerHour: number;
-  /** Chance the rental survives, 0..1: the market's score times this fleet's history of the host. */
+  /** The machine's estimated chance to fail or die, 0..1 (its own, its host's, or the fleet's rate). */
+  failureRate: number;
+  /** Chance the rental survives, 0..1: the market's score times (1 - failureRate). */
   reliability: number;
   /** $ per 1000 proofs at the point estimate, reliability included. */
   costPer1000: number;
@@ -178,10 +187,14 @@ export function rankCandidates(
       spread = modelSpread;
     }
     const host = candidate.hostId === undefined ? undefined : knowledge.hosts.get(candidate.hostId);
-    // Laplace's rule: one failure in one try halves the host's reliability, not zeroes it.
-    const hostReliability =
-      host === undefined ? 1 : (host.attempts - host.failures + 1) / (host.attempts + 1);
-    const reliability = Math.max(0.05, (candidate.marketReliability ?? 1) * hostReliability);
+    // The expected cost of a failed rental: a rental that fails or dies delivers no proofs for
+    // the hours it was paid, so the rate paid for is the estimate times the chance to survive.
+    // Laplace's rule when only counts are known: one failure in one try halves it, not zeroes it.
+    const failureRate =
+      machine?.failureRate ??
+      host?.failureRate ??
+      (host === undefined ? (knowledge.fleetFailureRate ?? 0) : host.failures / (host.attempts + 1));
+    const reliability = Math.max(0.05, (candidate.marketReliability ?? 1) * (1 - failureRate));
     const optimistic = estimate * Math.exp(optimism * spread);
     ranked.push({
       candidate,
@@ -192,6 +205,7 @@ export function rankCandidates(
       estimateProofsPerHour: estimate,
       spreadLog: spread,
       optimisticProofsPerHour: optimistic,
+      failureRate,
       reliability,
       costPer1000: (candidate.dphTotal * 1000) / (estimate * reliability),
       optimisticCostPer1000: (candidate.dphTotal * 1000) / (optimistic * reliability),

@@ -22,6 +22,7 @@ import type {
 import type { ManagerContext } from "./context.js";
 import { beginDestroy, failAndDestroy } from "./destroyer.js";
 import { reviewInstanceProduction } from "./production-review.js";
+import { recordInstanceEvidence } from "./evidence.js";
 
 /** What the manager tells a registered agent. */
 export interface AgentInstructions {
@@ -209,8 +210,14 @@ export function agentHandlers(ctx: ManagerContext) {
         },
       );
       ctx.checkpoint("agent:decided");
-      if (decision.excludeMachine && record.machineId !== undefined) {
-        await store.excludeMachine(record.machineId, decision.reason);
+      // UNSTABLE is evidence that excludes (for the exclusion period); FAILED counts as a failure.
+      if (decision.excludeMachine || decision.to === "failed") {
+        await recordInstanceEvidence(
+          ctx,
+          record,
+          decision.excludeMachine ? "unstable" : "failure",
+          decision.reason,
+        );
       }
       if (decision.destroy) {
         await beginDestroy(ctx, id, [decided.state]);

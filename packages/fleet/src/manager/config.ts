@@ -46,6 +46,8 @@ export interface FleetConfig {
   destroyRetryWindowMs?: number | undefined;
   /** Agent heartbeat interval, ms. Default 30 s. */
   heartbeatIntervalMs?: number | undefined;
+  /** How long a machine's exclusion lasts after the evidence that earned it, ms. Default 7 days. */
+  exclusionPeriodMs?: number | undefined;
 }
 
 /** FleetConfig with defaults filled in. */
@@ -90,6 +92,7 @@ export function resolveFleetConfig(config: FleetConfig): ResolvedFleetConfig {
   }
   positive("maxDph", "--max-dph", config.maxDph);
   positive("diskGb", "--disk", config.diskGb);
+  positive("exclusionPeriodMs", "exclusionPeriodMs", config.exclusionPeriodMs);
   if (
     config.maxInstances !== undefined &&
     (!Number.isInteger(config.maxInstances) || config.maxInstances < 1)
@@ -156,6 +159,7 @@ export function resolveFleetConfig(config: FleetConfig): ResolvedFleetConfig {
     unknownGraceMs: config.unknownGraceMs ?? fleetDefaults.unknownGraceMs,
     destroyRetryWindowMs: config.destroyRetryWindowMs ?? fleetDefaults.destroyRetryWindowMs,
     heartbeatIntervalMs: config.heartbeatIntervalMs ?? fleetDefaults.heartbeatIntervalMs,
+    exclusionPeriodMs: config.exclusionPeriodMs ?? fleetDefaults.exclusionPeriodMs,
   };
 }
 

@@ -16,6 +16,7 @@ import { generateAgentToken, hashAgentToken } from "../tokens.js";
 import { instanceLabel } from "./config.js";
 import type { ManagerContext } from "./context.js";
 import { beginDestroy } from "./destroyer.js";
+import { exclusionPolicyOf, recordInstanceEvidence } from "./evidence.js";
 
 // Defined with the agent, so the agent's entry point loads none of the manager.
 export { agentEnvNames } from "../agent/env-names.js";
@@ -92,10 +93,18 @@ export async function deployOffer(
       hint: "pass --image IMAGE and --manager-url http://HOST:PORT",
     });
   }
-  if (offer.machineId !== undefined && (await store.isMachineExcluded(offer.machineId))) {
+  const exclusion =
+    offer.machineId === undefined
+      ? undefined
+      : await store.machineExclusion(offer.machineId, exclusionPolicyOf(ctx));
+  if (exclusion !== undefined) {
+    const until =
+      exclusion.until === undefined ? "until lifted" : `until ${new Date(exclusion.until).toISOString()}`;
     throw new FleetOfferRefusedError(
-      `offer ${offer.id} is on machine ${offer.machineId}, excluded after an unstable benchmark`,
-      { hint: "pick another offer (cuzkit vast offers), or use --best N, which skips excluded machines" },
+      `offer ${offer.id} is on machine ${offer.machineId}, excluded ${until}: ${exclusion.reason}`,
+      {
+        hint: `pick another offer (cuzkit vast offers), use --best N, which skips excluded machines, or lift it: cuzkit fleet hosts --lift ${offer.machineId}`,
+      },
     );
   }
   if (options.replaces !== undefined) {
@@ -199,11 +208,12 @@ async function rent(ctx: ManagerContext, id: string, token: string): Promise<Ins
     if (error instanceof FleetTransitionError) throw error;
     const failure = toCuzkitError(error);
     // A definite refusal (offer gone, credit, auth): nothing is billed.
-    await store.transition(id, "renting", "failed", {
+    const refused = await store.transition(id, "renting", "failed", {
       changes: { reason: `rent refused: ${failure.code}: ${failure.message}` },
       eventType: "rent-refused",
       detail: { code: failure.code },
     });
+    await recordInstanceEvidence(ctx, refused, "vast-error", `rent refused: ${failure.code}`);
     await beginDestroy(ctx, id, ["failed"]);
     throw failure;
   }

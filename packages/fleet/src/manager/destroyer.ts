@@ -2,6 +2,7 @@ import { backoffDelayMs, toCuzkitError } from "@cuzkit/core";
 import type { InstanceState } from "../lifecycle.js";
 import type { InstanceRecord } from "../store/records.js";
 import type { ManagerContext } from "./context.js";
+import { failureKind, recordInstanceEvidence } from "./evidence.js";
 
 /** Backoff between destroy attempts: 10 s doubling to 2 min, with jitter. */
 const destroyBackoff = { retries: 0, minDelayMs: 10_000, maxDelayMs: 120_000, factor: 2, jitter: 0.2 };
@@ -64,7 +65,10 @@ export async function beginDestroy(
   return attemptDestroy(ctx, record);
 }
 
-/** Fails a live instance with a reason (deadline, lost, Vast status, agent failure) and destroys it at once. */
+/**
+ * Fails a live instance with a reason (deadline, lost, Vast status, agent failure, operator
+ * destroy) and destroys it at once; the failure is machine evidence of its kind (failureKind).
+ */
 export async function failAndDestroy(
   ctx: ManagerContext,
   id: string,
@@ -73,13 +77,15 @@ export async function failAndDestroy(
   eventType: string,
   detail?: Record<string, unknown>,
 ): Promise<InstanceRecord | undefined> {
+  const before = await ctx.store.get(id);
   const failed = await ctx.store.tryTransition(id, from, "failed", {
     changes: { reason },
     eventType,
     detail: { reason, ...detail },
   });
-  if (failed === undefined) return undefined;
+  if (failed === undefined || before === undefined) return undefined;
   ctx.logger.warn("fleet instance failed", { instanceId: id, reason });
   ctx.checkpoint("fail:failed");
+  await recordInstanceEvidence(ctx, failed, failureKind(ctx, before, eventType), reason);
   return beginDestroy(ctx, id, ["failed"]);
 }

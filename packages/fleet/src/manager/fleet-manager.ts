@@ -5,6 +5,7 @@ import { cordonAndDrain } from "../curio/drain.js";
 import { recordCurioProduction } from "../curio/production-sync.js";
 import { fleetDefaults } from "../defaults.js";
 import { knowledgeFromStore } from "../economics/knowledge.js";
+import type { MachineEvidenceRecord } from "../economics/machine-evidence.js";
 import { FleetBudgetError, FleetOfferRefusedError } from "../errors.js";
 import { vettingStates } from "../lifecycle.js";
 import type { FleetStore } from "../store/fleet-store.js";
@@ -14,6 +15,8 @@ import { type FleetConfig, type ResolvedFleetConfig, resolveFleetConfig } from "
 import type { Checkpoint, FleetVast, ManagerContext } from "./context.js";
 import { type DeployOptions, deployOffer, resumePlanned } from "./deploy.js";
 import { attemptDestroy, beginDestroy, failAndDestroy } from "./destroyer.js";
+import { exclusionPolicyOf } from "./evidence.js";
+import { liftMachineExclusion, type MachinesReport, machinesReport } from "./machines-report.js";
 import { type MonitorSummary, monitor } from "./monitor.js";
 import { type ExcludedOffer, type RankedOffer, rankVastOffers } from "./rank-offers.js";
 import { type ReconcileSummary, reconcile } from "./reconcile.js";
@@ -80,6 +83,10 @@ export interface FleetManager {
    * machine is cordoned and drained first (see cordonAndDrain); a cancelled drain leaves it active.
    */
   destroy(id: string, options?: DestroyOptions): Promise<InstanceRecord>;
+  /** Every machine with its evidence, failure rate and exclusion (`cuzkit fleet hosts`, the dashboard). */
+  machines(): Promise<MachinesReport>;
+  /** Lifts a machine's exclusion, with an event; throws InvalidInputError when it is not excluded. */
+  liftExclusion(machineId: number, reason?: string): Promise<MachineEvidenceRecord>;
   /** Records Curio's production rates of the fleet's Curio machines (nothing without a Curio link). */
   recordCurioProduction(): ReturnType<typeof recordCurioProduction>;
   /** Runs reconcile and monitor on timers until the returned function is called. */
@@ -105,7 +112,11 @@ export function createFleetManager(options: FleetManagerOptions): FleetManager {
 
   async function rankAll(query: OfferQuery = {}) {
     const offers = await vast.searchOffers({ allocatedStorageGb: config.diskGb, ...query });
-    return rankVastOffers(offers, config, await knowledgeFromStore(store));
+    return rankVastOffers(
+      offers,
+      config,
+      await knowledgeFromStore(store, clock.now(), exclusionPolicyOf(ctx)),
+    );
   }
   const rank = async (query: OfferQuery = {}): Promise<RankedOffer[]> => (await rankAll(query)).ranked;
 
@@ -155,6 +166,9 @@ export function createFleetManager(options: FleetManagerOptions): FleetManager {
       await monitor(ctx);
     },
     recordCurioProduction: () => recordCurioProduction(ctx),
+    machines: () => machinesReport(store, clock.now(), exclusionPolicyOf(ctx)),
+    liftExclusion: (machineId, reason) =>
+      liftMachineExclusion(store, machineId, exclusionPolicyOf(ctx), reason),
     async destroy(id, destroyOptions = {}) {
       const record = await store.require(id);
       switch (record.state) {

@@ -4,7 +4,8 @@ import { isVastFailureStatus } from "../decision.js";
 import { mayBeBilling } from "../lifecycle.js";
 import { instanceIdOfLabel } from "./config.js";
 import type { ManagerContext } from "./context.js";
-import { failAndDestroy } from "./destroyer.js";
+import { beginDestroy, failAndDestroy } from "./destroyer.js";
+import { recordInstanceEvidence } from "./evidence.js";
 
 /** What one reconcile pass found and did. */
 export interface ReconcileSummary {
@@ -20,6 +21,11 @@ export interface ReconcileSummary {
   gone: string[];
   /** Instances failed because Vast reports them exited, offline or unknown. */
   failedByVast: string[];
+  /**
+   * `renting` rows a crashed manager left whose label no Vast instance carries: the create was
+   * never sent (or never made anything), so they are closed now, freeing their vetting slot.
+   */
+  closedRenting: string[];
 }
 
 /**
@@ -37,6 +43,7 @@ export async function reconcile(ctx: ManagerContext): Promise<ReconcileSummary> 
     destroyedUnknown: [],
     gone: [],
     failedByVast: [],
+    closedRenting: [],
   };
   const listed = new Map<number, VastInstance>();
   for await (const instance of vast.listInstances()) {
@@ -104,6 +111,8 @@ export async function reconcile(ctx: ManagerContext): Promise<ReconcileSummary> 
     }
   }
 
+  await closeCrashLeftRenting(ctx, listed, summary);
+
   for (const row of await store.list()) {
     if (row.vastId === undefined || !mayBeBilling(row.state) || listed.has(row.vastId)) continue;
     const shown = await vast.showInstance(row.vastId);
@@ -121,6 +130,7 @@ export async function reconcile(ctx: ManagerContext): Promise<ReconcileSummary> 
         eventType: "gone",
       });
       if (failed !== undefined) {
+        await recordInstanceEvidence(ctx, failed, "death", "gone: Vast no longer knows the instance");
         await store.transition(row.id, "failed", "destroying");
         await store.transition(row.id, "destroying", "destroyed", {
           eventType: "gone",
@@ -131,4 +141,35 @@ export async function reconcile(ctx: ManagerContext): Promise<ReconcileSummary> 
     summary.gone.push(row.id);
   }
   return summary;
+}
+
+/**
+ * Closes the `renting` rows an earlier manager process left (their renting began before this
+ * one started) that no labelled Vast instance answers to: the crash came before the create
+ * went out, or the create made nothing. Each is failed and destroyed at once (nothing is billed,
+ * it has no Vast id), which frees its vetting slot now rather than at its renting deadline. It
+ * is the manager's fault, never the machine's: its evidence is `manager-outage`. Rows of this
+ * process are left alone: their create may be in flight.
+ */
+async function closeCrashLeftRenting(
+  ctx: ManagerContext,
+  listed: ReadonlyMap<number, VastInstance>,
+  summary: ReconcileSummary,
+): Promise<void> {
+  const labels = new Set([...listed.values()].map((instance) => instance.label));
+  const reason =
+    "crash-left: the manager stopped before its create was answered, and no Vast instance has its label";
+  for (const row of await ctx.store.list(["renting"])) {
+    if (row.vastId !== undefined || row.phaseStartedAt >= ctx.startedAt || labels.has(row.label)) continue;
+    const failed = await ctx.store.tryTransition(row.id, "renting", "failed", {
+      changes: { reason },
+      eventType: "crash-left",
+      detail: { reason, label: row.label },
+    });
+    if (failed === undefined) continue;
+    ctx.checkpoint("reconcile:closed-renting");
+    await recordInstanceEvidence(ctx, failed, "manager-outage", reason);
+    await beginDestroy(ctx, row.id, ["failed"]);
+    summary.closedRenting.push(row.id);
+  }
 }

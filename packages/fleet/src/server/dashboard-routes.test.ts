@@ -188,6 +188,55 @@ describe("the dashboard's JSON API over HTTP", () => {
     expect((await post("/api/instances/i-ffffffff/destroy", auth)).status).toBe(404);
   });
 
+  it("shows excluded machines with their evidence, and lifts one only with the admin token", async () => {
+    d = await startDashboardFleet();
+    const { manager, clock } = d.fleet;
+    const record = await manager.deploy(1002);
+    await manager.agent.register(record.id, { agentVersion: "0.1.0" });
+    for (const phase of ["params", "warmup", "benchmarking"] as const)
+      await manager.agent.phase(record.id, { phase });
+    await manager.agent.report(record.id, { verdict: "UNSTABLE", proofsPerHour: 20, proofs: [] });
+    const machines = async () =>
+      JSON.parse((await get("/api/machines", auth)).text) as {
+        exclusionPeriodMs: number;
+        machines: { machineId: number; excluded: boolean; excludedUntil: number; evidence: unknown[] }[];
+      };
+    const before = await machines();
+    expect(before.machines).toEqual([
+      expect.objectContaining({
+        machineId: 502,
+        hostId: 92,
+        rentals: 1,
+        failures: 1,
+        excluded: true,
+        exclusionReason: expect.stringMatching(/unstable/),
+        excludedUntil: clock.now() + before.exclusionPeriodMs,
+        evidence: [expect.objectContaining({ kind: "unstable", instanceId: record.id, counts: true })],
+      }),
+    ]);
+    for (const headers of [{}, { authorization: "Bearer wrong-token-wrong-token" }]) {
+      expect((await post("/api/machines/502/lift", headers)).status).toBe(401);
+    }
+    expect(await manager.store.isMachineExcluded(502)).toBe(true);
+    expect((await post("/api/machines/x/lift", auth)).status).toBe(400);
+    const lifted = await post("/api/machines/502/lift", auth, { reason: "host replaced the PSU" });
+    expect(lifted).toMatchObject({
+      status: 200,
+      json: { ok: true, machineId: 502, lifted: { reason: "lifted by the operator: host replaced the PSU" } },
+    });
+    expect(await manager.store.isMachineExcluded(502)).toBe(false);
+    expect((await manager.store.events({ instanceId: "machine-502" })).map((e) => e.type)).toEqual([
+      "machine-lifted",
+    ]);
+    expect((await machines()).machines[0]).toMatchObject({ excluded: false, failures: 1 });
+    // Nothing left to lift: refused, and nothing written.
+    expect(await post("/api/machines/502/lift", auth)).toMatchObject({
+      status: 409,
+      json: { error: "INVALID_INPUT" },
+    });
+    expect(await manager.store.machineEvidence({ machineId: 502 })).toHaveLength(2);
+  });
+
   it("needs the admin token for every read when bound beyond loopback", async () => {
     d = await startDashboardFleet({ readsNeedToken: true });
     for (const path of [

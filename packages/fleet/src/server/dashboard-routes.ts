@@ -41,6 +41,9 @@ export interface DashboardOptions {
 }
 
 type IdParams = { id: string };
+type MachineParams = { machineId: string };
+const liftBody = z.strictObject({ reason: z.string().trim().min(1).max(200).optional() });
+const machineIdParam = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 const deployBody = z.strictObject({ offerId: z.number().int().positive() });
 const eventsQuery = z.object({
   after: z.coerce.number().int().nonnegative().optional(),
@@ -50,7 +53,7 @@ const eventsQuery = z.object({
 
 /**
  * The dashboard pages (`/`, `/instances/:id`), their JSON (`/api/...`), the live stream
- * (`/api/stream`, server-sent events), the admin actions (deploy, destroy, cordon: always the
+ * (`/api/stream`, server-sent events), the admin actions (deploy, destroy, cordon, lift: always the
  * admin token), `/metrics` and `/openapi.json`. Every answer carries a CSP; views pick their
  * fields, so no token or key reaches them.
  */
@@ -247,9 +250,44 @@ export async function dashboardPlugin(app: FastifyInstance, options: DashboardOp
       });
     }
     // Cordon: the machine is kept out of later rentals; the instance itself keeps running.
-    await store.excludeMachine(record.machineId, `cordoned by the operator (instance ${record.id})`);
+    await store.recordEvidence({
+      machineId: record.machineId,
+      hostId: record.offer.hostId,
+      instanceId: record.id,
+      kind: "cordon",
+      reason: `cordoned by the operator (instance ${record.id})`,
+    });
     await store.appendEvent(record.id, "cordoned", { machineId: record.machineId });
     return { ok: true, machineId: record.machineId };
+  });
+
+  app.get("/api/machines", read, async () => manager.machines());
+  app.post<{ Params: MachineParams }>("/api/machines/:machineId/lift", action, async (request, reply) => {
+    const machineId = machineIdParam.safeParse(request.params.machineId);
+    const body = liftBody.safeParse(request.body ?? {});
+    if (!machineId.success || !body.success) {
+      return reply.code(400).send({
+        ok: false,
+        error: "INVALID_BODY",
+        message:
+          'the machine id is a positive whole number; the body is {} or { "reason": "<why, 200 characters at most>" }',
+      });
+    }
+    try {
+      const lifted = await manager.liftExclusion(
+        machineId.data,
+        body.data.reason === undefined ? undefined : `lifted by the operator: ${body.data.reason}`,
+      );
+      return {
+        ok: true,
+        machineId: machineId.data,
+        lifted: { seq: lifted.seq, at: lifted.at, reason: lifted.reason },
+      };
+    } catch (error) {
+      // Not excluded: nothing to lift, and nothing was written.
+      if (!CuzkitError.is(error)) throw error;
+      return reply.code(409).send({ ok: false, error: error.code, message: error.message, hint: error.hint });
+    }
   });
 
   app.get("/metrics", read, async (_request, reply) =>

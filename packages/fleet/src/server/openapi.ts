@@ -257,6 +257,27 @@ export const openApiDocument = {
       { type: "object" },
       { parameters: idParam },
     ),
+    "/api/machines": read(
+      "Every machine with its evidence (failures, deaths, operator actions, lifts), failure rate and exclusion (as `cuzkit fleet hosts --json`)",
+      { type: "object" },
+    ),
+    "/api/machines/{machineId}/lift": act(
+      "Lift a machine's exclusion (a lift row in its evidence, and an event)",
+      { type: "object" },
+      {
+        parameters: [
+          { name: "machineId", in: "path", required: true, schema: { type: "integer", minimum: 1 } },
+        ],
+        requestBody: {
+          required: false,
+          content: {
+            "application/json": {
+              schema: { type: "object", properties: { reason: { type: "string", maxLength: 200 } } },
+            },
+          },
+        },
+      },
+    ),
     "/metrics": {
       get: {
         summary: "Prometheus metrics",

@@ -94,7 +94,7 @@ describe.each(backends)("fleet store on $name", ({ name, place }) => {
     const again = await open(p);
     expect((await again.require("i-1")).state).toBe("renting");
     expect(await again.loadSettings("test")).toEqual({ minProofsPerHour: 40, image: "x" });
-    expect(await again.schemaVersion()).toBe(migrations.at(-1)?.version);
+    expect(await again.schemaVersion()).toBe(Math.max(...migrations.map((m) => m.version)));
   });
 
   it("refuses a store newer than it knows, with a hint to upgrade", async () => {
@@ -267,11 +267,12 @@ describe.each(backends)("fleet store on $name", ({ name, place }) => {
       destroyNextAttemptAt: undefined,
     });
     expect((await store.events({ instanceId: "i-1" })).at(-1)?.type).toBe("destroy-manually");
-    await store.excludeMachine(501, "unstable");
-    await store.excludeMachine(501, "again");
+    await store.excludeMachine(501, "cordoned");
     expect(await store.isMachineExcluded(501)).toBe(true);
     expect(await store.isMachineExcluded(502)).toBe(false);
-    expect(await store.performance.excludedMachines()).toEqual(new Map([[501, "unstable"]]));
+    expect(await store.machineEvidence({ machineId: 501 })).toMatchObject([
+      { machineId: 501, kind: "cordon", reason: "cordoned", at: 10_000 },
+    ]);
     expect(await store.performance.failedInstanceIds()).toEqual(new Set(["i-1"]));
     expect(await store.countByState()).toMatchObject({ destroying: 1, planned: 0 });
 
@@ -283,6 +284,26 @@ describe.each(backends)("fleet store on $name", ({ name, place }) => {
     expect((await store.noteUnknownInstance(9001, "cuzkit-fleet-test-i-x")).firstSeenAt).toBe(10_000);
     await store.settleUnknownInstance(9001, "destroyed");
     expect((await store.noteUnknownInstance(9001, "x")).outcome).toBe("destroyed");
+  });
+  it("keeps machine evidence append-only: a lift is a row, and only evidence after it excludes", async () => {
+    const clock = createManualClock(10_000);
+    const store = await open(place(), clock);
+    const death = { machineId: 7, hostId: 70, instanceId: "i-1", kind: "death" as const, reason: "lost" };
+    await store.recordEvidence(death);
+    expect(await store.isMachineExcluded(7)).toBe(false); // one death never excludes
+    clock.advance(60_000);
+    await store.recordEvidence({ ...death, instanceId: "i-2" });
+    expect(await store.machineExclusion(7)).toMatchObject({ since: 70_000, until: 10_000 + 7 * 86_400_000 });
+    await store.liftExclusion(7, "checked by hand");
+    expect(await store.isMachineExcluded(7)).toBe(false);
+    expect((await store.machineEvidence({ machineId: 7 })).map((e) => e.kind)).toEqual([
+      "death",
+      "death",
+      "lift",
+    ]);
+    expect((await store.events({ instanceId: "machine-7" })).map((e) => [e.type, e.detail])).toEqual([
+      ["machine-lifted", { machineId: 7, reason: "checked by hand" }],
+    ]);
   });
 });
 
@@ -303,6 +324,35 @@ describe("fleet store on SQLite only", () => {
       n: migrations.length,
     });
     raw.close();
+  });
+
+  it("turns the old permanent exclusions into evidence: a cordon stays until lifted, UNSTABLE expires", async () => {
+    const path = tempDb();
+    const old = openDatabase(
+      path,
+      migrations.filter((m) => m.version < 7),
+    );
+    old
+      .prepare("INSERT INTO excluded_machines (machine_id, at, reason) VALUES (?, ?, ?)")
+      .run(1, 1_000, "cordoned by the operator (instance i-1)");
+    old
+      .prepare("INSERT INTO excluded_machines (machine_id, at, reason) VALUES (?, ?, ?)")
+      .run(2, 2_000, "rejected as unstable");
+    old.close();
+    const clock = createManualClock(3_000);
+    const store = openFleetStore({ path, clock });
+    try {
+      expect((await store.machineEvidence()).map((e) => [e.machineId, e.kind, e.at])).toEqual([
+        [1, "cordon", 1_000],
+        [2, "unstable", 2_000],
+      ]);
+      expect(await store.isMachineExcluded(2)).toBe(true);
+      clock.advance(7 * 86_400_000);
+      expect(await store.isMachineExcluded(2)).toBe(false);
+      expect(await store.isMachineExcluded(1)).toBe(true);
+    } finally {
+      await store.close();
+    }
   });
 
   it("rolls a failing migration back as a whole", () => {

@@ -1,4 +1,10 @@
 import { type Clock, systemClock } from "@cuzkit/core";
+import type {
+  ExclusionPolicy,
+  MachineEvidenceInput,
+  MachineEvidenceRecord,
+  MachineExclusion,
+} from "../economics/machine-evidence.js";
 import type { InstanceState } from "../lifecycle.js";
 import { isPostgresUrl } from "./connection-string.js";
 import type { HostPerformanceInput, HostPerformanceStore } from "./host-performance.js";
@@ -186,10 +192,21 @@ export interface FleetStore {
   saveSettings(fleet: string, config: Record<string, unknown>): Promise<void>;
   /** A fleet's saved config, or undefined. */
   loadSettings(fleet: string): Promise<Record<string, unknown> | undefined>;
-  /** Keeps a machine out of later rentals. */
+  /** The operator cordons a machine: a `cordon` evidence row, excluded until lifted. */
   excludeMachine(machineId: number, reason: string): Promise<void>;
-  /** True when the machine is excluded. */
-  isMachineExcluded(machineId: number): Promise<boolean>;
+  /** Appends one row of machine evidence (a failure, death, operator action or lift). */
+  recordEvidence(input: MachineEvidenceInput): Promise<MachineEvidenceRecord>;
+  /** Machine evidence, oldest first; of one machine when asked. */
+  machineEvidence(query?: { machineId?: number | undefined }): Promise<MachineEvidenceRecord[]>;
+  /** The machine's exclusion now (the store's clock), or undefined. Default policy: fleetDefaults. */
+  machineExclusion(machineId: number, policy?: ExclusionPolicy): Promise<MachineExclusion | undefined>;
+  /** True when the machine is excluded now. Default policy: fleetDefaults. */
+  isMachineExcluded(machineId: number, policy?: ExclusionPolicy): Promise<boolean>;
+  /**
+   * Lifts a machine's exclusion: a `lift` evidence row (older evidence no longer excludes, but
+   * still counts in its failure rate) and a `machine-lifted` event on `machine-<id>`.
+   */
+  liftExclusion(machineId: number, reason: string): Promise<MachineEvidenceRecord>;
   /** Instances per state (every state present, 0 when none). */
   countByState(): Promise<Record<InstanceState, number>>;
   /** The fleet's writer lease on this database (one manager writes at a time); nothing is claimed until asked. */

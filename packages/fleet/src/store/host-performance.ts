@@ -53,8 +53,6 @@ export interface HostPerformanceStore {
   }): Promise<HostPerformanceRecord[]>;
   /** Ids of instances that ever moved to `failed` (from the events). */
   failedInstanceIds(): Promise<Set<string>>;
-  /** The excluded machines and why. */
-  excludedMachines(): Promise<Map<number, string>>;
 }
 
 /** SQL row shape of `host_performance`. */

@@ -177,4 +177,30 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX host_performance_by_instance ON host_performance (instance_id, seq);
     `,
   },
+  {
+    version: 7,
+    description:
+      "machine evidence: each failure or death of a rental with its kind, so exclusion is computed and expires",
+    sql: (d) => `
+      -- One row per failure, death, operator action or lift. Whether a machine is excluded, and
+      -- its failure rate, are computed from these rows and the clock: nothing here is a verdict.
+      CREATE TABLE machine_evidence (
+        seq ${d.serialKey},
+        machine_id ${d.integer} NOT NULL,
+        host_id ${d.integer},
+        instance_id TEXT,
+        at ${d.integer} NOT NULL,
+        kind TEXT NOT NULL,
+        reason TEXT NOT NULL
+      );
+      CREATE INDEX machine_evidence_by_machine ON machine_evidence (machine_id, seq);
+      ${d.appendOnly("machine_evidence", "machine evidence is append-only: lift an exclusion with a lift row")}
+      -- The old permanent exclusions become evidence: a cordon stays until lifted, an UNSTABLE
+      -- verdict now expires like a new one.
+      INSERT INTO machine_evidence (machine_id, host_id, instance_id, at, kind, reason)
+        SELECT machine_id, NULL, NULL, at,
+          CASE WHEN reason LIKE 'cordoned%' THEN 'cordon' ELSE 'unstable' END, reason
+        FROM excluded_machines ORDER BY at;
+    `,
+  },
 ];

@@ -1,4 +1,10 @@
 import type { Clock } from "@cuzkit/core";
+import {
+  defaultExclusionPolicy,
+  type EvidenceKind,
+  type MachineEvidenceRecord,
+  machineExclusion,
+} from "../economics/machine-evidence.js";
 import { instanceNotFound, transitionRefused } from "../errors.js";
 import { canTransition, type InstanceState, instanceStates } from "../lifecycle.js";
 import { fencedExecutor } from "./fenced-executor.js";
@@ -22,6 +28,26 @@ import { createWriterLease, type WriterLease } from "./writer-lease.js";
 
 // Every query of the fleet's store, in one place, for SQLite and PostgreSQL alike: positional
 // `?` parameters, standard SQL (ON CONFLICT, RETURNING, COALESCE) that both run unchanged.
+
+interface EvidenceRow {
+  seq: number;
+  machine_id: number;
+  host_id: number | null;
+  instance_id: string | null;
+  at: number;
+  kind: string;
+  reason: string;
+}
+
+const evidenceFromRow = (row: EvidenceRow): MachineEvidenceRecord => ({
+  seq: row.seq,
+  machineId: row.machine_id,
+  hostId: row.host_id ?? undefined,
+  instanceId: row.instance_id ?? undefined,
+  at: row.at,
+  kind: row.kind as EvidenceKind,
+  reason: row.reason,
+});
 
 interface EventRow {
   seq: number;
@@ -113,10 +139,10 @@ const sql = {
   selectBenchmark: "SELECT * FROM benchmark_results WHERE instance_id = ?",
   selectBenchmarkSummaries: `SELECT instance_id, at, verdict, proofs_per_hour, min_proofs_per_hour, machine_id, gpu_name,
       num_gpus FROM benchmark_results ORDER BY at ASC LIMIT ?`,
-  insertExcluded:
-    "INSERT INTO excluded_machines (machine_id, at, reason) VALUES (?, ?, ?) ON CONFLICT (machine_id) DO NOTHING",
-  selectExcluded: "SELECT 1 AS excluded FROM excluded_machines WHERE machine_id = ?",
-  selectAllExcluded: "SELECT machine_id, reason FROM excluded_machines",
+  insertEvidence: `INSERT INTO machine_evidence (machine_id, host_id, instance_id, at, kind, reason)
+    VALUES (?, ?, ?, ?, ?, ?) RETURNING *`,
+  selectEvidence: "SELECT * FROM machine_evidence ORDER BY seq",
+  selectEvidenceOfMachine: "SELECT * FROM machine_evidence WHERE machine_id = ? ORDER BY seq",
   insertUnknown:
     "INSERT INTO unknown_instances (vast_id, label, first_seen_at) VALUES (?, ?, ?) ON CONFLICT (vast_id) DO NOTHING",
   selectUnknown: "SELECT first_seen_at, outcome FROM unknown_instances WHERE vast_id = ?",
@@ -288,14 +314,24 @@ export function createSqlFleetStore(db: SqlExecutor, options: SqlFleetStoreOptio
     },
     failedInstanceIds: async () =>
       new Set((await db.all<{ instance_id: string }>(sql.selectFailedInstances)).map((r) => r.instance_id)),
-    excludedMachines: async () =>
-      new Map(
-        (await db.all<{ machine_id: number; reason: string }>(sql.selectAllExcluded)).map((r) => [
-          r.machine_id,
-          r.reason,
-        ]),
-      ),
   };
+
+  const insertEvidence = async (q: SqlExecutor, input: Parameters<FleetStore["recordEvidence"]>[0]) =>
+    evidenceFromRow(
+      (await q.get<EvidenceRow>(sql.insertEvidence, [
+        input.machineId,
+        input.hostId ?? null,
+        input.instanceId ?? null,
+        input.at ?? clock.now(),
+        input.kind,
+        input.reason,
+      ])) as EvidenceRow,
+    );
+  const evidenceOf = async (machineId: number | undefined) =>
+    (machineId === undefined
+      ? await db.all<EvidenceRow>(sql.selectEvidence)
+      : await db.all<EvidenceRow>(sql.selectEvidenceOfMachine, [machineId])
+    ).map(evidenceFromRow);
 
   const store: FleetStore = {
     kind: options.kind,
@@ -471,9 +507,36 @@ export function createSqlFleetStore(db: SqlExecutor, options: SqlFleetStoreOptio
       return row === undefined ? undefined : (JSON.parse(row.config_json) as Record<string, unknown>);
     },
     async excludeMachine(machineId, reason) {
-      await db.run(sql.insertExcluded, [machineId, clock.now(), reason]);
+      await insertEvidence(db, {
+        machineId,
+        hostId: undefined,
+        instanceId: undefined,
+        kind: "cordon",
+        reason,
+      });
     },
-    isMachineExcluded: async (machineId) => (await db.get(sql.selectExcluded, [machineId])) !== undefined,
+    recordEvidence: (input) => insertEvidence(db, input),
+    machineEvidence: (query = {}) => evidenceOf(query.machineId),
+    machineExclusion: async (machineId, policy = defaultExclusionPolicy) =>
+      machineExclusion(await evidenceOf(machineId), clock.now(), policy),
+    isMachineExcluded: async (machineId, policy = defaultExclusionPolicy) =>
+      machineExclusion(await evidenceOf(machineId), clock.now(), policy) !== undefined,
+    liftExclusion(machineId, reason) {
+      return db.transaction(async (tx) => {
+        const lifted = await insertEvidence(tx, {
+          machineId,
+          hostId: undefined,
+          instanceId: undefined,
+          kind: "lift",
+          reason,
+        });
+        await event(tx, `machine-${machineId}`, "machine-lifted", undefined, undefined, {
+          machineId,
+          reason,
+        });
+        return lifted;
+      });
+    },
     async countByState() {
       const counts = Object.fromEntries(instanceStates.map((s) => [s, 0])) as Record<InstanceState, number>;
       for (const row of await db.all<{ state: InstanceState; n: number }>(sql.countStates)) {

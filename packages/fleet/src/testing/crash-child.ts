@@ -1,7 +1,9 @@
 // A manager process for the crash test: it deploys two offers and drives each instance to a
 // final state, with a scripted agent calling the handlers. With CRASH_AT=N it SIGKILLs
 // itself at its N-th checkpoint; a restart with CRASH_AT=0 must then finish the job from the
-// store and Vast alone. Prints `checkpoints <count>` when it finishes.
+// store and Vast alone. Prints `renting-after-startup <n>` once its startup (one reconcile)
+// is done, `n` being the renting rows without a Vast id left from before, and
+// `checkpoints <count>` when it finishes.
 import { createVastClient } from "@cuzkit/vast";
 import { timedProofRecords } from "../evidence/benchmark-claim.js";
 import { createFleetManager } from "../manager/fleet-manager.js";
@@ -27,8 +29,9 @@ const manager = createFleetManager({
     managerUrl: "http://127.0.0.1:1",
     minProofsPerHour: 40,
     unknownGraceMs: 0,
-    // A create sent just before a crash is found by label; one never sent times out fast.
-    deadlines: { overridesMs: { renting: 1_500 } },
+    // A create sent just before a crash is found by label; a row whose create was never sent is
+    // closed by the restart's first reconcile, long before this deadline (the test would hang).
+    deadlines: { overridesMs: { renting: 600_000 } },
   },
   checkpoint(name) {
     checkpoints++;
@@ -42,8 +45,14 @@ const manager = createFleetManager({
 const offers = [1002, 1003];
 const verdictFor = (offerId: number) => (offerId === 1002 ? "MET" : "BELOW");
 
+const startedAt = Date.now();
+
 async function main(): Promise<void> {
   await manager.startup();
+  const leftRenting = (await store.list(["renting"])).filter(
+    (r) => r.vastId === undefined && r.phaseStartedAt < startedAt,
+  );
+  process.stdout.write(`renting-after-startup ${leftRenting.length}\n`);
   // Deploy each offer once: a row for it means it was planned before (crashed or not).
   for (const offerId of offers) {
     if (!(await store.list()).some((r) => r.offerId === offerId)) await manager.deploy(offerId);

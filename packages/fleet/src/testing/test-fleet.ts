@@ -20,6 +20,11 @@ export interface TestFleet {
   clock: ReturnType<typeof createManualClock>;
   /** The manager's writer lease, when `writerLease` was asked for. */
   lease: WriterLease | undefined;
+  /**
+   * A new manager on the same store, fake Vast and clock, as a restarted process would be (its
+   * start time is the clock's now); `manager` and `app` stay the first one.
+   */
+  restart(): FleetManager;
   /** The agent token a deploy put into the instance's environment (read from the fake's create request). */
   tokenOf(instanceId: string): string;
   close(): Promise<void>;
@@ -67,22 +72,24 @@ export async function startTestFleet(options: TestFleetOptions = {}): Promise<Te
     rateLimit: false,
     createRecovery: { attempts: 1, delayMs: 0 },
   });
-  const manager = createFleetManager({
-    store: lease === undefined ? store : store.fencedBy(lease),
-    vast,
-    clock,
-    logger: silentLogger,
-    random: () => 0.5,
-    checkpoint: options.checkpoint,
-    curio: options.curio,
-    config: {
-      fleet: "test",
-      minProofsPerHour: 10,
-      image: "ghcr.io/example/prover:1",
-      managerUrl: "http://127.0.0.1:7320",
-      ...options.config,
-    },
-  });
+  const startManager = (checkpoint: Checkpoint | undefined) =>
+    createFleetManager({
+      store: lease === undefined ? store : store.fencedBy(lease),
+      vast,
+      clock,
+      logger: silentLogger,
+      random: () => 0.5,
+      checkpoint,
+      curio: options.curio,
+      config: {
+        fleet: "test",
+        minProofsPerHour: 10,
+        image: "ghcr.io/example/prover:1",
+        managerUrl: "http://127.0.0.1:7320",
+        ...options.config,
+      },
+    });
+  const manager = startManager(options.checkpoint);
   const dashboard = options.dashboard === undefined ? undefined : { clock, ...options.dashboard };
   const app = buildFleetServer({
     manager,
@@ -95,6 +102,7 @@ export async function startTestFleet(options: TestFleetOptions = {}): Promise<Te
     app,
     clock,
     lease,
+    restart: () => startManager(undefined),
     tokenOf(instanceId) {
       for (const request of fake.requestsTo(/^\/api\/v0\/asks\/\d+\/$/, "PUT").reverse()) {
         const env = (request.body as { env?: Record<string, string> }).env ?? {};

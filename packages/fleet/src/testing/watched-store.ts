@@ -17,6 +17,8 @@ const storeWrites = [
   "settleUnknownInstance",
   "saveSettings",
   "excludeMachine",
+  "recordEvidence",
+  "liftExclusion",
 ] as const satisfies readonly (keyof FleetStore)[];
 
 /** Options of {@link WatchedStore.until}. */

@@ -1,6 +1,7 @@
 /// <reference lib="dom" />
 import type uPlot from "uplot";
 import { curioRatesText } from "../curio/curio-rate.js";
+import type { MachineReport, MachinesReport } from "../manager/machines-report.js";
 import type {
   EventView,
   ExcludedOfferView,
@@ -182,6 +183,49 @@ function actionButton(
   return button;
 }
 
+const percent = (rate: number) => `${(rate * 100).toFixed(1)}%`;
+
+/** One machine with its evidence, failure rate and exclusion; an excluded one has a lift button. */
+function machineRow(m: MachineReport, lift: (machineId: number) => void): HTMLTableRowElement {
+  const status = !m.excluded
+    ? "ok"
+    : m.excludedUntil === undefined
+      ? "excluded until lifted"
+      : `excluded until ${new Date(m.excludedUntil).toISOString().slice(0, 16).replace("T", " ")}`;
+  let button: HTMLButtonElement | null = null;
+  if (m.excluded) {
+    button = el("button", { type: "button", class: "action lift", "data-action": "lift" }, "lift");
+    button.addEventListener("click", () => lift(m.machineId));
+  }
+  return el(
+    "tr",
+    { "data-machine-id": String(m.machineId), "data-excluded": m.excluded ? "yes" : "no" },
+    el("td", {}, String(m.machineId)),
+    el("td", {}, m.hostId === undefined ? "–" : String(m.hostId)),
+    el("td", { class: "num" }, String(m.rentals)),
+    el("td", { class: "num" }, String(m.failures)),
+    el("td", { class: "num" }, percent(m.failureRate)),
+    el("td", { class: "num" }, percent(m.hostFailureRate)),
+    el("td", {}, el("span", { class: m.excluded ? "badge failed" : "badge active" }, status)),
+    el(
+      "td",
+      {},
+      el(
+        "ul",
+        { class: "evidence" },
+        ...m.evidence.map((e) =>
+          el(
+            "li",
+            { class: e.counts ? "" : "muted" },
+            `${new Date(e.at).toISOString().slice(0, 16).replace("T", " ")} ${e.kind}${e.counts ? "" : " (not the machine's)"}: ${e.reason}`,
+          ),
+        ),
+      ),
+    ),
+    el("td", {}, button),
+  );
+}
+
 function eventLine(e: EventView): HTMLLIElement {
   const move =
     e.fromState !== null || e.toState !== null ? ` ${e.fromState ?? "·"} → ${e.toState ?? "·"}` : "";
@@ -205,6 +249,7 @@ export function fleetPage(root: HTMLElement): void {
   const instances = el("section", { id: "instances" });
   const chartHost = el("div", { id: "pph-chart", class: "chart" });
   const hosts = el("section", { id: "hosts" });
+  const machines = el("section", { id: "machines" });
   const offers = el("section", { id: "offers" });
   const events = el("ol", { id: "events", class: "events" });
   const status = notice();
@@ -217,6 +262,8 @@ export function fleetPage(root: HTMLElement): void {
     chartHost,
     el("h2", {}, "Host performance"),
     hosts,
+    el("h2", {}, "Machines: evidence and exclusions"),
+    machines,
     el("h2", {}, "Ranked offers"),
     offers,
     el("h2", {}, "Events"),
@@ -237,14 +284,25 @@ export function fleetPage(root: HTMLElement): void {
     await refresh();
   };
 
+  const lift = async (machineId: number) => {
+    try {
+      await postJson(`/api/machines/${machineId}/lift`);
+      status.show(`lift: machine ${machineId} accepted`, "ok");
+    } catch (error) {
+      status.show(error instanceof ApiError ? `lift refused: ${error.message}` : "lift failed", "error");
+    }
+    await refresh();
+  };
+
   const refresh = async () => {
     try {
-      const [s, list, series, log, perf] = await Promise.all([
+      const [s, list, series, log, perf, report] = await Promise.all([
         getJson<FleetSummary & { readsNeedToken: boolean }>("/api/summary"),
         getJson<{ instances: InstanceListView[] }>("/api/instances"),
         getJson<ProofsPerHourSeries>("/api/proofs-per-hour"),
         getJson<{ events: EventView[] }>("/api/events?limit=100"),
         getJson<{ hosts: HostPerformanceView[] }>("/api/host-performance"),
+        getJson<MachinesReport>("/api/machines"),
       ]);
       const counts = Object.entries(s.countsByState).filter(([, n]) => n > 0);
       replaceChildren(
@@ -306,6 +364,21 @@ export function fleetPage(root: HTMLElement): void {
             ),
           ),
           { id: "hosts-table" },
+        ),
+      );
+      replaceChildren(
+        machines,
+        report.machines.length === 0
+          ? el("p", { class: "muted" }, "No machine has rentals or evidence yet.")
+          : table(
+              ["Machine", "Host", "Rentals", "Failures", "Fail rate", "Host rate", "Status", "Evidence", ""],
+              report.machines.map((m) => machineRow(m, (id) => void lift(id))),
+              { id: "machines-table" },
+            ),
+        el(
+          "p",
+          { class: "muted" },
+          `Fleet failure rate ${percent(report.fleetFailureRate)}; an exclusion lasts ${formatDuration(report.exclusionPeriodMs)} after its evidence.`,
         ),
       );
       replaceChildren(events, ...log.events.slice().reverse().map(eventLine));

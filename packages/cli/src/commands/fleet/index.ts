@@ -4,6 +4,7 @@ import { createFleetContext, type FleetCommandDeps } from "./context.js";
 import { addDemoCommand } from "./demo.js";
 import { addDeployCommand } from "./deploy.js";
 import { addDestroyCommand } from "./destroy.js";
+import { addHostsCommand } from "./hosts.js";
 import { addOffersCommand } from "./offers.js";
 import { addRunCommand } from "./run.js";
 import { addServeCommand } from "./serve.js";
@@ -11,7 +12,7 @@ import { addStatusCommand } from "./status.js";
 
 export type { FleetCommandDeps } from "./context.js";
 
-/** `cuzkit fleet serve|deploy|offers|run|demo|status|destroy`: the fleet manager. */
+/** `cuzkit fleet serve|deploy|offers|run|demo|status|hosts|destroy`: the fleet manager. */
 export function createFleetCommand(io: CliIO, deps: FleetCommandDeps = {}): Command {
   const fleet = new Command("fleet").description(
     "rent GPU machines, let each benchmark itself, keep those whose measured proofs/hour clears the minimum",
@@ -23,6 +24,7 @@ export function createFleetCommand(io: CliIO, deps: FleetCommandDeps = {}): Comm
   addRunCommand(fleet, ctx);
   addDemoCommand(fleet, ctx);
   addStatusCommand(fleet, ctx);
+  addHostsCommand(fleet, ctx);
   addDestroyCommand(fleet, ctx);
   return fleet;
 }

@@ -1,0 +1,98 @@
+import type { ExclusionPolicy, MachineReport } from "@cuzkit/fleet";
+import type { Command } from "commander";
+import { colourEnabled } from "../../colour.js";
+import { wholeNumberOption } from "../../parse.js";
+import { createTable } from "../../table.js";
+import { type FleetContext, fleetLib } from "./context.js";
+import { addStoreOptions, type StoreFlags } from "./flags.js";
+
+interface HostsFlags extends StoreFlags {
+  json?: boolean;
+  excluded?: boolean;
+  lift?: number;
+  reason?: string;
+}
+
+const percent = (rate: number) => `${(rate * 100).toFixed(1)}%`;
+const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+
+/** What the STATUS column says of a machine. */
+function statusText(m: MachineReport): string {
+  if (!m.excluded) return "ok";
+  return m.excludedUntil === undefined ? "excluded until lifted" : `excluded until ${iso(m.excludedUntil)}`;
+}
+
+/** `cuzkit fleet hosts [--lift MACHINE]`: each machine's evidence, failure rate and exclusion. */
+export function addHostsCommand(fleet: Command, ctx: FleetContext): void {
+  addStoreOptions(fleet.command("hosts"))
+    .description(
+      "machines and hosts with their evidence (failures, deaths, operator actions), failure rate and exclusion; --lift ends one",
+    )
+    .option("--json", "print JSON")
+    .option("--excluded", "only the machines excluded now")
+    .option(
+      "--lift <machine-id>",
+      "lift this machine's exclusion (an event; its failures still count in its failure rate)",
+      wholeNumberOption("--lift", 1, "--lift 502"),
+    )
+    .option("--reason <text>", "why the exclusion is lifted (kept in the evidence and the event)")
+    .action(async (flags: HostsFlags) =>
+      ctx.withStore(flags, async (store) => {
+        const { machinesReport, liftMachineExclusion, defaultExclusionPolicy } = await fleetLib();
+        const saved = await store.loadSettings(flags.fleet);
+        const savedPeriod = saved?.exclusionPeriodMs;
+        const policy: ExclusionPolicy = {
+          ...defaultExclusionPolicy,
+          periodMs: typeof savedPeriod === "number" ? savedPeriod : defaultExclusionPolicy.periodMs,
+        };
+        if (flags.lift !== undefined) {
+          const lifted = await liftMachineExclusion(
+            store,
+            flags.lift,
+            policy,
+            flags.reason === undefined ? undefined : `lifted by the operator: ${flags.reason}`,
+          );
+          ctx.print(`machine ${flags.lift} lifted: ${lifted.reason}`);
+          return;
+        }
+        const report = await machinesReport(store, Date.now(), policy);
+        const machines = report.machines.filter((m) => !flags.excluded || m.excluded);
+        if (flags.json) {
+          ctx.print(JSON.stringify({ ...report, machines }, null, 2));
+          return;
+        }
+        if (machines.length === 0) {
+          ctx.print(flags.excluded ? "no excluded machines" : "no machines with rentals or evidence");
+          return;
+        }
+        const table = createTable(
+          ["MACHINE", "HOST", "RENTALS", "FAILURES", "FAIL RATE", "HOST RATE", "STATUS", "REASON"],
+          { colour: colourEnabled(ctx.io.stdout, ctx.io.env) },
+        );
+        for (const m of machines) {
+          table.push([
+            m.machineId,
+            m.hostId ?? "-",
+            m.rentals,
+            m.failures,
+            percent(m.failureRate),
+            percent(m.hostFailureRate),
+            statusText(m),
+            m.exclusionReason ?? "",
+          ]);
+        }
+        const lines = [table.toString()];
+        for (const m of machines.filter((x) => x.excluded)) {
+          lines.push(`machine ${m.machineId} evidence (lift: cuzkit fleet hosts --lift ${m.machineId}):`);
+          for (const e of m.evidence) {
+            const counts = e.counts ? "counts" : "not the machine's";
+            lines.push(`  ${iso(e.at)}  ${e.kind} (${counts})  ${e.instanceId ?? "-"}  ${e.reason}`);
+          }
+        }
+        lines.push(
+          `fleet failure rate ${percent(report.fleetFailureRate)}; exclusions last ${Math.round(report.exclusionPeriodMs / 3_600_000)} h`,
+        );
+        ctx.print(lines.join("\n"));
+      }),
+    );
+}
