@@ -132,6 +132,7 @@ const fleetHints: Readonly<Record<FleetErrorCode, CliHintRule>> = {
   FLEET_CONFIG: same,
   FLEET_AGENT_REFUSED: same,
   FLEET_MANAGER_UNREACHABLE: same,
+  FLEET_MANAGER_URL: same,
   PARAMS_COMMAND_FAILED: "the --params-command exited non-zero; run it by hand on the machine to see why",
   NO_SAFE_CONFIG:
     "the tuner found no safe daemon config for this machine: `cuzkit tune` on it says what it lacks",

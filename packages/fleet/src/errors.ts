@@ -12,6 +12,7 @@ export const fleetErrorCodes = [
   "FLEET_CONFIG",
   "FLEET_AGENT_REFUSED",
   "FLEET_MANAGER_UNREACHABLE",
+  "FLEET_MANAGER_URL",
   // A failed vetting step on the machine, as the agent reports it to the manager.
   "PARAMS_COMMAND_FAILED",
   "NO_SAFE_CONFIG",
@@ -163,5 +164,20 @@ export class FleetOfferRefusedError extends FleetError<"FLEET_OFFER_REFUSED"> {
 export class FleetConfigError extends FleetError<"FLEET_CONFIG"> {
   constructor(message: string, options: FleetSubclassOptions = {}) {
     super(message, classDefaults(options, "FLEET_CONFIG", false, "complete the fleet's config"));
+  }
+}
+
+/** Renting refused: no manager URL agents can reach (none given, loopback, or a stored one that does not answer as this manager). */
+export class FleetManagerUrlError extends FleetError<"FLEET_MANAGER_URL"> {
+  constructor(message: string, options: FleetSubclassOptions = {}) {
+    super(
+      message,
+      classDefaults(
+        options,
+        "FLEET_MANAGER_URL",
+        false,
+        "pass --manager-url https://HOST:PORT, the manager's address reachable from the rented machines",
+      ),
+    );
   }
 }

@@ -15,6 +15,7 @@ import type { InstanceRecord, OfferSnapshot } from "../store/records.js";
 import { generateAgentToken, hashAgentToken } from "../tokens.js";
 import { instanceLabel } from "./config.js";
 import type { ManagerContext } from "./context.js";
+import { requireRentingManagerUrl } from "./manager-url.js";
 import { beginDestroy } from "./destroyer.js";
 
 // Defined with the agent, so the agent's entry point loads none of the manager.
@@ -87,11 +88,10 @@ export async function deployOffer(
   options: DeployOptions = {},
 ): Promise<InstanceRecord> {
   const { store, config } = ctx;
-  if (config.image === undefined || config.managerUrl === undefined) {
-    throw new FleetConfigError("deploy needs the prover image and the URL agents reach the manager at", {
-      hint: "pass --image IMAGE and --manager-url http://HOST:PORT",
-    });
+  if (config.image === undefined) {
+    throw new FleetConfigError("deploy needs the prover image", { hint: "pass --image IMAGE" });
   }
+  requireRentingManagerUrl(config);
   if (offer.machineId !== undefined && (await store.isMachineExcluded(offer.machineId))) {
     throw new FleetOfferRefusedError(
       `offer ${offer.id} is on machine ${offer.machineId}, excluded after an unstable benchmark`,
@@ -145,6 +145,8 @@ export async function deployOffer(
 /** Sends the create for a planned instance. */
 async function rent(ctx: ManagerContext, id: string, token: string): Promise<InstanceRecord> {
   const { store, vast, config, logger } = ctx;
+  // Before the create: a loopback or missing URL would rent a machine whose agent reaches no one.
+  const managerUrl = requireRentingManagerUrl(config);
   const record = await store.transition(id, "planned", "renting");
   ctx.checkpoint("deploy:renting");
   try {
@@ -152,7 +154,7 @@ async function rent(ctx: ManagerContext, id: string, token: string): Promise<Ins
       image: config.image as string,
       env: {
         ...config.env,
-        [agentEnvNames.url]: config.managerUrl as string,
+        [agentEnvNames.url]: managerUrl,
         [agentEnvNames.token]: token,
         [agentEnvNames.instanceId]: id,
       },
