@@ -44,6 +44,7 @@ export {
   type FleetErrorOptions,
   FleetInstanceNotFoundError,
   FleetInstanceNotLiveError,
+  FleetManagerUrlError,
   FleetOfferRefusedError,
   FleetStoreError,
   type FleetSubclassOptions,
@@ -105,6 +106,22 @@ export {
   type OfferView,
   offerView,
 } from "./server/dashboard-views.js";
+export {
+  isLoopbackUrl,
+  managerHealthPath,
+  managerHealthTimeoutMs,
+  type RentingUrlConfig,
+  type ResolveRentingManagerUrlOptions,
+  requireRentingManagerUrl,
+  resolveRentingManagerUrl,
+  type VerifyManagerUrlOptions,
+  verifyManagerUrl,
+} from "./manager/manager-url.js";
+export {
+  defaultMaxEventStreams,
+  type FleetServerTimeouts,
+  fleetServerTimeoutDefaults,
+} from "./server/server-limits.js";
 export {
   buildFleetServer,
   defaultFleetListen,

@@ -27,6 +27,7 @@ export function addDeployCommand(fleet: Command, ctx: FleetContext): void {
           });
         }
         await ctx.withStore(flags, async (store) => {
+          await ctx.checkRentingManagerUrl(flags, store);
           const manager = await ctx.managerFor(flags, store);
           const records =
             flags.offer !== undefined

@@ -64,6 +64,7 @@ measured cost by 25%, and let the over-target rule drop the dearer one if it mea
           }
         };
         if (flags.once) {
+          await ctx.checkRentingManagerUrl(flags, store);
           print(await runFleetStep(manager, { target }));
           return;
         }
@@ -73,6 +74,8 @@ measured cost by 25%, and let the over-target rule drop the dearer one if it mea
           listen: flags.listen,
           dashboard,
           lease,
+          // This process rents: refuse to start unless agents can reach it at the URL it hands them.
+          rentingUrl: { given: flags.managerUrl, required: true },
           whileLeading: () =>
             startFleetRun(manager, {
               target,
