@@ -86,6 +86,17 @@ export {
   startFleetRun,
 } from "./manager/fleet-run.js";
 export { type LeadershipOptions, runLeadership } from "./manager/leadership.js";
+export {
+  isLoopbackUrl,
+  managerHealthPath,
+  managerHealthTimeoutMs,
+  type RentingUrlConfig,
+  type ResolveRentingManagerUrlOptions,
+  requireRentingManagerUrl,
+  resolveRentingManagerUrl,
+  type VerifyManagerUrlOptions,
+  verifyManagerUrl,
+} from "./manager/manager-url.js";
 export type { MonitorSummary } from "./manager/monitor.js";
 export { type ExcludedOffer, type RankedOffer, rankVastOffers } from "./manager/rank-offers.js";
 export type { ReconcileSummary } from "./manager/reconcile.js";
@@ -107,28 +118,17 @@ export {
   offerView,
 } from "./server/dashboard-views.js";
 export {
-  isLoopbackUrl,
-  managerHealthPath,
-  managerHealthTimeoutMs,
-  type RentingUrlConfig,
-  type ResolveRentingManagerUrlOptions,
-  requireRentingManagerUrl,
-  resolveRentingManagerUrl,
-  type VerifyManagerUrlOptions,
-  verifyManagerUrl,
-} from "./manager/manager-url.js";
-export {
-  defaultMaxEventStreams,
-  type FleetServerTimeouts,
-  fleetServerTimeoutDefaults,
-} from "./server/server-limits.js";
-export {
   buildFleetServer,
   defaultFleetListen,
   type FleetServerOptions,
   type ListeningFleetServer,
   startFleetServer,
 } from "./server/fleet-server.js";
+export {
+  defaultMaxEventStreams,
+  type FleetServerTimeouts,
+  fleetServerTimeoutDefaults,
+} from "./server/server-limits.js";
 export {
   type ConnectFleetStoreOptions,
   connectFleetStore,

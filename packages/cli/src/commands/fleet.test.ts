@@ -232,7 +232,8 @@ describe("cuzkit fleet", () => {
       await Promise.race([serving, serveIsUp]);
       const deploy = await cli.run(["deploy", "--db", cli.db, "--offer", "1002", ...local]);
       expect(deploy.error).toBeUndefined();
-      expect((creates()[0]?.body as { env: Record<string, string> }).env.CUZKIT_FLEET_URL).toBe(url);
+      const create = creates()[0]?.body as { env: Record<string, string> } | undefined;
+      expect(create?.env.CUZKIT_FLEET_URL).toBe(url);
     } finally {
       stop();
       expect((await serving).error).toBeUndefined();

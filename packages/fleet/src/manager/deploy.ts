@@ -15,8 +15,8 @@ import type { InstanceRecord, OfferSnapshot } from "../store/records.js";
 import { generateAgentToken, hashAgentToken } from "../tokens.js";
 import { instanceLabel } from "./config.js";
 import type { ManagerContext } from "./context.js";
-import { requireRentingManagerUrl } from "./manager-url.js";
 import { beginDestroy } from "./destroyer.js";
+import { requireRentingManagerUrl } from "./manager-url.js";
 
 // Defined with the agent, so the agent's entry point loads none of the manager.
 export { agentEnvNames } from "../agent/env-names.js";

@@ -6,7 +6,8 @@ export const managerHealthPath = "/v1/health";
 /** How long the health check of a stored manager URL waits for an answer, ms. */
 export const managerHealthTimeoutMs = 5_000;
 
-const flagHint = "pass --manager-url https://HOST:PORT, the manager's address reachable from the rented machines";
+const flagHint =
+  "pass --manager-url https://HOST:PORT, the manager's address reachable from the rented machines";
 const loopbackOverride = "--allow-loopback-manager-url";
 
 /** The URL's host without IPv6 brackets, or undefined when it is not a URL. */
@@ -50,9 +51,12 @@ export interface RentingUrlConfig {
 export function requireRentingManagerUrl(config: RentingUrlConfig): string {
   const url = config.managerUrl;
   if (url === undefined) {
-    throw new FleetManagerUrlError("renting needs the URL agents on the rented machines reach the manager at", {
-      hint: flagHint,
-    });
+    throw new FleetManagerUrlError(
+      "renting needs the URL agents on the rented machines reach the manager at",
+      {
+        hint: flagHint,
+      },
+    );
   }
   if (isLoopbackUrl(url) && config.allowLoopbackManagerUrl !== true) {
     throw new FleetManagerUrlError(
@@ -90,7 +94,9 @@ export async function verifyManagerUrl(options: VerifyManagerUrlOptions): Promis
       cause,
     });
   if (expectedNonce === undefined) {
-    throw refuse("cannot be checked: no manager serving this store recorded itself (is `cuzkit fleet serve` running?)");
+    throw refuse(
+      "cannot be checked: no manager serving this store recorded itself (is `cuzkit fleet serve` running?)",
+    );
   }
   const healthUrl = `${url.replace(/\/+$/, "")}${managerHealthPath}`;
   let body: unknown;
@@ -99,7 +105,8 @@ export async function verifyManagerUrl(options: VerifyManagerUrlOptions): Promis
       signal: AbortSignal.timeout(options.timeoutMs ?? managerHealthTimeoutMs),
       redirect: "error",
     });
-    if (!response.ok) throw refuse(`answered ${response.status} to ${managerHealthPath}, not as this manager`);
+    if (!response.ok)
+      throw refuse(`answered ${response.status} to ${managerHealthPath}, not as this manager`);
     body = await response.json();
   } catch (error) {
     if (error instanceof FleetManagerUrlError) throw error;

@@ -205,11 +205,14 @@ export async function dashboardPlugin(app: FastifyInstance, options: DashboardOp
     const initialSeq = await lastEventSeq(store);
     // Checked after the last await, so the check and the stream's registration are one step.
     if (streams.size >= maxEventStreams) {
-      return reply.code(503).header("retry-after", "30").send({
-        ok: false,
-        error: "EVENT_STREAMS_FULL",
-        message: `${maxEventStreams} live streams are open, the most this manager serves; close a dashboard tab or retry later`,
-      });
+      return reply
+        .code(503)
+        .header("retry-after", "30")
+        .send({
+          ok: false,
+          error: "EVENT_STREAMS_FULL",
+          message: `${maxEventStreams} live streams are open, the most this manager serves; close a dashboard tab or retry later`,
+        });
     }
     openEventStream(request, reply, streams, (stream) => {
       let cursor = initialSeq;

@@ -16,8 +16,8 @@ import {
   registerBodySchema,
 } from "../manager/agent-schemas.js";
 import { isInstanceId } from "../manager/config.js";
-import { managerHealthPath } from "../manager/manager-url.js";
 import type { FleetManager } from "../manager/fleet-manager.js";
+import { managerHealthPath } from "../manager/manager-url.js";
 import { agentTokenMatches } from "../tokens.js";
 import { isLoopbackHost } from "./admin-token.js";
 import { type DashboardOptions, dashboardPlugin } from "./dashboard-routes.js";

@@ -74,7 +74,10 @@ describe("the manager's server limits", () => {
   it("closes a request whose headers stall, without a token, within the header timeout", async () => {
     const { port } = await limitedServer();
     // Headers begun and never finished: no blank line, no Authorization.
-    const { answer, closedAfterMs } = await stall(port, "POST /v1/agent/i-00000000/report HTTP/1.1\r\nHost: x\r\n");
+    const { answer, closedAfterMs } = await stall(
+      port,
+      "POST /v1/agent/i-00000000/report HTTP/1.1\r\nHost: x\r\n",
+    );
     expect(answer).toMatch(/^HTTP\/1\.1 408/);
     expect(closedAfterMs).toBeLessThan(1_500);
   });
@@ -83,7 +86,7 @@ describe("the manager's server limits", () => {
     const { port } = await limitedServer();
     const { answer, closedAfterMs } = await stall(
       port,
-      "POST /v1/agent/i-00000000/report HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{\"verdict\":",
+      'POST /v1/agent/i-00000000/report HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"verdict":',
     );
     expect(answer).toMatch(/^HTTP\/1\.1 408/);
     expect(closedAfterMs).toBeLessThan(1_500);

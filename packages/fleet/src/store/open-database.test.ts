@@ -43,7 +43,8 @@ describe("the SQLite store's file modes", () => {
     const path = join(folder, "fleet.db");
     await openFleetStore({ path }).close();
     chmodSync(path, 0o644);
-    for (const suffix of ["-wal", "-shm"]) if (existsSync(`${path}${suffix}`)) chmodSync(`${path}${suffix}`, 0o644);
+    for (const suffix of ["-wal", "-shm"])
+      if (existsSync(`${path}${suffix}`)) chmodSync(`${path}${suffix}`, 0o644);
     const store = openFleetStore({ path });
     try {
       await store.saveSettings("default", { minProofsPerHour: 40 });
@@ -57,5 +58,4 @@ describe("the SQLite store's file modes", () => {
       await store.close();
     }
   });
-
 });
