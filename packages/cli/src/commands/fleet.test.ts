@@ -245,5 +245,21 @@ describe("cuzkit fleet", () => {
       message: expect.stringContaining("did not answer its health check"),
     });
     expect(creates()).toHaveLength(1);
+
+    // fleet run on the stored URL's port checks its own nonce there, and rents.
+    const target = ["--target-instances", "2", "--min-proofs-per-hour", "40"];
+    const run = await cli.run(["run", "--db", cli.db, "--listen", `127.0.0.1:${port}`, ...target, ...local]);
+    expect(run.error).toBeUndefined();
+    expect(creates()).toHaveLength(2);
+    const second = creates()[1]?.body as { env: Record<string, string> } | undefined;
+    expect(second?.env.CUZKIT_FLEET_URL).toBe(url);
+    // On another port the stored URL reaches no one: fleet run refuses to start.
+    const elsewhere = await cli.run(["run", "--db", cli.db, "--listen", "127.0.0.1:0", ...target, ...local]);
+    expect(elsewhere.error).toMatchObject({ code: "FLEET_MANAGER_URL" });
+    // fleet serve still serves the agents already rented, and says renting is off.
+    const serveElsewhere = await cli.run(["serve", "--db", cli.db, "--listen", "127.0.0.1:0", ...local]);
+    expect(serveElsewhere.error).toBeUndefined();
+    expect(serveElsewhere.stderr).toContain("renting is off");
+    expect(creates()).toHaveLength(2);
   });
 });
