@@ -100,7 +100,7 @@ describe("the manager URL renting hands agents", () => {
       given: "https://fleet.example.com",
       stored: "http://203.0.113.9:7320",
       expectedNonce: undefined,
-      fetch: async () => {
+      fetchHealth: async () => {
         fetched++;
         throw new Error("not called");
       },

@@ -1,3 +1,5 @@
+import { get as httpGet } from "node:http";
+import { get as httpsGet } from "node:https";
 import { FleetManagerUrlError } from "../errors.js";
 
 /** The path of the manager's health check; it answers `{ ok: true, nonce }` with the serving process's nonce. */
@@ -75,8 +77,8 @@ export interface VerifyManagerUrlOptions {
   url: string;
   /** The nonce of the manager that must answer there: this process's server, or the one `fleet serve` recorded. Undefined: none recorded. */
   expectedNonce: string | undefined;
-  /** Injected for tests. Default: the global fetch. */
-  fetch?: typeof fetch | undefined;
+  /** Reads the health answer (resolves with the JSON body of a 200, throws otherwise). Injected for tests. Default {@link fetchHealth}. */
+  fetchHealth?: ((url: string, timeoutMs: number) => Promise<unknown>) | undefined;
   /** How long the check waits, ms. Default {@link managerHealthTimeoutMs}. */
   timeoutMs?: number | undefined;
 }
@@ -101,21 +103,47 @@ export async function verifyManagerUrl(options: VerifyManagerUrlOptions): Promis
   const healthUrl = `${url.replace(/\/+$/, "")}${managerHealthPath}`;
   let body: unknown;
   try {
-    const response = await (options.fetch ?? fetch)(healthUrl, {
-      signal: AbortSignal.timeout(options.timeoutMs ?? managerHealthTimeoutMs),
-      redirect: "error",
-    });
-    if (!response.ok)
-      throw refuse(`answered ${response.status} to ${managerHealthPath}, not as this manager`);
-    body = await response.json();
+    body = await (options.fetchHealth ?? fetchHealth)(healthUrl, options.timeoutMs ?? managerHealthTimeoutMs);
   } catch (error) {
-    if (error instanceof FleetManagerUrlError) throw error;
     throw refuse(`did not answer its health check (${(error as Error).message})`, error);
   }
   const nonce = (body as { nonce?: unknown } | null)?.nonce;
   if (nonce !== expectedNonce) {
     throw refuse("is answered by another manager, not the one serving this store");
   }
+}
+
+/**
+ * GETs a health URL on a connection of its own (`Connection: close`, no redirects): a pooled
+ * keep-alive socket would hold the checked server's close up until its idle timeout.
+ */
+export function fetchHealth(url: string, timeoutMs: number): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const get = url.startsWith("https:") ? httpsGet : httpGet;
+    const request = get(url, { agent: false, timeout: timeoutMs }, (response) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      response.on("data", (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > 64 * 1024) request.destroy(new Error("answer larger than 64 KiB"));
+        else chunks.push(chunk);
+      });
+      response.on("end", () => {
+        if (response.statusCode !== 200) {
+          reject(new Error(`answered ${response.statusCode ?? "no status"}`));
+          return;
+        }
+        try {
+          resolve(JSON.parse(Buffer.concat(chunks).toString("utf8")));
+        } catch {
+          reject(new Error("answered something other than JSON"));
+        }
+      });
+      response.on("error", reject);
+    });
+    request.on("timeout", () => request.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    request.on("error", reject);
+  });
 }
 
 /** Options of {@link resolveRentingManagerUrl}. */

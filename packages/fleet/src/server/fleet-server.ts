@@ -196,10 +196,7 @@ export function buildFleetServer(options: FleetServerOptions): FastifyInstance {
     smallBodyLimitBytes: smallLimit,
   });
   // The nonce is no secret: it tells a manager that a URL reaches this server, not another.
-  // One-off checks: the socket closes with the answer, so it never holds the server's close up.
-  app.get(managerHealthPath, async (_request, reply) =>
-    reply.header("connection", "close").send({ ok: true, nonce }),
-  );
+  app.get(managerHealthPath, async () => ({ ok: true, nonce }));
   if (options.dashboard !== undefined) {
     const managerHost = hostOfUrl(manager.config.managerUrl);
     const allowedHosts = options.dashboard.allowedHosts ?? (managerHost === undefined ? [] : [managerHost]);

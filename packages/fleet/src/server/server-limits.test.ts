@@ -79,7 +79,7 @@ describe("the manager's server limits", () => {
       "POST /v1/agent/i-00000000/report HTTP/1.1\r\nHost: x\r\n",
     );
     expect(answer).toMatch(/^HTTP\/1\.1 408/);
-    expect(closedAfterMs).toBeLessThan(1_500);
+    expect(closedAfterMs).toBeLessThan(5_000); // Node alone: 30 s and more
   });
 
   it("closes a request whose body stalls, without a token, within the request timeout", async () => {
@@ -89,15 +89,15 @@ describe("the manager's server limits", () => {
       'POST /v1/agent/i-00000000/report HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"verdict":',
     );
     expect(answer).toMatch(/^HTTP\/1\.1 408/);
-    expect(closedAfterMs).toBeLessThan(1_500);
+    expect(closedAfterMs).toBeLessThan(5_000); // Node alone: 30 s and more
   });
 
   it("closes an idle keep-alive connection after the keep-alive timeout", async () => {
     const { port } = await limitedServer();
-    const { answer } = await stall(port, "GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
-    // One answer, then the server (not the client) closed the idle connection.
+    const { answer } = await stall(port, `GET /api/summary HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+    // One answer, kept alive, then the server (not the client) closed the idle connection.
     expect(answer).toMatch(/^HTTP\/1\.1 200/);
-    expect(answer).toContain('"nonce"');
+    expect(answer.toLowerCase()).toContain("connection: keep-alive");
   });
 
   it("answers 503 EVENT_STREAMS_FULL beyond the cap on live streams, and serves again once one closes", async () => {
