@@ -120,7 +120,7 @@ export async function verifyManagerUrl(options: VerifyManagerUrlOptions): Promis
 export function fetchHealth(url: string, timeoutMs: number): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const get = url.startsWith("https:") ? httpsGet : httpGet;
-    const request = get(url, { agent: false, timeout: timeoutMs }, (response) => {
+    const request = get(url, { agent: false }, (response) => {
       const chunks: Buffer[] = [];
       let size = 0;
       response.on("data", (chunk: Buffer) => {
@@ -141,7 +141,12 @@ export function fetchHealth(url: string, timeoutMs: number): Promise<unknown> {
       });
       response.on("error", reject);
     });
-    request.on("timeout", () => request.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    // The whole answer within the limit, not each pause of it: a trickling answer is no answer.
+    const deadline = setTimeout(
+      () => request.destroy(new Error(`no answer within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+    request.on("close", () => clearTimeout(deadline));
     request.on("error", reject);
   });
 }
