@@ -26,7 +26,13 @@ const vast = createVastClient({ apiKey: fake.apiKey, baseUrl: fake.url, rateLimi
 const manager = createFleetManager({
   store,
   vast,
-  config: { fleet: "bench", minProofsPerHour: 40, image: "x", managerUrl: "http://127.0.0.1:1" },
+  config: {
+    fleet: "bench",
+    minProofsPerHour: 40,
+    image: "x",
+    managerUrl: "http://127.0.0.1:1",
+    allowLoopbackManagerUrl: true,
+  },
 });
 
 // 500 active instances, each with a token, a row and a labelled Vast instance.

@@ -14,6 +14,7 @@ export const fleetErrorCodes = [
   "FLEET_MANAGER_UNREACHABLE",
   "FLEET_LEASE_HELD",
   "FLEET_LEASE_LOST",
+  "FLEET_MANAGER_URL",
   // A failed vetting step on the machine, as the agent reports it to the manager.
   "PARAMS_COMMAND_FAILED",
   "NO_SAFE_CONFIG",
@@ -221,5 +222,20 @@ export class FleetLeaseLostError extends FleetError<"FLEET_LEASE_LOST"> {
       ),
     );
     this.holding = holding;
+  }
+}
+
+/** Renting refused: no manager URL agents can reach (none given, loopback, or a stored one that does not answer as this manager). */
+export class FleetManagerUrlError extends FleetError<"FLEET_MANAGER_URL"> {
+  constructor(message: string, options: FleetSubclassOptions = {}) {
+    super(
+      message,
+      classDefaults(
+        options,
+        "FLEET_MANAGER_URL",
+        false,
+        "pass --manager-url https://HOST:PORT, the manager's address reachable from the rented machines",
+      ),
+    );
   }
 }

@@ -53,6 +53,7 @@ export {
   FleetInstanceNotLiveError,
   FleetLeaseHeldError,
   FleetLeaseLostError,
+  FleetManagerUrlError,
   FleetOfferRefusedError,
   FleetStoreError,
   type FleetSubclassOptions,
@@ -121,6 +122,17 @@ export {
   type MachinesReport,
   machinesReport,
 } from "./manager/machines-report.js";
+export {
+  isLoopbackUrl,
+  managerHealthPath,
+  managerHealthTimeoutMs,
+  type RentingUrlConfig,
+  type ResolveRentingManagerUrlOptions,
+  requireRentingManagerUrl,
+  resolveRentingManagerUrl,
+  type VerifyManagerUrlOptions,
+  verifyManagerUrl,
+} from "./manager/manager-url.js";
 export type { MonitorSummary } from "./manager/monitor.js";
 export { type ExcludedOffer, type RankedOffer, rankVastOffers } from "./manager/rank-offers.js";
 export type { ReconcileSummary } from "./manager/reconcile.js";
@@ -149,6 +161,11 @@ export {
   startFleetServer,
 } from "./server/fleet-server.js";
 export {
+  defaultMaxEventStreams,
+  type FleetServerTimeouts,
+  fleetServerTimeoutDefaults,
+} from "./server/server-limits.js";
+export {
   type ConnectFleetStoreOptions,
   connectFleetStore,
   type EventsQuery,
@@ -172,13 +189,6 @@ export {
   openPostgresFleetStore,
   type PostgresFleetStoreOptions,
 } from "./store/postgres-fleet-store.js";
-export {
-  createWriterLease,
-  defaultHolderName,
-  type LeaseClaim,
-  type WriterLease,
-  type WriterLeaseOptions,
-} from "./store/writer-lease.js";
 export type {
   BenchmarkResultRecord,
   FleetEvent,
@@ -186,3 +196,10 @@ export type {
   OfferSnapshot,
   RateBasis,
 } from "./store/records.js";
+export {
+  createWriterLease,
+  defaultHolderName,
+  type LeaseClaim,
+  type WriterLease,
+  type WriterLeaseOptions,
+} from "./store/writer-lease.js";

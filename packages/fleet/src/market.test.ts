@@ -62,6 +62,7 @@ async function startScenario(
       fleet: "market",
       image: "ghcr.io/example/prover:1",
       managerUrl: server.url,
+      allowLoopbackManagerUrl: true,
       minProofsPerHour: 1,
       benchmarkProofs: 3,
       heartbeatIntervalMs: 400,

@@ -1,7 +1,19 @@
+import { type AddressInfo, createServer } from "node:net";
 import { describe, expect, it } from "vitest";
 import { fleetSettings, useFleetCli } from "../testing/fleet-cli.js";
 
 const cli = useFleetCli();
+const managerUrl = ["--manager-url", "http://203.0.113.5:7320"];
+
+/** A port nothing listens on (now). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+const creates = () => cli.server.requestsTo(/^\/api\/v0\/asks\/\d+\/$/, "PUT");
 describe("cuzkit fleet", () => {
   it("serve saves the fleet's settings; deploy, status and destroy reuse them", async () => {
     const serve = await cli.run([
@@ -17,7 +29,8 @@ describe("cuzkit fleet", () => {
     expect(serve.error).toBeUndefined();
     expect(serve.stdout).toMatch(/^listening http:\/\/127\.0\.0\.1:\d+\n/);
 
-    const deploy = await cli.run(["deploy", "--db", cli.db, "--offer", "1002"]);
+    // The URL is given again: a stored one is used only while its manager answers there (below).
+    const deploy = await cli.run(["deploy", "--db", cli.db, "--offer", "1002", ...managerUrl]);
     expect(deploy.error).toBeUndefined();
     const id = /^(i-[0-9a-f]{8}) booting vast (\d+) offer 1002/.exec(deploy.stdout)?.[1] as string;
     expect(id).toBeDefined();
@@ -26,7 +39,7 @@ describe("cuzkit fleet", () => {
     };
     expect(create.env.CUZKIT_FLEET_URL).toBe("http://203.0.113.5:7320");
     // The saved cap applies to a deploy that did not repeat it.
-    const second = await cli.run(["deploy", "--db", cli.db, "--offer", "1003"]);
+    const second = await cli.run(["deploy", "--db", cli.db, "--offer", "1003", ...managerUrl]);
     expect(second.error).toMatchObject({
       code: "FLEET_BUDGET_EXCEEDED",
       hint: expect.stringContaining("--max-instances"),
@@ -200,5 +213,124 @@ describe("cuzkit fleet", () => {
       code: "INVALID_INPUT",
       hint: expect.stringContaining("cuzkit fleet hosts"),
     });
+  });
+
+  it("refuses to rent without --manager-url, and never stores the listen address", async () => {
+    await cli.run(["serve", "--db", cli.db, "--listen", "127.0.0.1:0", "--min-proofs-per-hour", "40"]);
+    const { openFleetStore } = await import("@cuzkit/fleet");
+    const store = openFleetStore({ path: cli.db });
+    try {
+      expect((await store.loadSettings("default"))?.managerUrl).toBeUndefined();
+    } finally {
+      await store.close();
+    }
+    for (const args of [
+      ["deploy", "--db", cli.db, "--offer", "1002", "--image", "ghcr.io/example/prover:1"],
+      ["run", "--once", "--db", cli.db, "--image", "ghcr.io/example/prover:1", "--target-instances", "1"],
+    ]) {
+      const { error } = await cli.run(args);
+      expect(error, args[0]).toMatchObject({
+        code: "FLEET_MANAGER_URL",
+        hint: expect.stringContaining("pass --manager-url https://"),
+      });
+    }
+    // fleet run serves and rents: it refuses before it rents anything.
+    const run = await cli.run([
+      "run",
+      "--db",
+      cli.db,
+      "--listen",
+      "127.0.0.1:0",
+      "--image",
+      "ghcr.io/example/prover:1",
+      "--target-instances",
+      "1",
+    ]);
+    expect(run.error).toMatchObject({ code: "FLEET_MANAGER_URL" });
+    expect(creates()).toHaveLength(0);
+  });
+
+  it("refuses a loopback --manager-url unless --allow-loopback-manager-url is passed", async () => {
+    const deploy = (extra: string[]) =>
+      cli.run([
+        "deploy",
+        "--db",
+        cli.db,
+        "--offer",
+        "1002",
+        "--min-proofs-per-hour",
+        "40",
+        "--image",
+        "ghcr.io/example/prover:1",
+        "--manager-url",
+        "http://127.0.0.1:7320",
+        ...extra,
+      ]);
+    expect((await deploy([])).error).toMatchObject({
+      code: "FLEET_MANAGER_URL",
+      message: expect.stringContaining("never reach it"),
+      hint: expect.stringContaining("--allow-loopback-manager-url"),
+    });
+    expect(creates()).toHaveLength(0);
+    expect((await deploy(["--allow-loopback-manager-url"])).error).toBeUndefined();
+    expect(creates()).toHaveLength(1);
+  });
+
+  it("uses a stored manager URL only while the manager serving the store answers there", async () => {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const settings = ["--min-proofs-per-hour", "40", "--image", "ghcr.io/example/prover:1"];
+    const local = ["--allow-loopback-manager-url"];
+    let stop: () => void = () => {};
+    const stopped = new Promise<void>((resolve) => {
+      stop = resolve;
+    });
+    let up: () => void = () => {};
+    const serveIsUp = new Promise<void>((resolve) => {
+      up = resolve;
+    });
+    const serving = cli.run(
+      ["serve", "--db", cli.db, "--listen", `127.0.0.1:${port}`, "--manager-url", url, ...settings, ...local],
+      {
+        untilStopped: () => {
+          up();
+          return stopped;
+        },
+      },
+    );
+    try {
+      // serve waits for its stop only once it listens and has saved its settings.
+      await Promise.race([serving, serveIsUp]);
+      const deploy = await cli.run(["deploy", "--db", cli.db, "--offer", "1002", ...local]);
+      expect(deploy.error).toBeUndefined();
+      const create = creates()[0]?.body as { env: Record<string, string> } | undefined;
+      expect(create?.env.CUZKIT_FLEET_URL).toBe(url);
+    } finally {
+      stop();
+      expect((await serving).error).toBeUndefined();
+    }
+    // serve stopped: the stored URL is a dead port now, and renting there is refused.
+    const stale = await cli.run(["deploy", "--db", cli.db, "--offer", "1003", ...local]);
+    expect(stale.error).toMatchObject({
+      code: "FLEET_MANAGER_URL",
+      message: expect.stringContaining("did not answer its health check"),
+    });
+    expect(creates()).toHaveLength(1);
+
+    // fleet run on the stored URL's port checks its own nonce there, and rents.
+    const target = ["--target-instances", "2", "--min-proofs-per-hour", "40"];
+    const run = await cli.run(["run", "--db", cli.db, "--listen", `127.0.0.1:${port}`, ...target, ...local]);
+    expect(run.error).toBeUndefined();
+    expect(creates()).toHaveLength(2);
+    const second = creates()[1]?.body as { env: Record<string, string> } | undefined;
+    expect(second?.env.CUZKIT_FLEET_URL).toBe(url);
+    // On another port the stored URL reaches no one: fleet run refuses to start.
+    const elsewhere = await cli.run(["run", "--db", cli.db, "--listen", "127.0.0.1:0", ...target, ...local]);
+    expect(elsewhere.error).toMatchObject({ code: "FLEET_MANAGER_URL" });
+    // fleet serve still serves the agents already rented, and says renting is off.
+    const serveElsewhere = await cli.run(["serve", "--db", cli.db, "--listen", "127.0.0.1:0", ...local]);
+    expect(serveElsewhere.error).toBeUndefined();
+    expect(serveElsewhere.stderr).toContain("renting is off");
+    expect(creates()).toHaveLength(2);
   });
 });

@@ -21,8 +21,8 @@ import type {
 } from "./agent-schemas.js";
 import type { ManagerContext } from "./context.js";
 import { beginDestroy, failAndDestroy } from "./destroyer.js";
-import { reviewInstanceProduction } from "./production-review.js";
 import { recordInstanceEvidence } from "./evidence.js";
+import { reviewInstanceProduction } from "./production-review.js";
 
 /** What the manager tells a registered agent. */
 export interface AgentInstructions {

@@ -8,8 +8,13 @@ export interface FleetConfig {
   fleet?: string | undefined;
   /** The keep threshold in measured proofs/hour. Required: there is no safe default. */
   minProofsPerHour: number;
-  /** The URL agents reach the manager at (CUZKIT_FLEET_URL). Required to deploy. */
+  /** The URL agents reach the manager at (CUZKIT_FLEET_URL). Required to rent; never defaults to the listen address. */
   managerUrl?: string | undefined;
+  /**
+   * Test/dev override: allow a loopback manager URL when renting (agents on this machine, as in
+   * the simulated market). Default false: a loopback URL is refused, no rented machine reaches it.
+   */
+  allowLoopbackManagerUrl?: boolean | undefined;
   /** The prover image whose entrypoint runs `cuzkit agent`. Required to deploy. */
   image?: string | undefined;
   /** Arguments replacing the image CMD (runtype args keeps its ENTRYPOINT). Default none. */
@@ -141,6 +146,7 @@ export function resolveFleetConfig(config: FleetConfig): ResolvedFleetConfig {
     fleet,
     minProofsPerHour: config.minProofsPerHour,
     managerUrl: config.managerUrl,
+    allowLoopbackManagerUrl: config.allowLoopbackManagerUrl ?? false,
     image: config.image,
     args: config.args,
     env: config.env ?? {},

@@ -17,6 +17,7 @@ import { instanceLabel } from "./config.js";
 import type { ManagerContext } from "./context.js";
 import { beginDestroy } from "./destroyer.js";
 import { exclusionPolicyOf, recordInstanceEvidence } from "./evidence.js";
+import { requireRentingManagerUrl } from "./manager-url.js";
 
 // Defined with the agent, so the agent's entry point loads none of the manager.
 export { agentEnvNames } from "../agent/env-names.js";
@@ -88,11 +89,10 @@ export async function deployOffer(
   options: DeployOptions = {},
 ): Promise<InstanceRecord> {
   const { store, config } = ctx;
-  if (config.image === undefined || config.managerUrl === undefined) {
-    throw new FleetConfigError("deploy needs the prover image and the URL agents reach the manager at", {
-      hint: "pass --image IMAGE and --manager-url http://HOST:PORT",
-    });
+  if (config.image === undefined) {
+    throw new FleetConfigError("deploy needs the prover image", { hint: "pass --image IMAGE" });
   }
+  requireRentingManagerUrl(config);
   const exclusion =
     offer.machineId === undefined
       ? undefined
@@ -154,6 +154,8 @@ export async function deployOffer(
 /** Sends the create for a planned instance. */
 async function rent(ctx: ManagerContext, id: string, token: string): Promise<InstanceRecord> {
   const { store, vast, config, logger } = ctx;
+  // Before the create: a loopback or missing URL would rent a machine whose agent reaches no one.
+  const managerUrl = requireRentingManagerUrl(config);
   const record = await store.transition(id, "planned", "renting");
   ctx.checkpoint("deploy:renting");
   try {
@@ -161,7 +163,7 @@ async function rent(ctx: ManagerContext, id: string, token: string): Promise<Ins
       image: config.image as string,
       env: {
         ...config.env,
-        [agentEnvNames.url]: config.managerUrl as string,
+        [agentEnvNames.url]: managerUrl,
         [agentEnvNames.token]: token,
         [agentEnvNames.instanceId]: id,
       },

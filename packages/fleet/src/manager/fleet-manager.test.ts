@@ -323,7 +323,13 @@ describe("a create that answers after its row gave up", () => {
       store: t.manager.store,
       vast: slowVast,
       clock: t.clock,
-      config: { fleet: "test", minProofsPerHour: 10, image: "i", managerUrl: "http://127.0.0.1:1" },
+      config: {
+        fleet: "test",
+        minProofsPerHour: 10,
+        image: "i",
+        managerUrl: "http://127.0.0.1:1",
+        allowLoopbackManagerUrl: true,
+      },
     });
     const deploying = manager.deploy(1002);
     await created; // the row is renting while its create is out
@@ -355,7 +361,13 @@ describe("a manager restart", () => {
       store: t.manager.store,
       vast: createVastClient({ apiKey: t.fake.apiKey, baseUrl: t.fake.url, rateLimit: false }),
       clock: t.clock,
-      config: { fleet: "test", minProofsPerHour: 10, image: "i", managerUrl: "http://127.0.0.1:1" },
+      config: {
+        fleet: "test",
+        minProofsPerHour: 10,
+        image: "i",
+        managerUrl: "http://127.0.0.1:1",
+        allowLoopbackManagerUrl: true,
+      },
     });
     expect((await restarted.monitor()).lost).toEqual([]);
     t.clock.advance(60_000);

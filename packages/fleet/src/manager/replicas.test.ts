@@ -102,7 +102,15 @@ describe("fleet replicas on one PostgreSQL store", { timeout: 120_000 }, () => {
     const args = [
       ...["--db", postgres.url, "--db-schema", schema, "--url", fake.url, "--fleet", "rep"],
       ...["--min-proofs-per-hour", "40", "--image", "ghcr.io/example/prover:1"],
-      ...["--manager-url", "http://127.0.0.1:1", "--listen", "127.0.0.1:0", "--admin-token", "a".repeat(32)],
+      ...[
+        "--manager-url",
+        "http://127.0.0.1:1",
+        "--allow-loopback-manager-url",
+        "--listen",
+        "127.0.0.1:0",
+        "--admin-token",
+        "a".repeat(32),
+      ],
       ...[
         "--target-instances",
         "1",

@@ -53,7 +53,8 @@ export function loadOrCreateAdminToken(options: {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
   }
   const token = generateAgentToken();
-  mkdirSync(dirname(path), { recursive: true });
+  // The state folder holds the store and this token: private when this creates it, as the store's.
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   writeFileSync(path, `${token}\n`, { mode: 0o600 });
   chmodSync(path, 0o600); // the mode option does not apply when the file already existed
   return { token, source: "generated", path };

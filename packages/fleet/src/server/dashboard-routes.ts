@@ -19,8 +19,10 @@ import {
   proofsPerHourSeries,
 } from "./dashboard-views.js";
 import { addPageHooks, openEventStream } from "./event-stream.js";
+import { loopbackHostAllowed } from "./host-check.js";
 import { createFleetMetrics } from "./metrics.js";
 import { openApiDocument } from "./openapi.js";
+import { defaultMaxEventStreams } from "./server-limits.js";
 import { dashboardAssets, pageHtml } from "./web-assets.js";
 
 /** Options of the dashboard and admin API. */
@@ -38,6 +40,14 @@ export interface DashboardOptions {
   streamPollMs?: number | undefined;
   /** How often the live stream sends a tick (heartbeat ages move without events), ms. Default 10 000. */
   streamTickMs?: number | undefined;
+  /** How many live streams may be open at once; beyond, 503 EVENT_STREAMS_FULL. Default 32. */
+  maxEventStreams?: number | undefined;
+  /**
+   * Hosts (`host:port` as a Host header carries it) that reads without the token may name besides
+   * localhost, 127.0.0.1 and [::1] at the listening port: the manager URL's. Only used when reads
+   * need no token. Default none.
+   */
+  allowedHosts?: readonly string[] | undefined;
 }
 
 type IdParams = { id: string };
@@ -78,7 +88,17 @@ export async function dashboardPlugin(app: FastifyInstance, options: DashboardOp
     if (!tokenOk(bearer(request))) return refuseUnauthenticated(reply);
   };
   const reader = async (request: FastifyRequest, reply: FastifyReply) => {
-    if (readsNeedToken && !tokenOk(bearer(request))) return refuseUnauthenticated(reply);
+    if (tokenOk(bearer(request))) return;
+    if (readsNeedToken) return refuseUnauthenticated(reply);
+    // Reads open on loopback: a DNS-rebinding page reaches them only under its own host name.
+    if (!loopbackHostAllowed(request.headers.host, request.socket.localPort, options.allowedHosts)) {
+      return reply.code(421).send({
+        ok: false,
+        error: "HOST_NOT_ALLOWED",
+        message:
+          "reads without the admin token answer only to Host localhost, 127.0.0.1 or [::1] at this port, or the manager URL's host",
+      });
+    }
   };
   const requireInstance = async (id: string) => {
     const record = isInstanceId(id) ? await store.get(id) : undefined;
@@ -182,9 +202,21 @@ export async function dashboardPlugin(app: FastifyInstance, options: DashboardOp
       });
     }
   });
+  const maxEventStreams = options.maxEventStreams ?? defaultMaxEventStreams;
   app.get("/api/stream", read, async (request, reply) => {
     // Read before the reply is taken over: a store that cannot answer gives a plain error.
     const initialSeq = await lastEventSeq(store);
+    // Checked after the last await, so the check and the stream's registration are one step.
+    if (streams.size >= maxEventStreams) {
+      return reply
+        .code(503)
+        .header("retry-after", "30")
+        .send({
+          ok: false,
+          error: "EVENT_STREAMS_FULL",
+          message: `${maxEventStreams} live streams are open, the most this manager serves; close a dashboard tab or retry later`,
+        });
+    }
     openEventStream(request, reply, streams, (stream) => {
       let cursor = initialSeq;
       stream.send("hello", { seq: cursor });

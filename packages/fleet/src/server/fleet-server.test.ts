@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { openFleetStore } from "../store/fleet-store.js";
 import { timedProofRecords } from "../evidence/benchmark-claim.js";
+import { openFleetStore } from "../store/fleet-store.js";
 import { startTestFleet, type TestFleet } from "../testing/test-fleet.js";
 
 let fleet: TestFleet | undefined;

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { CuzkitError, InvalidInputError } from "@cuzkit/core";
 import Fastify, {
   type FastifyInstance,
@@ -21,10 +22,13 @@ import {
 } from "../manager/agent-schemas.js";
 import { isInstanceId } from "../manager/config.js";
 import type { FleetManager } from "../manager/fleet-manager.js";
+import { managerHealthPath } from "../manager/manager-url.js";
 import { agentTokenMatches } from "../tokens.js";
 import { isLoopbackHost } from "./admin-token.js";
 import { type DashboardOptions, dashboardPlugin } from "./dashboard-routes.js";
 import { registerEconomicsRoutes } from "./economics-routes.js";
+import { hostOfUrl } from "./host-check.js";
+import { type FleetServerTimeouts, fastifyTimeoutOptions } from "./server-limits.js";
 
 /** Options of the manager's HTTP server. */
 export interface FleetServerOptions {
@@ -42,6 +46,10 @@ export interface FleetServerOptions {
    * changing nothing, and reads are served. Default: always true (tests without a lease).
    */
   isLeader?: (() => boolean) | undefined;
+  /** Header, request, keep-alive and idle timeouts (server-limits.ts). Default: fleetServerTimeoutDefaults. */
+  timeouts?: FleetServerTimeouts | undefined;
+  /** What /v1/health echoes, so renting can check a manager URL reaches this server. Default: random per server. */
+  nonce?: string | undefined;
 }
 
 /** Where a running server listens. */
@@ -49,6 +57,8 @@ export interface ListeningFleetServer {
   app: FastifyInstance;
   /** Base URL, such as http://127.0.0.1:7320. */
   url: string;
+  /** The nonce its /v1/health answers with. */
+  nonce: string;
   close(): Promise<void>;
 }
 
@@ -79,7 +89,13 @@ export function buildFleetServer(options: FleetServerOptions): FastifyInstance {
   const { manager } = options;
   const bodyLimit = options.bodyLimitBytes ?? 1024 * 1024;
   const smallLimit = options.smallBodyLimitBytes ?? 64 * 1024;
-  const app = Fastify({ logger: false, bodyLimit, return503OnClosing: true });
+  const nonce = options.nonce ?? randomBytes(16).toString("hex");
+  const app = Fastify({
+    logger: false,
+    bodyLimit,
+    return503OnClosing: true,
+    ...fastifyTimeoutOptions(options.timeouts),
+  });
 
   app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, _request, reply) => {
     const status = error.statusCode;
@@ -190,8 +206,13 @@ export function buildFleetServer(options: FleetServerOptions): FastifyInstance {
     parse,
     smallBodyLimitBytes: smallLimit,
   });
-  app.get("/v1/health", async () => ({ ok: true }));
-  if (options.dashboard !== undefined) void app.register(dashboardPlugin, { ...options.dashboard, manager });
+  // The nonce is no secret: it tells a manager that a URL reaches this server, not another.
+  app.get(managerHealthPath, async () => ({ ok: true, nonce }));
+  if (options.dashboard !== undefined) {
+    const managerHost = hostOfUrl(manager.config.managerUrl);
+    const allowedHosts = options.dashboard.allowedHosts ?? (managerHost === undefined ? [] : [managerHost]);
+    void app.register(dashboardPlugin, { ...options.dashboard, allowedHosts, manager });
+  }
   return app;
 }
 
@@ -211,16 +232,17 @@ export function parseListen(listen: string): { host: string; port: number } {
 export async function startFleetServer(
   options: FleetServerOptions & { listen?: string | undefined },
 ): Promise<ListeningFleetServer> {
+  const nonce = options.nonce ?? randomBytes(16).toString("hex");
   const { host, port } = parseListen(options.listen ?? defaultFleetListen);
   // Beyond loopback, the dashboard's reads need the admin token too.
   const dashboard =
     options.dashboard === undefined
       ? undefined
       : { ...options.dashboard, readsNeedToken: options.dashboard.readsNeedToken ?? !isLoopbackHost(host) };
-  const app = buildFleetServer({ ...options, dashboard });
+  const app = buildFleetServer({ ...options, dashboard, nonce });
   await app.listen({ host, port });
   const address = app.server.address();
   const boundPort = typeof address === "object" && address !== null ? address.port : port;
   const shownHost = host.includes(":") ? `[${host}]` : host;
-  return { app, url: `http://${shownHost}:${boundPort}`, close: () => app.close() };
+  return { app, url: `http://${shownHost}:${boundPort}`, nonce, close: () => app.close() };
 }

@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { FleetStoreError } from "../errors.js";
@@ -27,7 +27,7 @@ export function openDatabase(
 ): SqliteDatabase {
   let db: SqliteDatabase;
   try {
-    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    if (path !== ":memory:") createPrivateFile(path);
     db = openSqlite(path);
   } catch (error) {
     if (error instanceof FleetStoreError) throw error;
@@ -44,6 +44,9 @@ export function openDatabase(
     db.pragma("synchronous = NORMAL");
     db.pragma("foreign_keys = ON");
     migrate(db, migrations);
+    // SQLite gives the -wal and -shm files the database's mode; set them anyway, for files an
+    // older cuzkit created world-readable.
+    if (path !== ":memory:") for (const suffix of ["", "-wal", "-shm"]) chmodIfExists(`${path}${suffix}`);
   } catch (error) {
     db.close();
     if (error instanceof FleetStoreError) throw error;
@@ -53,6 +56,27 @@ export function openDatabase(
     });
   }
   return db;
+}
+
+/**
+ * Creates the store's folder (0700, when this creates it) and an empty database file (0600)
+ * before SQLite opens it, so the file is never readable by others, not even for a moment: it
+ * holds instance tokens' hashes, the fleet's settings and its events.
+ */
+function createPrivateFile(path: string): void {
+  const folder = dirname(path);
+  // mkdirSync with recursive returns the first folder it created, undefined when all existed.
+  if (mkdirSync(folder, { recursive: true, mode: 0o700 }) !== undefined) chmodSync(folder, 0o700);
+  if (!existsSync(path)) closeSync(openSync(path, "a", 0o600));
+  chmodSync(path, 0o600);
+}
+
+function chmodIfExists(path: string): void {
+  try {
+    chmodSync(path, 0o600);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
 }
 
 /** The highest migration version applied. */

@@ -27,6 +27,7 @@ const manager = createFleetManager({
     fleet: "crash",
     image: "ghcr.io/example/prover:1",
     managerUrl: "http://127.0.0.1:1",
+    allowLoopbackManagerUrl: true,
     minProofsPerHour: 40,
     unknownGraceMs: 0,
     // A create sent just before a crash is found by label; a row whose create was never sent is

@@ -135,6 +135,8 @@ export async function runMarketDemo(options: MarketDemoOptions): Promise<MarketD
         fleet: "demo",
         image: "ghcr.io/example/prover:1",
         managerUrl: server.url,
+        // The simulated market's agents run on this machine: loopback reaches them.
+        allowLoopbackManagerUrl: true,
         minProofsPerHour,
         benchmarkProofs: 4,
         heartbeatIntervalMs: 1_000,

@@ -86,6 +86,8 @@ export async function startTestFleet(options: TestFleetOptions = {}): Promise<Te
         minProofsPerHour: 10,
         image: "ghcr.io/example/prover:1",
         managerUrl: "http://127.0.0.1:7320",
+        // The harness's agents are in-process: loopback is their address.
+        allowLoopbackManagerUrl: true,
         ...options.config,
       },
     });

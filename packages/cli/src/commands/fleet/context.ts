@@ -42,7 +42,16 @@ export interface FleetContext {
   managerFor(flags: ConfigFlags, store: FleetStore): Promise<FleetManager>;
   /** Resolves when the command should stop (SIGINT or SIGTERM by default). */
   untilStopped(): Promise<void>;
+  /**
+   * Before a command rents (deploy, run --once): --manager-url as given, else the stored URL only
+   * if it answers the health check with the nonce of the `fleet serve` that stored it. Throws
+   * FLEET_MANAGER_URL otherwise.
+   */
+  checkRentingManagerUrl(flags: ConfigFlags, store: FleetStore): Promise<string>;
 }
+
+/** The settings key where the serving manager records its health-check nonce. */
+export const managerNonceSetting = "managerNonce";
 
 /** Builds the context of the fleet subcommands. */
 export function createFleetContext(io: CliIO, deps: FleetCommandDeps): FleetContext {
@@ -93,6 +102,17 @@ export function createFleetContext(io: CliIO, deps: FleetCommandDeps): FleetCont
       });
     },
     untilStopped: deps.untilStopped ?? untilSignal,
+    async checkRentingManagerUrl(flags, store) {
+      const { resolveRentingManagerUrl } = await fleetLib();
+      const saved = (await store.loadSettings(flags.fleet)) ?? {};
+      const text = (value: unknown) => (typeof value === "string" ? value : undefined);
+      return resolveRentingManagerUrl({
+        given: flags.managerUrl,
+        stored: text(saved.managerUrl),
+        expectedNonce: text(saved[managerNonceSetting]),
+        allowLoopback: flags.allowLoopbackManagerUrl,
+      });
+    },
   };
 }
 

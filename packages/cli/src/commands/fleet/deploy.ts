@@ -37,6 +37,7 @@ export function addDeployCommand(fleet: Command, ctx: FleetContext): void {
         }
         await ctx.withStore(flags, (opened) =>
           ctx.withLease(flags, opened, async (store) => {
+            await ctx.checkRentingManagerUrl(flags, store);
             const manager = await ctx.managerFor(flags, store);
             const records =
               flags.offer !== undefined

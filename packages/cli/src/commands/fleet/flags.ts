@@ -38,6 +38,7 @@ export interface ConfigFlags extends StoreFlags {
   curioSchema?: string | undefined;
   minProofsPerHour?: number | undefined;
   managerUrl?: string | undefined;
+  allowLoopbackManagerUrl?: boolean | undefined;
   image?: string | undefined;
   disk?: number | undefined;
   maxDph?: number | undefined;
@@ -113,7 +114,14 @@ export function addConfigOptions(command: Command): Command {
       "keep a machine only at or above this measured rate (required)",
       positiveNumberOption("--min-proofs-per-hour"),
     )
-    .option("--manager-url <url>", "the URL agents reach this manager at (CUZKIT_FLEET_URL)")
+    .option(
+      "--manager-url <url>",
+      "the URL agents on rented machines reach this manager at (CUZKIT_FLEET_URL); renting needs it, or a stored one that answers as this manager; never loopback",
+    )
+    .option(
+      "--allow-loopback-manager-url",
+      "tests and local simulations only: allow a loopback --manager-url (no rented machine can reach it)",
+    )
     .option("--image <image>", "the prover image; its entrypoint runs `cuzkit agent`")
     .option(
       "--disk <gb>",
@@ -180,6 +188,8 @@ export function configFrom(
     fleet: flags.fleet,
     minProofsPerHour: pick(flags.minProofsPerHour, base.minProofsPerHour) as number,
     managerUrl: pick(flags.managerUrl, base.managerUrl),
+    // Not saved: the override holds for the command that passes it.
+    allowLoopbackManagerUrl: flags.allowLoopbackManagerUrl,
     image: pick(flags.image, base.image),
     diskGb: pick(flags.disk, base.diskGb),
     maxDph: pick(flags.maxDph, base.maxDph),

@@ -68,6 +68,7 @@ measured cost by 25%, and let the over-target rule drop the dearer one if it mea
         if (flags.once) {
           // One step, as the fleet's one writer for its length: refused while a manager runs.
           await ctx.withLease(flags, store, async (fenced) => {
+            await ctx.checkRentingManagerUrl(flags, fenced);
             print(await runFleetStep(await ctx.managerFor(flags, fenced), { target }));
           });
           return;
@@ -79,6 +80,8 @@ measured cost by 25%, and let the over-target rule drop the dearer one if it mea
           listen: flags.listen,
           dashboard,
           lease,
+          // This process rents: refuse to start unless agents can reach it at the URL it hands them.
+          rentingUrl: { given: flags.managerUrl, required: true },
           whileLeading: () =>
             startFleetRun(manager, {
               target,

@@ -2,7 +2,7 @@ import type { FleetManager, FleetStore, WriterLease } from "@cuzkit/fleet";
 import { fleetDefaults } from "@cuzkit/fleet/defaults";
 import type { Command } from "commander";
 import { durationOption, durationText } from "../../parse.js";
-import { type FleetContext, fleetLib } from "./context.js";
+import { type FleetContext, fleetLib, managerNonceSetting } from "./context.js";
 import {
   addConfigOptions,
   addReplicaOptions,
@@ -26,6 +26,11 @@ interface ServeOptions {
   lease: WriterLease;
   /** More to run while this replica acts (fleet run's steps); returns its stop. Default: nothing. */
   whileLeading?: (() => () => Promise<void>) | undefined;
+  /**
+   * The --manager-url flag, and whether a URL agents reach is required to start (fleet run) or,
+   * when missing, only turns renting off (fleet serve: its dashboard deploy and resumed rentals).
+   */
+  rentingUrl: { given: string | undefined; required: boolean };
 }
 
 /** Flags of the commands that may run as replicas on one PostgreSQL store. */
@@ -96,17 +101,19 @@ export async function serveManager(
     isLeader: () => lease.held,
   });
   try {
+    // The URL is saved as given, never the listen address: agents on rented machines cannot
+    // reach a loopback or 0.0.0.0 address. The nonce lets a later deploy check that the URL
+    // reaches this server. Taken before the check, which may turn renting off for this process.
+    const { allowLoopbackManagerUrl: _override, ...settings } = manager.config;
     ctx.print(`listening ${server.url}`);
+    await checkRentingUrl(ctx, manager, server.nonce, options.rentingUrl);
     if (options.dashboard !== undefined) {
       ctx.print(`dashboard ${server.url}/ (API: ${server.url}/openapi.json, metrics: ${server.url}/metrics)`);
       if (options.dashboard.notice !== undefined) ctx.print(options.dashboard.notice);
     }
     const lead = async () => {
       // A write, so the leader's: a follower's would be refused.
-      await store.saveSettings(manager.config.fleet, {
-        ...manager.config,
-        managerUrl: manager.config.managerUrl ?? server.url,
-      });
+      await store.saveSettings(manager.config.fleet, { ...settings, [managerNonceSetting]: server.nonce });
       await manager.startup();
       const stopLoops = manager.startLoops({
         reconcileEveryMs: options.reconcileEveryMs,
@@ -127,6 +134,36 @@ export async function serveManager(
     });
   } finally {
     await server.close();
+  }
+}
+
+/**
+ * Checks the URL this process would hand agents, now that it listens: --manager-url as given, or
+ * the stored one only when it answers the health check with this server's nonce. Required (fleet
+ * run): throws FLEET_MANAGER_URL. Otherwise (fleet serve): warns and turns renting off.
+ */
+async function checkRentingUrl(
+  ctx: FleetContext,
+  manager: FleetManager,
+  nonce: string,
+  rentingUrl: ServeOptions["rentingUrl"],
+): Promise<void> {
+  const { resolveRentingManagerUrl } = await fleetLib();
+  try {
+    await resolveRentingManagerUrl({
+      given: rentingUrl.given,
+      stored: manager.config.managerUrl,
+      expectedNonce: nonce,
+      allowLoopback: manager.config.allowLoopbackManagerUrl,
+    });
+  } catch (error) {
+    if (rentingUrl.required) throw error;
+    // Serving goes on (agents already rented still report); renting refuses until a URL is given.
+    manager.config.managerUrl = undefined;
+    ctx.logger.warn("renting is off: no manager URL agents on rented machines can reach", {
+      reason: (error as Error).message,
+      hint: "pass --manager-url https://HOST:PORT reachable from the rented machines",
+    });
   }
 }
 
@@ -165,6 +202,7 @@ export function addServeCommand(fleet: Command, ctx: FleetContext): void {
             listen: flags.listen,
             dashboard,
             lease,
+            rentingUrl: { given: flags.managerUrl, required: false },
             reconcileEveryMs: flags.reconcileEvery,
             monitorEveryMs: flags.monitorEvery,
           });
