@@ -184,36 +184,41 @@ const holdingText = (h: LeaseHolding) =>
 
 /** Another manager holds the fleet's writer lease: this command changes nothing. */
 export class FleetLeaseHeldError extends FleetError<"FLEET_LEASE_HELD"> {
-  /** The current holder. */
-  readonly holding: LeaseHolding;
+  /** The current holder, when known. */
+  readonly holding: LeaseHolding | undefined;
 
-  constructor(fleet: string, location: string, holding: LeaseHolding, options: FleetSubclassOptions = {}) {
+  constructor(message: string, options: FleetSubclassOptions & { holding?: LeaseHolding | undefined } = {}) {
     super(
-      `another manager writes to fleet ${fleet} in ${location}: ${holdingText(holding)}; nothing was changed`,
+      message,
       classDefaults(
         options,
         "FLEET_LEASE_HELD",
         true,
-        `stop the other manager (cuzkit fleet serve or fleet run held by ${holding.holder}), or wait until its lease lapses at ${new Date(holding.expiresAt).toISOString()}; while it runs, act through its dashboard or admin API (POST /api/deploy, POST /api/instances/ID/destroy)`,
+        "stop the other manager (cuzkit fleet serve or fleet run), or wait until its lease lapses",
       ),
     );
-    this.holding = holding;
+    this.holding = options.holding;
   }
 }
 
+/** The refusal of a manager because `holding` has the writer lease of `fleet` in the store at `location`. */
+export const leaseHeld = (fleet: string, location: string, holding: LeaseHolding) =>
+  new FleetLeaseHeldError(
+    `another manager writes to fleet ${fleet} in ${location}: ${holdingText(holding)}; nothing was changed`,
+    {
+      holding,
+      hint: `stop the other manager (cuzkit fleet serve or fleet run held by ${holding.holder}), or wait until its lease lapses at ${new Date(holding.expiresAt).toISOString()}; while it runs, act through its dashboard or admin API (POST /api/deploy, POST /api/instances/ID/destroy)`,
+    },
+  );
+
 /** A write refused because this manager no longer holds the writer lease (it froze, or another took over). */
 export class FleetLeaseLostError extends FleetError<"FLEET_LEASE_LOST"> {
-  /** The current holder; undefined when the lease row is gone. */
+  /** The current holder; undefined when unknown (the lease row is gone). */
   readonly holding: LeaseHolding | undefined;
 
-  constructor(
-    fleet: string,
-    holder: string,
-    holding: LeaseHolding | undefined,
-    options: FleetSubclassOptions = {},
-  ) {
+  constructor(message: string, options: FleetSubclassOptions & { holding?: LeaseHolding | undefined } = {}) {
     super(
-      `${holder} no longer holds the writer lease of fleet ${fleet}${holding === undefined ? "" : `: ${holdingText(holding)} does`}; the write was refused`,
+      message,
       classDefaults(
         options,
         "FLEET_LEASE_LOST",
@@ -221,9 +226,16 @@ export class FleetLeaseLostError extends FleetError<"FLEET_LEASE_LOST"> {
         "nothing was changed; the lease's holder acts now. This manager stops acting and follows (or exits); restart it once the other has stopped",
       ),
     );
-    this.holding = holding;
+    this.holding = options.holding;
   }
 }
+
+/** The refusal of a write by `holder`, which no longer holds the writer lease of `fleet` (`holding` does). */
+export const leaseLost = (fleet: string, holder: string, holding: LeaseHolding | undefined) =>
+  new FleetLeaseLostError(
+    `${holder} no longer holds the writer lease of fleet ${fleet}${holding === undefined ? "" : `: ${holdingText(holding)} does`}; the write was refused`,
+    { holding },
+  );
 
 /** Renting refused: no manager URL agents can reach (none given, loopback, or a stored one that does not answer as this manager). */
 export class FleetManagerUrlError extends FleetError<"FLEET_MANAGER_URL"> {

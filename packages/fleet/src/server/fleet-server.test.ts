@@ -208,7 +208,7 @@ describe("the manager's agent endpoints", () => {
     });
   });
 
-  it("answers 503 with Retry-After, changing nothing, once another manager has taken the lease over", async () => {
+  it("answers agents and the admin API 503 with Retry-After, changing nothing, once another manager has taken the lease over", async () => {
     const folder = mkdtempSync(join(tmpdir(), "cuzkit-server-lease-"));
     try {
       const dbPath = join(folder, "fleet.db");
@@ -216,6 +216,7 @@ describe("the manager's agent endpoints", () => {
         config: { minProofsPerHour: 40 },
         dbPath,
         writerLease: { holder: "frozen-manager", periodMs: 30_000 },
+        dashboard: { adminToken: "admin-token-0123456789abcdef", readsNeedToken: false },
       });
       const t = fleet;
       const { id, token } = await deployed(t);
@@ -237,6 +238,23 @@ describe("the manager's agent endpoints", () => {
         const following = await post(t, id, "heartbeat", token, {});
         expect(following.statusCode).toBe(503);
         expect(following.json()).toMatchObject({ error: "FLEET_NOT_LEADER" });
+        const admin = { authorization: "Bearer admin-token-0123456789abcdef" };
+        const deploy = await t.app.inject({
+          method: "POST",
+          url: "/api/deploy",
+          headers: admin,
+          payload: { offerId: 1003 },
+        });
+        expect(deploy.statusCode).toBe(503);
+        const destroy = await t.app.inject({
+          method: "POST",
+          url: `/api/instances/${id}/destroy`,
+          headers: admin,
+        });
+        expect(destroy.statusCode).toBe(503);
+        expect(t.fake.requestsTo("/api/v0/asks/1003/", "PUT")).toHaveLength(0);
+        // Reads are served.
+        expect((await t.app.inject({ method: "GET", url: "/api/summary" })).statusCode).toBe(200);
         expect((await other.require(id)).state).toBe("booting");
         expect((await other.events({ instanceId: id })).map((e) => e.type)).not.toContain("registered");
         await successor.release();

@@ -198,9 +198,15 @@ describe.each(backends)("writer lease on $name", ({ pair }) => {
     const held = await leaseA.current();
     expect(held?.expiresAt).toBeGreaterThan(Date.now() - 5_000);
     expect((await leaseB.claim()).held).toBe(false);
-    // Wait for the store's clock to pass the lease's end (bounded by the period itself).
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    expect(await leaseB.claim()).toMatchObject({ held: true, epoch: 2 });
+    // B takes it once the store's own clock passes the lease's end, and not before.
+    let claim = await leaseB.claim();
+    while (!claim.held) {
+      expect(Date.now()).toBeLessThan((held?.expiresAt ?? 0) + 5_000);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      claim = await leaseB.claim();
+    }
+    expect(Date.now()).toBeGreaterThanOrEqual((held?.expiresAt ?? 0) - 50);
+    expect(claim).toMatchObject({ held: true, epoch: 2 });
     await expect(a.fencedBy(leaseA).appendEvent("x", "stale")).rejects.toMatchObject({
       code: "FLEET_LEASE_LOST",
     });

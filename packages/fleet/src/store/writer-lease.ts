@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import type { Clock } from "@cuzkit/core";
 import { fleetDefaults } from "../defaults.js";
-import { FleetLeaseHeldError, FleetLeaseLostError, type LeaseHolding } from "../errors.js";
+import { type LeaseHolding, leaseHeld, leaseLost } from "../errors.js";
 import type { LeaderLease } from "./leader-lease.js";
 import type { SqlExecutor } from "./sql-executor.js";
 
@@ -191,7 +191,7 @@ export function createWriterLease(
     claim,
     async acquireNow() {
       const answer = await claim();
-      if (!answer.held) throw new FleetLeaseHeldError(fleet, location, answer.holding);
+      if (!answer.held) throw leaseHeld(fleet, location, answer.holding);
     },
     async acquire(signal) {
       while (epoch === undefined) {
@@ -230,7 +230,7 @@ export function createWriterLease(
       const row = await readRow(tx, true);
       if (epoch !== undefined && row !== undefined && row.holder === holder && row.epoch === epoch) return;
       drop(); // stop acting at once: runLeadership follows again
-      throw new FleetLeaseLostError(fleet, holder, row === undefined ? undefined : holdingOf(row));
+      throw leaseLost(fleet, holder, row === undefined ? undefined : holdingOf(row));
     },
   };
   return lease;

@@ -41,9 +41,8 @@ export interface ReplicaFlags extends StoreFlags, LeaseFlags {
 
 /**
  * The admin token (given, kept, or generated and printed once), the fleet's writer lease and
- * the store fenced by it (every write checks the lease). On SQLite a second manager refuses at
- * once (FLEET_LEASE_HELD, naming the holder); on PostgreSQL it follows, serving reads, until
- * the lease is free or lapses. A PostgreSQL store has no folder: its token is kept in the local
+ * the store fenced by it (every write checks the lease); serveManager claims the lease. A
+ * PostgreSQL store has no folder: its token is kept in the local
  * state folder, and replicas share one by --admin-token.
  */
 export async function replicaSetup(
@@ -65,23 +64,20 @@ export async function replicaSetup(
     admin.source === "generated"
       ? `admin token ${admin.token}${admin.path === undefined ? "" : ` (kept in ${admin.path})`}`
       : undefined;
+  // Nothing is claimed yet: serveManager claims it once the manager is built.
   const lease = store.writerLease({
     fleet: flags.fleet,
     periodMs: flags.leasePeriod,
     checkEveryMs: flags.leaseCheckEvery,
   });
-  if (store.kind === "sqlite") {
-    await lease.acquireNow();
-  } else {
-    ctx.print("following: another replica may lead; this one serves reads until it takes the lease");
-  }
   return { dashboard: { adminToken: admin.token, notice }, lease, fenced: store.fencedBy(lease) };
 }
 
 /**
- * Serves the manager (agent endpoints, the dashboard when asked), saves the settings with the
- * URL agents reach, and acts until stopped: startup, the loops and `whileLeading` — at once, or
- * with a lease only while this replica holds it. `fleet serve` and `fleet run` both manage this way.
+ * Claims the writer lease (SQLite: or refuses), serves the manager (agent endpoints, the
+ * dashboard when asked), and acts while it holds the lease, until stopped: it saves the settings
+ * with the URL agents reach, then startup, the loops and `whileLeading`. Gives the lease up at
+ * the end. `fleet serve` and `fleet run` both manage this way.
  */
 export async function serveManager(
   ctx: FleetContext,
@@ -89,52 +85,73 @@ export async function serveManager(
   store: FleetStore,
   options: ServeOptions,
 ): Promise<void> {
-  const { startFleetServer, createDaemonStatusBoard, runLeadership } = await fleetLib();
+  const { startFleetServer, createDaemonStatusBoard } = await fleetLib();
   const { lease } = options;
-  const server = await startFleetServer({
-    manager,
-    listen: options.listen,
-    dashboard:
-      options.dashboard === undefined
-        ? undefined
-        : { adminToken: options.dashboard.adminToken, daemonStatus: createDaemonStatusBoard() },
-    isLeader: () => lease.held,
-  });
   try {
-    // The URL is saved as given, never the listen address: agents on rented machines cannot
-    // reach a loopback or 0.0.0.0 address. The nonce lets a later deploy check that the URL
-    // reaches this server. Taken before the check, which may turn renting off for this process.
-    const { allowLoopbackManagerUrl: _override, ...settings } = manager.config;
-    ctx.print(`listening ${server.url}`);
-    await checkRentingUrl(ctx, manager, server.nonce, options.rentingUrl);
-    if (options.dashboard !== undefined) {
-      ctx.print(`dashboard ${server.url}/ (API: ${server.url}/openapi.json, metrics: ${server.url}/metrics)`);
-      if (options.dashboard.notice !== undefined) ctx.print(options.dashboard.notice);
-    }
-    const lead = async () => {
-      // A write, so the leader's: a follower's would be refused.
-      await store.saveSettings(manager.config.fleet, { ...settings, [managerNonceSetting]: server.nonce });
-      await manager.startup();
-      const stopLoops = manager.startLoops({
-        reconcileEveryMs: options.reconcileEveryMs,
-        monitorEveryMs: options.monitorEveryMs,
-      });
-      const stopMore = options.whileLeading?.();
-      return async () => {
-        await stopMore?.();
-        await stopLoops();
-      };
-    };
-    await runLeadership({
-      lease,
-      lead,
-      until: ctx.untilStopped(),
-      logger: ctx.logger,
-      onChange: (leading) => ctx.print(leading ? "leading" : "following"),
+    // On SQLite a second manager refuses at once (FLEET_LEASE_HELD, naming the holder); on
+    // PostgreSQL it follows, serving reads, until the lease is free or lapses.
+    if (store.kind === "sqlite") await lease.acquireNow();
+    else ctx.print("following: another replica may lead; this one serves reads until it takes the lease");
+    const server = await startFleetServer({
+      manager,
+      listen: options.listen,
+      dashboard:
+        options.dashboard === undefined
+          ? undefined
+          : { adminToken: options.dashboard.adminToken, daemonStatus: createDaemonStatusBoard() },
+      isLeader: () => lease.held,
     });
+    try {
+      await actUntilStopped(ctx, manager, store, options, server);
+    } finally {
+      await server.close();
+    }
   } finally {
-    await server.close();
+    await lease.release(); // also when the server could not start: the next manager need not wait
   }
+}
+
+/** Prints where it serves, then acts while it holds the lease (runLeadership) until stopped. */
+async function actUntilStopped(
+  ctx: FleetContext,
+  manager: FleetManager,
+  store: FleetStore,
+  options: ServeOptions,
+  server: { url: string; nonce: string },
+): Promise<void> {
+  const { runLeadership } = await fleetLib();
+  const serverUrl = server.url;
+  // The URL is saved as given, never the listen address: agents on rented machines cannot
+  // reach a loopback or 0.0.0.0 address. The nonce lets a later deploy check that the URL
+  // reaches this server. Taken before the check, which may turn renting off for this process.
+  const { allowLoopbackManagerUrl: _override, ...settings } = manager.config;
+  ctx.print(`listening ${serverUrl}`);
+  await checkRentingUrl(ctx, manager, server.nonce, options.rentingUrl);
+  if (options.dashboard !== undefined) {
+    ctx.print(`dashboard ${serverUrl}/ (API: ${serverUrl}/openapi.json, metrics: ${serverUrl}/metrics)`);
+    if (options.dashboard.notice !== undefined) ctx.print(options.dashboard.notice);
+  }
+  const lead = async () => {
+    // A write, so the leader's: a follower's would be refused.
+    await store.saveSettings(manager.config.fleet, { ...settings, [managerNonceSetting]: server.nonce });
+    await manager.startup();
+    const stopLoops = manager.startLoops({
+      reconcileEveryMs: options.reconcileEveryMs,
+      monitorEveryMs: options.monitorEveryMs,
+    });
+    const stopMore = options.whileLeading?.();
+    return async () => {
+      await stopMore?.();
+      await stopLoops();
+    };
+  };
+  await runLeadership({
+    lease: options.lease,
+    lead,
+    until: ctx.untilStopped(),
+    logger: ctx.logger,
+    onChange: (leading) => ctx.print(leading ? "leading" : "following"),
+  });
 }
 
 /**
@@ -202,9 +219,9 @@ export function addServeCommand(fleet: Command, ctx: FleetContext): void {
             listen: flags.listen,
             dashboard,
             lease,
-            rentingUrl: { given: flags.managerUrl, required: false },
             reconcileEveryMs: flags.reconcileEvery,
             monitorEveryMs: flags.monitorEvery,
+            rentingUrl: { given: flags.managerUrl, required: false },
           });
         }),
     );
