@@ -1,0 +1,11 @@
+import { startTestFleet } from "../src/testing/test-fleet.js";
+import { runFleetStep } from "../src/manager/fleet-run.js";
+import { trustMarket } from "../src/testing/trust-day.js";
+import { vastOfferRecord } from "../src/testing/demo-market.js";
+const hosts = trustMarket(11);
+const f = await startTestFleet({ config: { minProofsPerHour: 40 }, fake: { offers: hosts.map(h => vastOfferRecord({offerId: h.offer.candidate.offerId, machineId: h.offer.candidate.machineId, hostId: h.offer.candidate.hostId, gpuName: h.offer.gpuName, numGpus: h.offer.numGpus, ramGib: h.offer.ramGib, cpuCores: h.offer.cpuCores, cpuName: h.offer.cpuName, dphTotal: h.offer.candidate.dphTotal} as any)) } });
+const s = await runFleetStep(f.manager, { target: { proofsPerHour: 300 }, maxVetting: 3 });
+console.log(s.decisions.map(d => d.action), s.skipped);
+for (const r of await f.manager.store.list()) console.log(r.id, r.state, r.reason);
+console.log((await f.manager.store.events()).slice(-6));
+await f.close();
