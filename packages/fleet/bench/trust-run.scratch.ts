@@ -1,6 +1,7 @@
 import { runTrustDay, trustMarket } from "../src/testing/trust-day.js";
-const seed = Number(process.argv[2] ?? 11);
-const hosts = trustMarket(seed);
-console.log(hosts.length, hosts.map(h=>h.behaviour[0]).join(""));
+const seeds = (process.argv[2] ?? "11").split(",").map(Number);
+for (const seed of seeds) {
 const t0 = performance.now();
-console.log(await runTrustDay(seed, { hours: Number(process.argv[3] ?? 24) }), (performance.now()-t0).toFixed(0), "ms");
+const r = await runTrustDay(seed, { hours: Number(process.argv[3] ?? 24), targetProofsPerHour: Number(process.argv[4] ?? 300) });
+console.log(JSON.stringify(r), (performance.now()-t0).toFixed(0), "ms");
+}

@@ -63,6 +63,8 @@ export interface TrustDayResult {
   degradedStillOvercounted: number;
   /** True proofs delivered over the target's, step by step after the warm-up, capped at 1 per step. */
   deliveredShare: number;
+  /** What the planner believed it delivered over the target's, after the warm-up, capped at 1 per step. */
+  believedShare: number;
   /** Rentals, all hosts. */
   rentals: number;
   /** Dollars billed. */
@@ -168,6 +170,7 @@ export async function runTrustDay(seed: number, options: TrustDayOptions = {}): 
   const keptAtClaim = new Set<string>();
   const degradedLate = new Set<string>();
   let deliveredSum = 0;
+  let believedSum = 0;
   let targetSum = 0;
   let dollars = 0;
   const { manager, clock } = fleet;
@@ -199,6 +202,7 @@ export async function runTrustDay(seed: number, options: TrustDayOptions = {}): 
       const after = clock.now();
       // Production and heartbeats of what serves, then the manager's monitor pass.
       let delivered = 0;
+      let believed = 0;
       const members = new Map<string, FleetMember>(
         (await fleetMembers(manager)).map((m) => [m.instanceId, m]),
       );
@@ -217,6 +221,7 @@ export async function runTrustDay(seed: number, options: TrustDayOptions = {}): 
         await manager.agent.heartbeat(record.id).catch(() => {});
         await manager.agent.throughput(record.id, { proofs: whole, windowMs: stepMs }).catch(() => {});
         const counted = members.get(record.id)?.proofsPerHour ?? 0;
+        believed += counted;
         if (rental.host.behaviour === "absurd" || rental.host.behaviour === "inconsistent") {
           if (counted >= 0.9 * (rental.claimedProofsPerHour ?? claimedRate)) keptAtClaim.add(record.id);
           if (counted > 1.25 * trueRate) overcountedLiars.add(record.id);
@@ -237,6 +242,7 @@ export async function runTrustDay(seed: number, options: TrustDayOptions = {}): 
       await manager.monitor();
       if (after - startMs > warmupHours * 3_600_000) {
         deliveredSum += Math.min(delivered, target);
+        believedSum += Math.min(believed, target);
         targetSum += target;
       }
     }
@@ -251,6 +257,7 @@ export async function runTrustDay(seed: number, options: TrustDayOptions = {}): 
       degraded: [...rentals.values()].filter((r) => r.throttledAtMs !== undefined).length,
       degradedStillOvercounted: degradedLate.size,
       deliveredShare: targetSum === 0 ? 0 : deliveredSum / targetSum,
+      believedShare: targetSum === 0 ? 0 : believedSum / targetSum,
       rentals: rentals.size,
       dollars,
     };
