@@ -9,6 +9,10 @@ export const fleetDefaults = {
   diskGb: 150,
   /** Timed proofs of each machine's benchmark. */
   benchmarkProofs: 12,
+  /** A benchmark above this many times the model's rate for the hardware is suspect (see benchmark-claim.ts for why 3). */
+  suspectFactor: 3,
+  /** The production window: a kept machine counts at its production over it, and the keep rule waits a full one, ms. */
+  productionWindowMs: 2 * 60 * 60_000,
   /** Factor on modelled durations when a phase deadline is derived. */
   deadlineMargin: 1.5,
   /** Size of the prover image a machine pulls, bytes (12 GiB). */

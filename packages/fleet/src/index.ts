@@ -51,6 +51,26 @@ export {
   fleetErrorCodes,
 } from "./errors.js";
 export {
+  type BenchmarkClaimCheck,
+  type BenchmarkClaimInput,
+  type ClaimOutcome,
+  checkBenchmarkClaim,
+  defaultSuspectFactor,
+  timedProofRecords,
+} from "./evidence/benchmark-claim.js";
+export {
+  type CountedRate,
+  countedRate,
+  type InstanceRateEvidence,
+  implausibleProduction,
+  type ProductionPolicy,
+  type ProductionRate,
+  productionRate,
+  rateEvidence,
+  readCountedRate,
+  reviewProduction,
+} from "./evidence/counted-rate.js";
+export {
   type InstanceState,
   instanceStates,
   isFinalState,
@@ -136,4 +156,10 @@ export {
   openPostgresFleetStore,
   type PostgresFleetStoreOptions,
 } from "./store/postgres-fleet-store.js";
-export type { BenchmarkResultRecord, FleetEvent, InstanceRecord, OfferSnapshot } from "./store/records.js";
+export type {
+  BenchmarkResultRecord,
+  FleetEvent,
+  InstanceRecord,
+  OfferSnapshot,
+  RateBasis,
+} from "./store/records.js";

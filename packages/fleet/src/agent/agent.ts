@@ -14,7 +14,7 @@ import type { BenchVerdict } from "../decision.js";
 import { agentDefaults } from "../defaults.js";
 import { FleetError, type FleetErrorOptions } from "../errors.js";
 import type { AgentInstructions } from "../manager/agent-handlers.js";
-import type { FailureBody } from "../manager/agent-schemas.js";
+import type { FailureBody, ProofRecord } from "../manager/agent-schemas.js";
 import { type CompletedReading, productionWindow } from "./production-window.js";
 import type { AgentReporter } from "./reporter.js";
 import { type CommandOutcome, runShellCommand } from "./run-command.js";
@@ -314,7 +314,8 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
       answer = await reporter.report({
         verdict: vetting.verdict,
         proofsPerHour,
-        proofs: vetting.proofs,
+        // The records in the daemon's modelled time too, so the manager's recount matches the rate.
+        proofs: timeScale === 1 ? vetting.proofs : vetting.proofs.map((p) => inModelledTime(p, timeScale)),
         tunedConfig: configToml,
         summary: vetting.summary,
       });
@@ -376,4 +377,15 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
     await supervisor?.stop().catch(() => undefined);
     await closeChecker().catch(() => undefined);
   }
+}
+
+/** A proof record with its times in the daemon's modelled time (real ms over the time scale). */
+function inModelledTime(record: ProofRecord, timeScale: number): ProofRecord {
+  const scale = (ms: number | undefined) => (ms === undefined ? undefined : ms / timeScale);
+  return {
+    ...record,
+    wallMs: scale(record.wallMs),
+    submitMs: scale(record.submitMs),
+    settleMs: scale(record.settleMs),
+  };
 }

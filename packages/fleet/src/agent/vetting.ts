@@ -46,6 +46,8 @@ export function toFleetRecord(record: BenchProofRecord): ProofRecord {
     warmup: record.warmup,
     ok,
     wallMs: Math.max(0, record.settleMs - record.submitMs),
+    submitMs: Math.max(0, record.submitMs),
+    settleMs: Math.max(0, record.settleMs),
     errorClass: record.failureClass,
     code: ok ? undefined : (record.code ?? record.outcome.toUpperCase()).slice(0, 200),
     message: record.message?.slice(0, 4000),

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { timedProofRecords } from "../evidence/benchmark-claim.js";
 import { startTestPostgres, type TestPostgres } from "../store/test-postgres.js";
 import { startTestFleet, type TestFleet } from "../testing/test-fleet.js";
 import { curioTestSchemaSql } from "./curio-test-schema.js";
@@ -65,7 +66,11 @@ async function activeCurioInstance(
   await t.manager.agent.register(record.id, { agentVersion: "0.1.0" });
   for (const phase of ["params", "warmup", "benchmarking"] as const)
     await t.manager.agent.phase(record.id, { phase });
-  await t.manager.agent.report(record.id, { verdict: "MET", proofsPerHour: 48, proofs: [] });
+  await t.manager.agent.report(record.id, {
+    verdict: "MET",
+    proofsPerHour: 48,
+    proofs: timedProofRecords({ count: 12, wallMs: 75_000 }),
+  });
   const vastId = (await t.manager.store.require(record.id)).vastId as number;
   (t.fake.instances.get(vastId) as Record<string, unknown>).public_ipaddr = curioIp;
   const unschedulable = async () =>

@@ -1,7 +1,13 @@
 import type { DaemonDialect } from "@cuzkit/core";
-import { decideBenchmark } from "../decision.js";
+import { type Decision, decideBenchmark } from "../decision.js";
 import { hardwareClassKey } from "../economics/hardware-class.js";
 import { instanceNotLive, transitionRefused } from "../errors.js";
+import {
+  type BenchmarkClaimCheck,
+  checkBenchmarkClaim,
+  claimEventDetail,
+} from "../evidence/benchmark-claim.js";
+import { implausibleProduction } from "../evidence/counted-rate.js";
 import { type InstanceState, type VettingState, vettingStates } from "../lifecycle.js";
 import { modelledDeadlineInputs } from "../modelled-durations.js";
 import type { HostPerformanceInput } from "../store/host-performance.js";
@@ -15,6 +21,7 @@ import type {
 } from "./agent-schemas.js";
 import type { ManagerContext } from "./context.js";
 import { beginDestroy, failAndDestroy } from "./destroyer.js";
+import { reviewInstanceProduction } from "./production-review.js";
 
 /** What the manager tells a registered agent. */
 export interface AgentInstructions {
@@ -89,44 +96,117 @@ export function agentHandlers(ctx: ManagerContext) {
       }
       return record;
     },
-    /** Production throughput of an active machine: kept as host performance. */
+    /**
+     * Production throughput of an active machine: checked for plausibility (its window and the
+     * model bound), kept as host performance, and the machine's counted rate reviewed. An
+     * implausible report is an event, not evidence.
+     */
     async throughput(id: string, body: ThroughputBody): Promise<void> {
       const record = await store.require(id);
       if (record.state !== "active") throw instanceNotLive(id, record.state);
+      const proofsPerHour = (body.proofs * 3_600_000) / body.windowMs;
+      const implausible = implausibleProduction({
+        proofsPerHour,
+        windowMs: body.windowMs,
+        servedMs: ctx.clock.now() - record.phaseStartedAt,
+        modelProofsPerHour: record.modelProofsPerHour,
+        benchmarkProofsPerHour: record.benchmarkProofsPerHour,
+        suspectFactor: config.suspectFactor,
+      });
+      if (implausible !== undefined) {
+        await store.appendEvent(id, "production-implausible", {
+          reason: `production report not counted: ${implausible}`,
+          proofs: body.proofs,
+          windowMs: body.windowMs,
+          proofsPerHour,
+        });
+        return;
+      }
       await store.performance.record(
         performanceOf(record, config.dialect, {
           kind: "production",
-          proofsPerHour: (body.proofs * 3_600_000) / body.windowMs,
+          proofsPerHour,
           windowMs: body.windowMs,
           config: record.tunedConfig,
         }),
       );
+      // With a Curio link, Curio's verified proofs are production; the agent's own are kept as a figure.
+      if (ctx.curio === undefined) await reviewInstanceProduction(ctx, id);
     },
-    /** The final benchmark report: the keep rule decides; a rejected or failed machine is destroyed. */
+    /**
+     * The final benchmark report. Its claim is checked against its own proof records and the
+     * model (checkBenchmarkClaim), then the keep rule decides on the rate the records support;
+     * a refused claim, a rejected or a failed machine is destroyed.
+     */
     async report(id: string, body: FinalReportBody): Promise<ReportAnswer> {
       const record = await store.require(id);
-      const decision = decideBenchmark(body.verdict, body.proofsPerHour, config.minProofsPerHour);
+      const modelled = modelledDeadlineInputs(record.offer, {
+        dialect: config.dialect,
+      }).modelledProofsPerHour;
+      const stated = body.summary?.concurrency;
+      const check = checkBenchmarkClaim({
+        claimedProofsPerHour: body.proofsPerHour,
+        proofs: body.proofs,
+        modelProofsPerHour: modelled > 0 ? modelled : undefined,
+        minTimedProofs: config.minTimedProofs,
+        statedConcurrency: typeof stated === "number" && stated >= 1 ? stated : undefined,
+        suspectFactor: config.suspectFactor,
+      });
+      // Only a MET or BELOW report claims a rate; UNSTABLE and FAILED are decided by their verdict
+      // (their rate, recomputed or 0, is only recorded).
+      const measuring = body.verdict === "MET" || body.verdict === "BELOW";
+      const refused = measuring && check.outcome === "refused";
+      const decision: Decision = refused
+        ? { to: "rejected", destroy: true, excludeMachine: false, reason: `rejected: ${check.reason}` }
+        : claimDecision(
+            decideBenchmark(body.verdict, check.judgedProofsPerHour, config.minProofsPerHour),
+            measuring ? check : undefined,
+          );
+      const kept = decision.to === "active";
+      const counted = kept ? check.countedProofsPerHour : refused ? undefined : check.judgedProofsPerHour;
+      const detail = claimEventDetail(check);
       const decided = await store.decideBenchmark(
         id,
         {
           verdict: body.verdict,
-          proofsPerHour: body.proofsPerHour,
+          // The rate the records support, never the bare claim (the claim is in the report).
+          proofsPerHour: check.judgedProofsPerHour,
           minProofsPerHour: config.minProofsPerHour,
           machineId: record.machineId,
           gpuName: record.offer.gpuName,
           numGpus: record.offer.numGpus,
-          report: { proofs: body.proofs, summary: body.summary ?? {}, tunedConfig: body.tunedConfig },
+          report: {
+            proofs: body.proofs,
+            summary: body.summary ?? {},
+            tunedConfig: body.tunedConfig,
+            claimedProofsPerHour: detail.claimedProofsPerHour,
+            claim: detail,
+          },
         },
         decision.to,
         decision.reason,
-        // The measurement outlives the instance: ranking and calibration learn from it.
-        performanceOf(record, config.dialect, {
-          kind: "benchmark",
-          verdict: body.verdict,
-          proofsPerHour: body.proofsPerHour,
-          config: body.tunedConfig ?? record.tunedConfig,
-          records: body.proofs,
-        }),
+        // The measurement outlives the instance: ranking and calibration learn from it. A refused
+        // claim measured nothing, so it is no evidence about the machine beyond its event.
+        refused
+          ? undefined
+          : performanceOf(record, config.dialect, {
+              kind: "benchmark",
+              verdict: body.verdict,
+              proofsPerHour: check.judgedProofsPerHour,
+              config: body.tunedConfig ?? record.tunedConfig,
+              records: body.proofs,
+            }),
+        {
+          changes: {
+            proofsPerHour: counted,
+            claimedProofsPerHour: Number.isFinite(body.proofsPerHour) ? body.proofsPerHour : undefined,
+            benchmarkProofsPerHour: refused ? undefined : check.judgedProofsPerHour,
+            modelProofsPerHour: check.modelProofsPerHour,
+            rateBasis: kept && check.outcome === "suspect" ? "probation" : "benchmark",
+          },
+          events:
+            !measuring || check.outcome === "accepted" ? [] : [{ type: `claim-${check.outcome}`, detail }],
+        },
       );
       ctx.checkpoint("agent:decided");
       if (decision.excludeMachine && record.machineId !== undefined) {
@@ -135,9 +215,15 @@ export function agentHandlers(ctx: ManagerContext) {
       if (decision.destroy) {
         await beginDestroy(ctx, id, [decided.state]);
       }
-      return { state: decision.to, keep: decision.to === "active", reason: decision.reason };
+      return { state: decision.to, keep: kept, reason: decision.reason };
     },
   };
+}
+
+/** The keep rule's decision with what the claim check found said in its reason. */
+function claimDecision(decision: Decision, check: BenchmarkClaimCheck | undefined): Decision {
+  if (check === undefined || check.outcome === "accepted") return decision;
+  return { ...decision, reason: `${decision.reason}; ${check.reason}` };
 }
 
 /** The handler set's type. */

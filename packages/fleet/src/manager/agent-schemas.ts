@@ -65,6 +65,13 @@ export const proofRecordSchema = z.strictObject({
   warmup: z.boolean(),
   ok: z.boolean(),
   wallMs: z.number().nonnegative().optional(),
+  /**
+   * When the proof was submitted and when it settled, ms on the run's clock (the manager
+   * recomputes the rate from them). Absent from agents before claims were checked: such a
+   * report cannot support a rate and is refused with that reason.
+   */
+  submitMs: z.number().nonnegative().optional(),
+  settleMs: z.number().nonnegative().optional(),
   errorClass: shortText.optional(),
   code: shortText.optional(),
   message: message.optional(),

@@ -20,6 +20,12 @@ export interface FleetConfig {
   diskGb?: number | undefined;
   /** Timed proofs of each machine's benchmark. Default 12. */
   benchmarkProofs?: number | undefined;
+  /** Timed proofs with their times a report needs at least. Default: benchmarkProofs. */
+  minTimedProofs?: number | undefined;
+  /** A benchmark more than this many times the model's rate is suspect (probation at the model's rate). Default 3. */
+  suspectFactor?: number | undefined;
+  /** The production window, ms: kept machines count at production over it; below the minimum for a full one, replaced. Default 2 h. */
+  productionWindowMs?: number | undefined;
   /** Daemon dialect the agents tune for. Default "budget". */
   dialect?: DaemonDialect | undefined;
   /** The most $/hour all billing instances together may cost. Default: no cap. */
@@ -101,6 +107,23 @@ export function resolveFleetConfig(config: FleetConfig): ResolvedFleetConfig {
       { hint: "pass --bench-proofs N" },
     );
   }
+  if (
+    config.minTimedProofs !== undefined &&
+    (!Number.isInteger(config.minTimedProofs) || config.minTimedProofs < 1)
+  ) {
+    throw new InvalidInputError(`minTimedProofs must be a whole number >= 1, got ${config.minTimedProofs}`, {
+      hint: "set the fleet config's minTimedProofs to a whole number of proofs (default: the benchmark's size)",
+    });
+  }
+  if (
+    config.suspectFactor !== undefined &&
+    !(Number.isFinite(config.suspectFactor) && config.suspectFactor > 1)
+  ) {
+    throw new InvalidInputError(`suspectFactor must be a number above 1, got ${config.suspectFactor}`, {
+      hint: "set the fleet config's suspectFactor above 1 (how many times the model's rate a benchmark may reach before it is suspect; default 3)",
+    });
+  }
+  positive("productionWindowMs", "the fleet config's productionWindowMs", config.productionWindowMs);
   if (config.managerUrl !== undefined) {
     try {
       new URL(config.managerUrl);
@@ -120,6 +143,9 @@ export function resolveFleetConfig(config: FleetConfig): ResolvedFleetConfig {
     env: config.env ?? {},
     diskGb: config.diskGb ?? fleetDefaults.diskGb,
     benchmarkProofs: config.benchmarkProofs ?? fleetDefaults.benchmarkProofs,
+    minTimedProofs: config.minTimedProofs ?? config.benchmarkProofs ?? fleetDefaults.benchmarkProofs,
+    suspectFactor: config.suspectFactor ?? fleetDefaults.suspectFactor,
+    productionWindowMs: config.productionWindowMs ?? fleetDefaults.productionWindowMs,
     dialect: config.dialect ?? "budget",
     maxDph: config.maxDph,
     maxInstances: config.maxInstances,

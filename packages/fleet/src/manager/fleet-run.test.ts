@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { timedProofRecords } from "../evidence/benchmark-claim.js";
 import { startTestFleet, type TestFleet } from "../testing/test-fleet.js";
 import { runFleetStep, startFleetRun } from "./fleet-run.js";
 
@@ -12,7 +13,8 @@ async function vet(t: TestFleet, id: string, verdict: "MET" | "FAILED", proofsPe
   await t.manager.agent.register(id, { agentVersion: "0.1.0" });
   for (const phase of ["params", "warmup", "benchmarking"] as const)
     await t.manager.agent.phase(id, { phase });
-  return t.manager.agent.report(id, { verdict, proofsPerHour, proofs: [] });
+  const proofs = proofsPerHour > 0 ? timedProofRecords({ count: 12, wallMs: 3_600_000 / proofsPerHour }) : [];
+  return t.manager.agent.report(id, { verdict, proofsPerHour, proofs });
 }
 
 const runEvents = async (t: TestFleet) =>

@@ -8,6 +8,7 @@ import {
   planFleetStep,
 } from "../economics/run-planner.js";
 import { FleetBudgetError, FleetConfigError } from "../errors.js";
+import { countedRate } from "../evidence/counted-rate.js";
 import { type InstanceState, timedStates } from "../lifecycle.js";
 import { modelledDeadlineInputs } from "../modelled-durations.js";
 import type { FleetManager } from "./fleet-manager.js";
@@ -46,7 +47,7 @@ export function checkFleetTarget(target: FleetTarget): void {
   }
 }
 
-/** The planner's view of the fleet's instances: vetting ones at the model's estimate, active ones at their measurement. */
+/** The planner's view of the fleet's instances: vetting ones at the model's estimate, active ones at their counted rate (countedRate). */
 export async function fleetMembers(manager: FleetManager): Promise<FleetMember[]> {
   const members: FleetMember[] = [];
   for (const r of await manager.store.list()) {
@@ -56,7 +57,7 @@ export async function fleetMembers(manager: FleetManager): Promise<FleetMember[]
         instanceId: r.id,
         stage: "active",
         dphPerHour: r.dphPerHour,
-        proofsPerHour: r.proofsPerHour ?? 0,
+        proofsPerHour: countedRate(r).proofsPerHour,
       });
     } else if (vettingStates.includes(r.state)) {
       const estimate = modelledDeadlineInputs(r.offer, {

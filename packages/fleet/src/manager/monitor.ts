@@ -2,6 +2,7 @@ import { isHeartbeatLost, isPastDeadline } from "../deadlines.js";
 import { decidedToDestroy, heartbeatStates, timedStates } from "../lifecycle.js";
 import type { ManagerContext } from "./context.js";
 import { attemptDestroy, beginDestroy, failAndDestroy } from "./destroyer.js";
+import { reviewAllProduction } from "./production-review.js";
 
 /** What one monitor pass did. */
 export interface MonitorSummary {
@@ -11,18 +12,21 @@ export interface MonitorSummary {
   lost: string[];
   /** Destroy attempts made. */
   destroyAttempts: number;
+  /** Active instances replaced because their production stayed below the keep rule for a full window. */
+  replaced: string[];
 }
 
 const minutes = (ms: number) => `${Math.round(ms / 60_000)} min`;
 
 /**
  * One pass over the live instances: phase deadlines, silent agents, destroys that are due,
- * and decided instances a crash left before their destroy. Every step is a guarded
+ * decided instances a crash left before their destroy, and the production review of active
+ * machines (their counted rate follows production; the keep rule replaces under-producers). Every step is a guarded
  * transition, so running it twice, or after a restart, does nothing twice.
  */
 export async function monitor(ctx: ManagerContext): Promise<MonitorSummary> {
   const { store, clock, config } = ctx;
-  const summary: MonitorSummary = { pastDeadline: [], lost: [], destroyAttempts: 0 };
+  const summary: MonitorSummary = { pastDeadline: [], lost: [], destroyAttempts: 0, replaced: [] };
   const now = clock.now();
   for (const record of await store.list()) {
     if (
@@ -76,5 +80,6 @@ export async function monitor(ctx: ManagerContext): Promise<MonitorSummary> {
       summary.destroyAttempts++;
     }
   }
+  summary.replaced = await reviewAllProduction(ctx);
   return summary;
 }

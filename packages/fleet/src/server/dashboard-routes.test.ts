@@ -41,18 +41,25 @@ describe("the dashboard's JSON API over HTTP", () => {
     const list = JSON.parse((await get("/api/instances")).text) as { instances: Record<string, unknown>[] };
     expect(list.instances.map((i) => i.state)).toEqual(["active", "warmup", "planned"]);
     const kept = list.instances[0] as Record<string, unknown>;
-    expect(kept).toMatchObject({ id: seeded.kept, proofsPerHour: 48.5, gpuName: expect.any(String) });
+    expect(kept).toMatchObject({
+      id: seeded.kept,
+      proofsPerHour: 48.5,
+      rateBasis: "benchmark",
+      claimedProofsPerHour: 48.5,
+      benchmarkProofsPerHour: 48.5,
+      gpuName: expect.any(String),
+    });
     expect(kept.dollarsPer1000Proofs).toBeCloseTo(((kept.dphPerHour as number) / 48.5) * 1000, 6);
 
     const detailText = (await get(`/api/instances/${seeded.kept}`)).text;
     const detail = JSON.parse(detailText);
     expect(detail.phases.map((p: { state: string }) => p.state)).toEqual(keptPath);
-    expect(detail.benchmark.proofs).toHaveLength(12);
-    expect(detail.benchmark.proofs[11]).toEqual({
+    expect(detail.benchmark.proofs).toHaveLength(13); // the warmup and 12 timed proofs
+    expect(detail.benchmark.proofs[12]).toEqual({
       index: 12,
       warmup: false,
       ok: true,
-      wallMs: 86_500,
+      wallMs: 74_000,
       code: null,
     });
     expect(detail.daemonStatus.status).toEqual(sampleDaemonStatus);
@@ -255,8 +262,9 @@ describe("/metrics", () => {
     expect(text).toContain('cuzkit_fleet_instances{state="warmup"} 1');
     expect(text).toContain('cuzkit_fleet_instances{state="planned"} 1');
     expect(text).toContain(
-      `cuzkit_fleet_instance_proofs_per_hour{instance="${seeded.kept}",state="active"} 48.5`,
+      `cuzkit_fleet_instance_proofs_per_hour{instance="${seeded.kept}",state="active",basis="benchmark"} 48.5`,
     );
+    expect(text).toContain("cuzkit_fleet_counted_proofs_per_hour 48.5");
     const dph = (await d.fleet.manager.store.list())
       .filter((r) => r.state !== "planned")
       .reduce((s, r) => s + r.dphPerHour, 0);

@@ -1,9 +1,10 @@
 import type { CurioRate } from "../curio/curio-rate.js";
+import { countedRate } from "../evidence/counted-rate.js";
 import { heartbeatStates, type InstanceState, instanceStates } from "../lifecycle.js";
 import type { ExcludedOffer, RankedOffer } from "../manager/rank-offers.js";
 import { type BenchmarkSummary, listBenchmarkSummaries } from "../store/dashboard-reads.js";
 import type { FleetStore } from "../store/fleet-store.js";
-import type { FleetEvent, InstanceRecord } from "../store/records.js";
+import type { FleetEvent, InstanceRecord, RateBasis } from "../store/records.js";
 
 // What the dashboard and the admin API show, built from the store. Every view is an explicit
 // pick of fields: the token hash, the tuned config and anything else not listed never leaves
@@ -22,8 +23,15 @@ export interface InstanceView {
   phaseStartedAt: number;
   phaseDeadlineAt: number | null;
   lastHeartbeatAt: number | null;
-  /** Measured proofs/hour, once benchmarked. */
+  /** Counted proofs/hour (see countedRate), once benchmarked. */
   proofsPerHour: number | null;
+  /** What the counted rate rests on: benchmark, probation (the model's rate) or production. */
+  rateBasis?: RateBasis | null | undefined;
+  /** The evidence beside it: the claim, what the records support, the model, the last window's production. */
+  claimedProofsPerHour?: number | null | undefined;
+  benchmarkProofsPerHour?: number | null | undefined;
+  modelProofsPerHour?: number | null | undefined;
+  productionProofsPerHour?: number | null | undefined;
   dphPerHour: number;
   /** $ per 1000 proofs at the measured rate; null before a measurement. */
   dollarsPer1000Proofs: number | null;
@@ -109,6 +117,11 @@ export function instanceView(record: InstanceRecord): InstanceView {
     phaseDeadlineAt: record.phaseDeadlineAt ?? null,
     lastHeartbeatAt: record.lastHeartbeatAt ?? null,
     proofsPerHour: record.proofsPerHour ?? null,
+    rateBasis: record.proofsPerHour === undefined ? null : (record.rateBasis ?? "benchmark"),
+    claimedProofsPerHour: record.claimedProofsPerHour ?? null,
+    benchmarkProofsPerHour: record.benchmarkProofsPerHour ?? null,
+    modelProofsPerHour: record.modelProofsPerHour ?? null,
+    productionProofsPerHour: record.productionProofsPerHour ?? null,
     dphPerHour: record.dphPerHour,
     dollarsPer1000Proofs: dollarsPer1000(record.dphPerHour, record.proofsPerHour),
     reason: record.reason ?? null,
@@ -138,7 +151,7 @@ export async function fleetSummary(store: FleetStore, fleetName: string, now: nu
   for (const r of records) {
     countsByState[r.state] += 1;
     if (billingStates.includes(r.state)) dollarsPerHour += r.dphPerHour;
-    if (r.state === "active") proofsPerHour += r.proofsPerHour ?? 0;
+    if (r.state === "active") proofsPerHour += countedRate(r).proofsPerHour;
   }
   return { fleetName, now, countsByState, dollarsPerHour, proofsPerHour };
 }

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { knowledgeFromStore } from "../economics/knowledge.js";
+import { timedProofRecords } from "../evidence/benchmark-claim.js";
 import { startTestFleet, type TestFleet } from "../testing/test-fleet.js";
 
 let fleet: TestFleet | undefined;
@@ -8,8 +9,8 @@ afterEach(async () => {
   fleet = undefined;
 });
 
-const proofs = (n: number) =>
-  Array.from({ length: n }, (_, i) => ({ index: i + 1, warmup: false, ok: true, wallMs: 60_000 }));
+/** n honest timed proofs of 60 s each, one at a time (60 proofs/hour). */
+const proofs = (n: number) => timedProofRecords({ count: n, wallMs: 60_000, warmup: false });
 
 function post(t: TestFleet, id: string, path: string, token: string, body: unknown) {
   return t.app.inject({
@@ -57,7 +58,8 @@ describe("host performance", () => {
     expect(bench?.predictedProofsPerHour).toBeGreaterThan(0);
     expect(bench?.classKey).toContain(`${record.offer.numGpus}x ${record.offer.gpuName}`);
 
-    // 30 proofs in 30 minutes = 60 proofs/hour in production.
+    // 30 proofs in 30 minutes = 60 proofs/hour in production, once it has served 30 minutes.
+    fleet.clock.advance(1_800_000);
     const report = await post(fleet, id, "throughput", token, { proofs: 30, windowMs: 1_800_000 });
     expect(report.statusCode).toBe(200);
     const rows = await fleet.manager.store.performance.list({ machineId: record.machineId as number });

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { timedProofRecords } from "../evidence/benchmark-claim.js";
 import { startTestFleet, type TestFleet } from "../testing/test-fleet.js";
 
 let fleet: TestFleet | undefined;
@@ -7,8 +8,8 @@ afterEach(async () => {
   fleet = undefined;
 });
 
-const proofs = (n: number, wallMs = 60_000) =>
-  Array.from({ length: n }, (_, i) => ({ index: i + 1, warmup: false, ok: true, wallMs }));
+/** n honest timed proofs of wallMs each, one at a time (60 s: 60 proofs/hour). */
+const proofs = (n: number, wallMs = 60_000) => timedProofRecords({ count: n, wallMs, warmup: false });
 
 async function deployed(t: TestFleet, offerId = 1002) {
   const record = await t.manager.deploy(offerId);

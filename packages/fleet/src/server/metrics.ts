@@ -1,11 +1,13 @@
 import { Gauge, Registry } from "prom-client";
+import { countedRate } from "../evidence/counted-rate.js";
 import { instanceStates } from "../lifecycle.js";
 import type { FleetStore } from "../store/fleet-store.js";
 import { fleetSummary } from "./dashboard-views.js";
 
 /**
  * The manager's Prometheus metrics, read from the store at each scrape (nothing to keep in
- * sync): instances by state, proofs/hour per instance, fleet $/h, heartbeat age, deadline slack.
+ * sync): instances by state, counted proofs/hour per instance (with its basis) and of the fleet,
+ * fleet $/h, heartbeat age, deadline slack.
  * Instance labels are our ids (`i-...`), never the Vast label: labels are operator text.
  */
 export function createFleetMetrics(store: FleetStore, fleetName: string, now: () => number): Registry {
@@ -23,14 +25,28 @@ export function createFleetMetrics(store: FleetStore, fleetName: string, now: ()
   });
   new Gauge({
     name: "cuzkit_fleet_instance_proofs_per_hour",
-    help: "Measured proofs/hour of each benchmarked instance",
-    labelNames: ["instance", "state"],
+    help: "Counted proofs/hour of each benchmarked instance (basis: benchmark, probation at the model's rate, or production)",
+    labelNames: ["instance", "state", "basis"],
     registers: [registry],
     async collect() {
       const rows = await live();
       this.reset();
-      for (const r of rows)
-        if (r.proofsPerHour !== undefined) this.set({ instance: r.id, state: r.state }, r.proofsPerHour);
+      for (const r of rows) {
+        if (r.proofsPerHour === undefined) continue;
+        const counted = countedRate(r);
+        // A serving machine at its counted rate; a decided one at the rate it was judged at.
+        const perHour =
+          r.state === "active" || r.state === "draining" ? counted.proofsPerHour : r.proofsPerHour;
+        this.set({ instance: r.id, state: r.state, basis: counted.basis }, perHour);
+      }
+    },
+  });
+  new Gauge({
+    name: "cuzkit_fleet_counted_proofs_per_hour",
+    help: "The fleet's counted proofs/hour: every active instance at its counted rate (what the planner plans with)",
+    registers: [registry],
+    async collect() {
+      this.set((await fleetSummary(store, fleetName, now())).proofsPerHour);
     },
   });
   new Gauge({

@@ -4,7 +4,13 @@ import { isPostgresUrl } from "./connection-string.js";
 import type { HostPerformanceInput, HostPerformanceStore } from "./host-performance.js";
 import { openDatabase, type SqliteDatabase } from "./open-database.js";
 import { openPostgresFleetStore } from "./postgres-fleet-store.js";
-import type { BenchmarkResultRecord, FleetEvent, InstanceRecord, OfferSnapshot } from "./records.js";
+import type {
+  BenchmarkResultRecord,
+  FleetEvent,
+  InstanceRecord,
+  OfferSnapshot,
+  RateBasis,
+} from "./records.js";
 import { sqliteExecutor } from "./sql-executor.js";
 import { createSqlFleetStore } from "./sql-fleet-store.js";
 
@@ -28,6 +34,21 @@ export interface TransitionChanges {
   tunedConfig?: string | undefined;
   proofsPerHour?: number | undefined;
   tokenHash?: string | undefined;
+  claimedProofsPerHour?: number | undefined;
+  benchmarkProofsPerHour?: number | undefined;
+  modelProofsPerHour?: number | undefined;
+  rateBasis?: RateBasis | undefined;
+  productionProofsPerHour?: number | undefined;
+  productionAt?: number | undefined;
+  belowKeepSince?: number | undefined;
+}
+
+/** What decideBenchmark writes besides the decision: more columns and more events, in its transaction. */
+export interface DecisionExtras {
+  /** Columns set with the decision (they override the decision's own). */
+  changes?: TransitionChanges | undefined;
+  /** Events appended after the decision's, such as `claim-refused`. */
+  events?: ReadonlyArray<{ type: string; detail: Record<string, unknown> }> | undefined;
 }
 
 /** Options of a transition. */
@@ -132,7 +153,7 @@ export interface FleetStore {
   lastEventSeq(): Promise<number>;
   /**
    * Saves the benchmark result and moves benchmarking -> `to`, and appends `performance` (the
-   * measurement, which outlives the instance) when given, in one transaction.
+   * measurement, which outlives the instance) when given, and `extras`, in one transaction.
    */
   decideBenchmark(
     id: string,
@@ -140,6 +161,7 @@ export interface FleetStore {
     to: "active" | "rejected" | "failed",
     reason: string,
     performance?: HostPerformanceInput,
+    extras?: DecisionExtras,
   ): Promise<InstanceRecord>;
   /** The benchmark result of an instance, if any. */
   benchmarkResult(id: string): Promise<BenchmarkResultRecord | undefined>;

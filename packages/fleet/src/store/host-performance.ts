@@ -45,8 +45,9 @@ export type HostPerformanceInput = Omit<HostPerformanceRecord, "seq" | "at"> & {
 export interface HostPerformanceStore {
   /** Appends one measured rate. */
   record(input: HostPerformanceInput): Promise<HostPerformanceRecord>;
-  /** Every row, oldest first; of one machine or one class when asked. */
+  /** Every row, oldest first; of one instance, one machine or one class when asked. */
   list(query?: {
+    instanceId?: string | undefined;
     machineId?: number | undefined;
     classKey?: string | undefined;
   }): Promise<HostPerformanceRecord[]>;

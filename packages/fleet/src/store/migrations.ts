@@ -141,4 +141,21 @@ export const migrations: readonly Migration[] = [
       ALTER TABLE host_performance ADD COLUMN failures ${d.integer};
     `,
   },
+  {
+    version: 6,
+    description:
+      "claims checked against evidence: the claimed, recomputed and modelled rates, and the counted rate and its basis",
+    sql: (d) => `
+      -- proofs_per_hour stays the rate every consumer counts (the counted rate); these say where
+      -- it came from. NULL on older rows: rate_basis 'benchmark', counted at proofs_per_hour.
+      ALTER TABLE instances ADD COLUMN claimed_proofs_per_hour ${d.real};
+      ALTER TABLE instances ADD COLUMN benchmark_proofs_per_hour ${d.real};
+      ALTER TABLE instances ADD COLUMN model_proofs_per_hour ${d.real};
+      ALTER TABLE instances ADD COLUMN rate_basis TEXT;
+      ALTER TABLE instances ADD COLUMN production_proofs_per_hour ${d.real};
+      ALTER TABLE instances ADD COLUMN production_at ${d.integer};
+      ALTER TABLE instances ADD COLUMN below_keep_since ${d.integer};
+      CREATE INDEX host_performance_by_instance ON host_performance (instance_id, seq);
+    `,
+  },
 ];

@@ -1,6 +1,9 @@
 import type { HardwareSpec } from "@cuzkit/core";
 import type { InstanceState } from "../lifecycle.js";
 
+/** What an instance's counted rate rests on: its checked benchmark, the model (probation), or production. */
+export type RateBasis = "benchmark" | "probation" | "production";
+
 /** What the store keeps of the rented offer: enough to size, price and explain the instance. */
 export interface OfferSnapshot {
   offerId: number;
@@ -51,8 +54,25 @@ export interface InstanceRecord {
   lastHeartbeatAt: number | undefined;
   /** The tuned cuzk.toml the agent reported. */
   tunedConfig: string | undefined;
-  /** The measured proofs/hour, once benchmarked. */
+  /**
+   * The counted proofs/hour, once benchmarked: what the planner, the dashboard and /metrics
+   * count the machine at (see `countedRate` for its basis).
+   */
   proofsPerHour: number | undefined;
+  /** The proofs/hour the agent's report claimed. */
+  claimedProofsPerHour?: number | undefined;
+  /** The benchmark's rate as the manager recomputed it from the proof records (at most the claim). */
+  benchmarkProofsPerHour?: number | undefined;
+  /** The model's (uncalibrated) proofs/hour for the offer's hardware. */
+  modelProofsPerHour?: number | undefined;
+  /** What `proofsPerHour` rests on; undefined on rows from before claims were checked (benchmark). */
+  rateBasis?: RateBasis | undefined;
+  /** The measured production over the last window, once a full window was seen. */
+  productionProofsPerHour?: number | undefined;
+  /** When the production rate was last updated, epoch ms. */
+  productionAt?: number | undefined;
+  /** Since when production has stayed below the keep rule (the hysteresis' start), epoch ms. */
+  belowKeepSince?: number | undefined;
   /** Why it is where it is (failure class, verdict reason). */
   reason: string | undefined;
   destroyFirstAttemptAt: number | undefined;
@@ -108,6 +128,13 @@ export interface InstanceRow {
   last_heartbeat_at: number | null;
   tuned_config: string | null;
   proofs_per_hour: number | null;
+  claimed_proofs_per_hour?: number | null;
+  benchmark_proofs_per_hour?: number | null;
+  model_proofs_per_hour?: number | null;
+  rate_basis?: string | null;
+  production_proofs_per_hour?: number | null;
+  production_at?: number | null;
+  below_keep_since?: number | null;
   reason: string | null;
   destroy_first_attempt_at: number | null;
   destroy_attempts: number;
@@ -139,6 +166,13 @@ export function toInstanceRecord(row: InstanceRow): InstanceRecord {
     lastHeartbeatAt: orUndefined(row.last_heartbeat_at),
     tunedConfig: orUndefined(row.tuned_config),
     proofsPerHour: orUndefined(row.proofs_per_hour),
+    claimedProofsPerHour: orUndefined(row.claimed_proofs_per_hour ?? null),
+    benchmarkProofsPerHour: orUndefined(row.benchmark_proofs_per_hour ?? null),
+    modelProofsPerHour: orUndefined(row.model_proofs_per_hour ?? null),
+    rateBasis: orUndefined((row.rate_basis ?? null) as RateBasis | null),
+    productionProofsPerHour: orUndefined(row.production_proofs_per_hour ?? null),
+    productionAt: orUndefined(row.production_at ?? null),
+    belowKeepSince: orUndefined(row.below_keep_since ?? null),
     reason: orUndefined(row.reason),
     destroyFirstAttemptAt: orUndefined(row.destroy_first_attempt_at),
     destroyAttempts: row.destroy_attempts,

@@ -83,6 +83,13 @@ const changeColumns: Record<keyof TransitionChanges, string> = {
   tunedConfig: "tuned_config",
   proofsPerHour: "proofs_per_hour",
   tokenHash: "token_hash",
+  claimedProofsPerHour: "claimed_proofs_per_hour",
+  benchmarkProofsPerHour: "benchmark_proofs_per_hour",
+  modelProofsPerHour: "model_proofs_per_hour",
+  rateBasis: "rate_basis",
+  productionProofsPerHour: "production_proofs_per_hour",
+  productionAt: "production_at",
+  belowKeepSince: "below_keep_since",
 };
 
 const liveStates = "('booting','registered','params','warmup','benchmarking','active','draining')";
@@ -129,6 +136,7 @@ const sql = {
   selectPerformance: "SELECT * FROM host_performance ORDER BY seq",
   selectPerformanceOfMachine: "SELECT * FROM host_performance WHERE machine_id = ? ORDER BY seq",
   selectPerformanceOfClass: "SELECT * FROM host_performance WHERE class_key = ? ORDER BY seq",
+  selectPerformanceOfInstance: "SELECT * FROM host_performance WHERE instance_id = ? ORDER BY seq",
   selectFailedInstances: "SELECT DISTINCT instance_id FROM events WHERE to_state = 'failed'",
 } as const;
 
@@ -264,11 +272,13 @@ export function createSqlFleetStore(db: SqlExecutor, options: SqlFleetStoreOptio
     record: (input) => recordPerformance(db, input),
     async list(query = {}): Promise<HostPerformanceRecord[]> {
       const rows =
-        query.machineId !== undefined
-          ? await db.all<HostPerformanceRow>(sql.selectPerformanceOfMachine, [query.machineId])
-          : query.classKey !== undefined
-            ? await db.all<HostPerformanceRow>(sql.selectPerformanceOfClass, [query.classKey])
-            : await db.all<HostPerformanceRow>(sql.selectPerformance);
+        query.instanceId !== undefined
+          ? await db.all<HostPerformanceRow>(sql.selectPerformanceOfInstance, [query.instanceId])
+          : query.machineId !== undefined
+            ? await db.all<HostPerformanceRow>(sql.selectPerformanceOfMachine, [query.machineId])
+            : query.classKey !== undefined
+              ? await db.all<HostPerformanceRow>(sql.selectPerformanceOfClass, [query.classKey])
+              : await db.all<HostPerformanceRow>(sql.selectPerformance);
       return rows.map(toHostPerformanceRecord);
     },
     failedInstanceIds: async () =>
@@ -373,14 +383,16 @@ export function createSqlFleetStore(db: SqlExecutor, options: SqlFleetStoreOptio
     async lastEventSeq() {
       return (await db.get<{ seq: number | null }>(sql.lastEventSeq))?.seq ?? 0;
     },
-    decideBenchmark(id, result, to, reason, measured) {
+    decideBenchmark(id, result, to, reason, measured, extras = {}) {
       return db.transaction(async (tx) => {
         const { record, actual } = await transitionIn(tx, id, "benchmarking", to, {
-          changes: { proofsPerHour: result.proofsPerHour, reason },
+          changes: { proofsPerHour: result.proofsPerHour, reason, ...extras.changes },
           eventType: "decision",
           detail: { verdict: result.verdict, proofsPerHour: result.proofsPerHour, reason },
         });
         if (record === undefined) throw transitionRefused(id, "benchmarking", to, actual);
+        for (const extra of extras.events ?? [])
+          await event(tx, id, extra.type, undefined, undefined, extra.detail);
         await tx.run(sql.insertBenchmark, [
           id,
           clock.now(),

@@ -3,6 +3,7 @@
 // itself at its N-th checkpoint; a restart with CRASH_AT=0 must then finish the job from the
 // store and Vast alone. Prints `checkpoints <count>` when it finishes.
 import { createVastClient } from "@cuzkit/vast";
+import { timedProofRecords } from "../evidence/benchmark-claim.js";
 import { createFleetManager } from "../manager/fleet-manager.js";
 import { openFleetStore } from "../store/fleet-store.js";
 
@@ -69,7 +70,7 @@ async function main(): Promise<void> {
           await manager.agent.report(record.id, {
             verdict: verdictFor(record.offerId),
             proofsPerHour: verdictFor(record.offerId) === "MET" ? 48 : 30,
-            proofs: [{ index: 1, warmup: false, ok: true, wallMs: 75_000 }],
+            proofs: timedProofRecords({ count: 12, wallMs: 75_000 }),
           });
           break;
         case "active":

@@ -145,7 +145,13 @@ function instanceRow(
     el("td", {}, `${instance.numGpus}× ${instance.gpuName}`),
     el("td", { class: "state" }, el("span", { class: `badge ${instance.state}` }, instance.state)),
     el("td", {}, phaseBar(instance, now)),
-    el("td", { class: "num pph" }, formatNumber(instance.proofsPerHour)),
+    el(
+      "td",
+      { class: "num pph" },
+      formatNumber(instance.proofsPerHour),
+      // Where the counted rate comes from: a suspect claim is on probation at the model's rate.
+      instance.rateBasis ? el("div", { class: "muted basis" }, instance.rateBasis) : null,
+    ),
     el("td", { class: "curio" }, curioRatesText(instance.curioProduction, "–")),
     el("td", { class: "num" }, formatNumber(instance.dphPerHour, 3)),
     el("td", { class: "num" }, formatNumber(instance.dollarsPer1000Proofs, 2)),

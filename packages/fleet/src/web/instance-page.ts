@@ -111,7 +111,18 @@ export function instancePage(root: HTMLElement, instanceId: string): void {
         facts,
         el("span", { class: `badge ${i.state}`, id: "instance-state" }, i.state),
         d.local ? null : el("span", { class: "stat" }, `${i.numGpus}× ${i.gpuName}`),
-        el("span", { class: "stat" }, `${formatNumber(i.proofsPerHour)} proofs/h`),
+        el(
+          "span",
+          { class: "stat", id: "instance-rate" },
+          `${formatNumber(i.proofsPerHour)} proofs/h${i.rateBasis ? ` (${i.rateBasis})` : ""}`,
+        ),
+        i.claimedProofsPerHour === null || i.claimedProofsPerHour === undefined
+          ? null
+          : el(
+              "span",
+              { class: "muted", id: "instance-evidence" },
+              `claimed ${formatNumber(i.claimedProofsPerHour)}, records ${formatNumber(i.benchmarkProofsPerHour ?? null)}, model ${formatNumber(i.modelProofsPerHour ?? null)}, production ${formatNumber(i.productionProofsPerHour ?? null)} proofs/h`,
+            ),
         d.local ? null : el("span", { class: "stat" }, `$${formatNumber(i.dphPerHour, 3)}/h`),
         d.local
           ? null

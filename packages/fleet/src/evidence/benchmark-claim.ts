@@ -1,0 +1,224 @@
+// A benchmark report is the agent's word, and the agent's token lives where the machine's host
+// can read it. This file is the one place that decides what a report's rate is worth: it
+// recomputes the rate from the report's own timed proof records and bounds it by the model.
+import type { ProofRecord } from "../manager/agent-schemas.js";
+
+/**
+ * How far above the model's rate for the hardware a benchmark may be before it is suspect.
+ * Why 3: the model is anchored on the one GPU cuzk was measured on and scales other GPUs by
+ * their speed factor (see docs' gpu-throughput reference), and the fleet's calibration sees
+ * classes spread around it with a log standard deviation of about 0.35 (the simulated market's
+ * class bias): 3x is ln 3 = 1.1, more than 3 standard deviations, which an honest machine
+ * reaches about once in a thousand classes, while a lie worth telling (several times the
+ * truth) does not hide under it.
+ */
+export const defaultSuspectFactor = 3;
+
+/** Claims up to this fraction above the records' rate are the same rate (rounding, clocks). */
+const claimTolerance = 1e-3;
+
+/** What became of a claim. */
+export type ClaimOutcome = "accepted" | "demoted" | "suspect" | "refused";
+
+/** Inputs of {@link checkBenchmarkClaim}. */
+export interface BenchmarkClaimInput {
+  /** The proofs/hour the report claims. */
+  claimedProofsPerHour: number;
+  /** Every proof record of the report, warmup included. */
+  proofs: readonly ProofRecord[];
+  /** The model's proofs/hour for the offer's hardware; undefined or 0 when it has none (no bound). */
+  modelProofsPerHour: number | undefined;
+  /** Timed, completed proofs with times the report needs at least. Required (the fleet's benchmark size). */
+  minTimedProofs: number;
+  /** Proofs the run says it kept in flight (the report's `summary.concurrency`), if it says. */
+  statedConcurrency?: number | undefined;
+  /** A rate above the model's times this is suspect. Default {@link defaultSuspectFactor}. */
+  suspectFactor?: number | undefined;
+}
+
+/** What the records say, and what the manager makes of the claim. */
+export interface BenchmarkClaimCheck {
+  outcome: ClaimOutcome;
+  claimedProofsPerHour: number;
+  /** Completed timed proofs over their timed window; undefined when the records give no rate. */
+  recordsProofsPerHour: number | undefined;
+  /** The rate the keep rule judges: the least of the claim and the records (0 when refused). */
+  judgedProofsPerHour: number;
+  /** The rate a kept machine is counted at: the judged rate, or the model's while suspect (0 when refused). */
+  countedProofsPerHour: number;
+  modelProofsPerHour: number | undefined;
+  /** Completed timed proofs with both times. */
+  timedProofs: number;
+  /** From the first timed submit to the last timed settle, ms. */
+  windowMs: number;
+  /** Most proofs the records show in flight at once. */
+  maxInFlight: number;
+  /** One sentence: why, with the figures. */
+  reason: string;
+}
+
+const rate = (perHour: number | undefined) =>
+  perHour === undefined ? "none" : `${perHour >= 1e6 ? perHour.toExponential(2) : perHour.toFixed(1)}/h`;
+
+/** Most intervals open at once (an end at the same instant as a start does not overlap it). */
+function maxOverlap(intervals: ReadonlyArray<readonly [number, number]>): number {
+  const edges = intervals.flatMap(([start, end]) => [
+    [start, 1],
+    [end, -1],
+  ]) as Array<[number, number]>;
+  edges.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let open = 0;
+  let most = 0;
+  for (const [, step] of edges) {
+    open += step;
+    most = Math.max(most, open);
+  }
+  return most;
+}
+
+/**
+ * Checks a benchmark claim against its proof records and the model. Pure.
+ *
+ * - refused: the claim is not a finite number, fewer than `minTimedProofs` completed timed
+ *   proofs carry their submit and settle times (old agents send none), a record settles before
+ *   it was submitted, the window is empty, or the records show more proofs in flight than the
+ *   run says it kept. A refused report is no evidence of anything: counted at 0.
+ * - demoted: the claim is above what the records produce (completed timed proofs / window):
+ *   judged at the records' rate.
+ * - suspect: the judged rate is more than `suspectFactor` times the model's: the machine may
+ *   serve on probation, counted at the model's rate until production confirms it.
+ * - accepted: otherwise, at the claim (never above the records).
+ */
+export function checkBenchmarkClaim(input: BenchmarkClaimInput): BenchmarkClaimCheck {
+  const claimed = input.claimedProofsPerHour;
+  const model =
+    input.modelProofsPerHour !== undefined && input.modelProofsPerHour > 0
+      ? input.modelProofsPerHour
+      : undefined;
+  const timed = input.proofs.filter(
+    (p) => !p.warmup && p.ok && p.submitMs !== undefined && p.settleMs !== undefined,
+  );
+  const intervals = timed.map((p) => [p.submitMs as number, p.settleMs as number] as const);
+  const windowMs =
+    intervals.length === 0
+      ? 0
+      : Math.max(...intervals.map(([, end]) => end)) - Math.min(...intervals.map(([start]) => start));
+  const maxInFlight = maxOverlap(intervals);
+  const base = {
+    claimedProofsPerHour: claimed,
+    modelProofsPerHour: model,
+    timedProofs: timed.length,
+    windowMs,
+    maxInFlight,
+  };
+  const refuse = (why: string, recordsProofsPerHour?: number): BenchmarkClaimCheck => ({
+    ...base,
+    outcome: "refused",
+    recordsProofsPerHour,
+    judgedProofsPerHour: 0,
+    countedProofsPerHour: 0,
+    reason: `claim refused: ${why}`,
+  });
+
+  if (!Number.isFinite(claimed) || claimed < 0)
+    return refuse(`the claimed rate ${String(claimed)} is not a rate`);
+  if (timed.length < input.minTimedProofs) {
+    return refuse(
+      `claimed ${rate(claimed)} with ${timed.length} timed proofs carrying their times, fewer than the ${input.minTimedProofs} the fleet's benchmark runs (an agent from before claims were checked sends no times: upgrade the image)`,
+    );
+  }
+  if (intervals.some(([start, end]) => !(end >= start) || !Number.isFinite(end))) {
+    return refuse(`claimed ${rate(claimed)}, but a proof record settles before it was submitted`);
+  }
+  if (!(windowMs > 0)) return refuse(`claimed ${rate(claimed)}, but the timed proofs span no time`);
+  const records = (timed.length * 3_600_000) / windowMs;
+  if (input.statedConcurrency !== undefined && maxInFlight > input.statedConcurrency) {
+    return refuse(
+      `claimed ${rate(claimed)}, but the records show ${maxInFlight} proofs in flight where the run kept ${input.statedConcurrency}`,
+      records,
+    );
+  }
+  const demoted = claimed > records * (1 + claimTolerance);
+  const judged = Math.min(claimed, records);
+  const shown = `${timed.length} timed proofs over ${(windowMs / 1000).toFixed(0)} s (at most ${maxInFlight} at once) produce ${rate(records)}`;
+  if (model !== undefined && judged > model * (input.suspectFactor ?? defaultSuspectFactor)) {
+    return {
+      ...base,
+      outcome: "suspect",
+      recordsProofsPerHour: records,
+      judgedProofsPerHour: judged,
+      countedProofsPerHour: model,
+      reason: `claim suspect: ${rate(judged)}${demoted ? ` (claimed ${rate(claimed)}; ${shown})` : ""} is over ${input.suspectFactor ?? defaultSuspectFactor}x the model's ${rate(model)} for this hardware: on probation, counted at the model's rate until production confirms it`,
+    };
+  }
+  if (demoted) {
+    return {
+      ...base,
+      outcome: "demoted",
+      recordsProofsPerHour: records,
+      judgedProofsPerHour: judged,
+      countedProofsPerHour: judged,
+      reason: `claim demoted: claimed ${rate(claimed)}, but ${shown}: judged at ${rate(judged)}`,
+    };
+  }
+  return {
+    ...base,
+    outcome: "accepted",
+    recordsProofsPerHour: records,
+    judgedProofsPerHour: judged,
+    countedProofsPerHour: judged,
+    reason: `claim accepted: ${rate(claimed)} (${shown})`,
+  };
+}
+
+/** The event detail of a check (what the dashboard and `fleet events` show). */
+export function claimEventDetail(check: BenchmarkClaimCheck): Record<string, unknown> {
+  return {
+    outcome: check.outcome,
+    reason: check.reason,
+    claimedProofsPerHour: Number.isFinite(check.claimedProofsPerHour) ? check.claimedProofsPerHour : null,
+    recordsProofsPerHour: check.recordsProofsPerHour ?? null,
+    modelProofsPerHour: check.modelProofsPerHour ?? null,
+    countedProofsPerHour: check.countedProofsPerHour,
+    timedProofs: check.timedProofs,
+    windowMs: check.windowMs,
+    maxInFlight: check.maxInFlight,
+  };
+}
+
+/** Options of {@link timedProofRecords}. */
+export interface TimedProofRecordsOptions {
+  /** Timed proofs. Required. */
+  count: number;
+  /** Wall time of each, ms. Required. */
+  wallMs: number;
+  /** Proofs in flight at once. Default 1. */
+  concurrency?: number | undefined;
+  /** Add a warmup proof first. Default true. */
+  warmup?: boolean | undefined;
+}
+
+/**
+ * Honest proof records, as the agent sends them: a warmup, then `count` timed proofs of
+ * `wallMs` each, `concurrency` at a time, back to back. For tests and simulations.
+ */
+export function timedProofRecords(options: TimedProofRecordsOptions): ProofRecord[] {
+  const concurrency = options.concurrency ?? 1;
+  const warmupMs = options.warmup === false ? 0 : options.wallMs;
+  const out: ProofRecord[] =
+    options.warmup === false
+      ? []
+      : [{ index: 0, warmup: true, ok: true, wallMs: warmupMs, submitMs: 0, settleMs: warmupMs }];
+  for (let i = 0; i < options.count; i++) {
+    const submitMs = warmupMs + Math.floor(i / concurrency) * options.wallMs;
+    out.push({
+      index: i + 1,
+      warmup: false,
+      ok: true,
+      wallMs: options.wallMs,
+      submitMs,
+      settleMs: submitMs + options.wallMs,
+    });
+  }
+  return out;
+}

@@ -1,0 +1,89 @@
+import { cordonAndDrain } from "../curio/drain.js";
+import { productionRate, reviewProduction } from "../evidence/counted-rate.js";
+import type { InstanceRecord } from "../store/records.js";
+import type { ManagerContext } from "./context.js";
+import { beginDestroy } from "./destroyer.js";
+
+/** What a production review did to one instance. */
+export type ReviewOutcome = "unchanged" | "updated" | "replaced";
+
+/**
+ * Reviews one active instance's counted rate against its production (Curio's verified proofs
+ * when the fleet has a Curio link, else the agent's plausible reports) over the fleet's
+ * production window, stores the result with its events, and replaces (drains and destroys) a
+ * machine whose production stayed below the keep rule for a full window; `fleet run` then
+ * rents its replacement. Idempotent: every write is guarded by the `active` state.
+ */
+export async function reviewInstanceProduction(ctx: ManagerContext, id: string): Promise<ReviewOutcome> {
+  const { store, config, clock } = ctx;
+  const record = await store.get(id);
+  if (record === undefined || record.state !== "active") return "unchanged";
+  const now = clock.now();
+  const production = productionRate(await store.performance.list({ instanceId: id }), {
+    nowMs: now,
+    windowMs: config.productionWindowMs,
+    activeSinceMs: record.phaseStartedAt,
+    source: ctx.curio === undefined ? "agent" : "curio",
+  });
+  const review = reviewProduction(
+    record,
+    production,
+    { windowMs: config.productionWindowMs, minProofsPerHour: config.minProofsPerHour },
+    now,
+  );
+  const changed =
+    review.counted.proofsPerHour !== record.proofsPerHour ||
+    review.counted.basis !== (record.rateBasis ?? "benchmark") ||
+    review.belowKeepSince !== record.belowKeepSince ||
+    review.events.length > 0;
+  if (changed) {
+    const [first, ...rest] = review.events;
+    await store.update(
+      id,
+      "active",
+      {
+        proofsPerHour: review.counted.proofsPerHour,
+        rateBasis: review.counted.basis,
+        belowKeepSince: review.belowKeepSince,
+        ...(review.productionProofsPerHour === undefined
+          ? {}
+          : { productionProofsPerHour: review.productionProofsPerHour, productionAt: now }),
+      },
+      first?.type ?? "counted-rate",
+      {
+        reason:
+          first?.reason ??
+          `counted at ${review.counted.proofsPerHour.toFixed(1)}/h (${review.counted.basis})`,
+        countedProofsPerHour: review.counted.proofsPerHour,
+        basis: review.counted.basis,
+      },
+    );
+    for (const e of rest) await store.appendEvent(id, e.type, { reason: e.reason });
+  }
+  if (!review.replace) return changed ? "updated" : "unchanged";
+  await replaceUnderProducer(ctx, await store.require(id));
+  return "replaced";
+}
+
+/** Drains (on Curio) and destroys a machine whose production failed the keep rule, with the event that says why. */
+async function replaceUnderProducer(ctx: ManagerContext, record: InstanceRecord): Promise<void> {
+  const since = record.belowKeepSince ?? ctx.clock.now();
+  const reason = `replaced: production ${(record.productionProofsPerHour ?? 0).toFixed(1)}/h stayed below the minimum ${ctx.config.minProofsPerHour.toFixed(1)}/h for ${Math.round((ctx.clock.now() - since) / 60_000)} min`;
+  const drained = await cordonAndDrain(ctx, record);
+  if (drained === "cancelled") return;
+  const moved = await ctx.store.tryTransition(record.id, "active", "draining", {
+    eventType: "production-replaced",
+    changes: { reason },
+    detail: { reason, productionProofsPerHour: record.productionProofsPerHour ?? null },
+  });
+  if (moved !== undefined) await beginDestroy(ctx, record.id, ["draining"]);
+}
+
+/** Reviews every active instance (the monitor's pass): counted rates follow production, and the keep rule applies. */
+export async function reviewAllProduction(ctx: ManagerContext): Promise<string[]> {
+  const replaced: string[] = [];
+  for (const record of await ctx.store.list(["active"])) {
+    if ((await reviewInstanceProduction(ctx, record.id)) === "replaced") replaced.push(record.id);
+  }
+  return replaced;
+}
