@@ -216,12 +216,13 @@ await store.close();
 await fake.close();
 rmSync(dir, { recursive: true, force: true });
 
-// Trust: seeds the tests never use (the test runs seed 3), each a fresh market with its own
+// Trust: seeds the tests never use (the test runs seed 7), each a fresh market with its own
 // liars (absurd or inconsistent claims, inflated production) and hosts that throttle to 0.6x.
 const trustSeeds = Number(process.env.TRUST_SEEDS ?? 6);
 if (trustSeeds > 0) {
   const days: TrustDayResult[] = [];
-  for (let i = 0; i < trustSeeds; i++) days.push(await runTrustDay(1001 + i * 7, { targetProofsPerHour: 400 }));
+  for (let i = 0; i < trustSeeds; i++)
+    days.push(await runTrustDay(1001 + i * 7, { targetProofsPerHour: 400 }));
   const sum = (f: (d: TrustDayResult) => number) => days.reduce((acc, d) => acc + f(d), 0);
   const worst = Math.min(...days.map((d) => d.deliveredShare));
   const mean = sum((d) => d.deliveredShare) / days.length;

@@ -78,25 +78,28 @@ export function trustMarket(seed: number, options: TrustDayOptions = {}): TrustH
   const random = seededRandom(seed * 7919 + 17);
   const liarShare = options.liarShare ?? 0.2;
   const degraderShare = options.degraderShare ?? 0.15;
-  return hiddenMarket(seed, { offers: options.offers ?? 40 })
-    .offers.filter((o) => o.candidate.feasible && o.quirk !== "never-params" && o.quirk !== "flaky")
-    .map((offer) => {
-      const roll = random();
-      const behaviour: HostBehaviour =
-        roll < liarShare / 2
-          ? "absurd"
-          : roll < liarShare
-            ? "inconsistent"
-            : roll < liarShare + degraderShare
-              ? "degrades"
-              : "honest";
-      return {
-        offer,
-        behaviour,
-        claimFactor: behaviour === "absurd" ? 1e300 : behaviour === "inconsistent" ? 5 + random() * 75 : 1,
-        degradesAfterHours: behaviour === "degrades" ? 2 + random() * 3 : undefined,
-      };
-    });
+  const offers = hiddenMarket(seed, { offers: options.offers ?? 40 }).offers.filter(
+    (o) => o.candidate.feasible && o.quirk !== "never-params" && o.quirk !== "flaky",
+  );
+  // Exact shares, placed at random: every market has each behaviour in its stated share.
+  const liars = Math.round(offers.length * liarShare);
+  const degraders = Math.round(offers.length * degraderShare);
+  const roles: HostBehaviour[] = offers.map((_, i) =>
+    i < liars / 2 ? "absurd" : i < liars ? "inconsistent" : i < liars + degraders ? "degrades" : "honest",
+  );
+  for (let i = roles.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [roles[i], roles[j]] = [roles[j] as HostBehaviour, roles[i] as HostBehaviour];
+  }
+  return offers.map((offer, i) => {
+    const behaviour = roles[i] as HostBehaviour;
+    return {
+      offer,
+      behaviour,
+      claimFactor: behaviour === "absurd" ? 1e300 : behaviour === "inconsistent" ? 5 + random() * 75 : 1,
+      degradesAfterHours: behaviour === "degrades" ? 2 + random() * 3 : undefined,
+    };
+  });
 }
 
 /** The hidden offer in the shape the fake Vast server lists. */
@@ -122,7 +125,7 @@ function asDemoOffer(offer: HiddenOffer): DemoOffer {
 
 /**
  * Timed proof records of a benchmark at `proofsPerHour` with `concurrency` proofs in flight:
- * what an honest agent sends (start and end on its clock, the window the proofs fill).
+ * what an honest agent sends (submitted and settled on its clock, the window the proofs fill).
  */
 export function benchmarkRecords(
   proofsPerHour: number,
@@ -138,9 +141,9 @@ export function benchmarkRecords(
     warmup: false,
     ok: true,
     wallMs,
-    startMs: startOf(i),
-    endMs: startOf(i) + wallMs,
-  })) as ProofRecord[];
+    submitMs: startOf(i),
+    settleMs: startOf(i) + wallMs,
+  }));
 }
 
 interface Rental {
@@ -209,7 +212,8 @@ export async function runTrustDay(seed: number, options: TrustDayOptions = {}): 
       for (const record of await manager.store.list()) {
         const rental = rentals.get(record.id);
         if (rental === undefined) continue;
-        if (record.state !== "destroyed" && record.state !== "planned") dollars += (record.dphPerHour * stepMs) / 3_600_000;
+        if (record.state !== "destroyed" && record.state !== "planned")
+          dollars += (record.dphPerHour * stepMs) / 3_600_000;
         if (record.state !== "active") continue;
         rental.servingSinceMs ??= after - stepMs;
         const trueRate = trueRateOf(rental, after);
