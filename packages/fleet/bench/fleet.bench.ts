@@ -1,7 +1,9 @@
 // Manager overhead with 500 simulated instances: heartbeats/s and latency through the real
 // HTTP server (token check, guarded write), one reconcile pass against a fake Vast holding
 // 500 labelled instances, and the store's size after 10 000 events. Each figure is printed
-// with a baseline measured in the same run. Run with `pnpm bench:fleet`.
+// with a baseline measured in the same run. Then the trust section: simulated days of the real
+// manager on markets where some hosts lie or degrade (see testing/trust-day.ts). Run with
+// `pnpm bench:fleet`; `TRUST_SEEDS=n` sets how many fresh seeds (default 6), 0 skips it.
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -10,6 +12,7 @@ import { startFakeVastServer } from "@cuzkit/vast/testing";
 import { createFleetManager, openFleetStore, startFleetServer } from "../src/index.js";
 import { instanceLabel } from "../src/manager/config.js";
 import { testOffer, vetInStore } from "../src/testing/fixtures.js";
+import { runTrustDay, type TrustDayResult } from "../src/testing/trust-day.js";
 import { generateAgentToken, hashAgentToken } from "../src/tokens.js";
 
 const instances = 500;
@@ -218,3 +221,27 @@ await server.close();
 await store.close();
 await fake.close();
 rmSync(dir, { recursive: true, force: true });
+
+// Trust: seeds the tests never use (the test runs seed 7), each a fresh market with its own
+// liars (absurd or inconsistent claims, inflated production) and hosts that throttle to 0.6x.
+const trustSeeds = Number(process.env.TRUST_SEEDS ?? 6);
+if (trustSeeds > 0) {
+  const days: TrustDayResult[] = [];
+  for (let i = 0; i < trustSeeds; i++)
+    days.push(await runTrustDay(1001 + i * 7, { targetProofsPerHour: 400 }));
+  const sum = (f: (d: TrustDayResult) => number) => days.reduce((acc, d) => acc + f(d), 0);
+  const worst = Math.min(...days.map((d) => d.deliveredShare));
+  const mean = sum((d) => d.deliveredShare) / days.length;
+  const trust = [
+    `trust: ${days.length} simulated days (24 h, target 400 proofs/h, 20% liars, 15% degraders), fresh seeds`,
+    ...days.map(
+      (d) =>
+        `  seed ${d.seed}: ${d.rentals} rentals, ${d.liarsRented} liars reported, ${d.liesKeptAtClaim} kept at claim, ` +
+        `${d.liarsOvercounted} overcounted; ${d.degraded} degraded (${d.degradedStillOvercounted} still overcounted after 2 h); ` +
+        `delivered ${(d.deliveredShare * 100).toFixed(1)}% of target (the fleet believed ${(d.believedShare * 100).toFixed(1)}%), $${d.dollars.toFixed(2)}`,
+    ),
+    `  lies kept at their claim: ${sum((d) => d.liesKeptAtClaim)} of ${sum((d) => d.liarsRented)} (target 0: ${sum((d) => d.liesKeptAtClaim) === 0 ? "met" : "MISSED"})`,
+    `  delivered share: mean ${(mean * 100).toFixed(1)}%, worst ${(worst * 100).toFixed(1)}% (target >= 98%: ${mean >= 0.98 ? "met" : "MISSED"})`,
+  ];
+  process.stdout.write(`${trust.join("\n")}\n`);
+}
