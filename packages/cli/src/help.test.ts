@@ -53,7 +53,8 @@ describe("help text states the packages' own defaults", () => {
     expect(serve).toContain(`durations (default ${fleetDefaults.deadlineMargin})`);
     expect(serve).toContain(`tables (default ${fleetDefaults.postgresSchema})`);
     expect(serve).toContain(`--curio-db (default ${fleetDefaults.curioSchema})`);
-    expect(serve).toContain(`checks it (default ${durationText(fleetDefaults.leaseCheckEveryMs)})`);
+    expect(serve).toContain(`leader renews it (default ${durationText(fleetDefaults.leaseCheckEveryMs)}`);
+    expect(serve).toContain(`check (default ${durationText(fleetDefaults.leasePeriodMs)})`);
     expect(serve).toContain(`(default: "${fleetDefaults.fleet}")`);
     expect(serve).toContain(`reconcile interval (default ${durationText(fleetDefaults.reconcileEveryMs)})`);
     expect(serve).toContain(`check interval (default ${durationText(fleetDefaults.monitorEveryMs)})`);

@@ -14,7 +14,7 @@ describe("cuzkit fleet and the writer lease", () => {
     expect(
       (await cli.run(["serve", "--db", cli.db, "--listen", "127.0.0.1:0", ...fleetSettings])).error,
     ).toBeUndefined();
-    const first = await cli.run(["deploy", "--db", cli.db, "--offer", "1002"]);
+    const first = await cli.run(["deploy", "--db", cli.db, "--offer", "1002", ...fleetSettings]);
     expect(first.error).toBeUndefined();
     const id = /^(i-[0-9a-f]{8}) /.exec(first.stdout)?.[1] as string;
     // The deploy gave its lease up when it ended: the next command takes it at once.

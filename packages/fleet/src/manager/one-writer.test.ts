@@ -148,6 +148,7 @@ async function twoWriters(seed: number) {
         minProofsPerHour: 40,
         image: "ghcr.io/example/prover:1",
         managerUrl: "http://127.0.0.1:7320",
+        allowLoopbackManagerUrl: true,
       },
     });
     return { name, store, lease, manager };

@@ -182,7 +182,15 @@ describe("fleet replicas on one PostgreSQL store", { timeout: 120_000 }, () => {
     const args = [
       ...["--db", postgres.url, "--db-schema", schema, "--url", fake.url, "--fleet", "frz"],
       ...["--min-proofs-per-hour", "40", "--image", "ghcr.io/example/prover:1"],
-      ...["--manager-url", "http://127.0.0.1:1", "--listen", "127.0.0.1:0", "--admin-token", "a".repeat(32)],
+      ...[
+        "--manager-url",
+        "http://127.0.0.1:1",
+        "--allow-loopback-manager-url",
+        "--listen",
+        "127.0.0.1:0",
+        "--admin-token",
+        "a".repeat(32),
+      ],
       ...["--target-instances", "1", "--every", "200ms", "--lease-check-every", "100ms"],
       ...["--lease-period", `${leasePeriodMs}ms`],
     ];

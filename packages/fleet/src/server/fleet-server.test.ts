@@ -254,7 +254,9 @@ describe("the manager's agent endpoints", () => {
         expect(destroy.statusCode).toBe(503);
         expect(t.fake.requestsTo("/api/v0/asks/1003/", "PUT")).toHaveLength(0);
         // Reads are served.
-        expect((await t.app.inject({ method: "GET", url: "/api/summary" })).statusCode).toBe(200);
+        expect((await t.app.inject({ method: "GET", url: "/api/summary", headers: admin })).statusCode).toBe(
+          200,
+        );
         expect((await other.require(id)).state).toBe("booting");
         expect((await other.events({ instanceId: id })).map((e) => e.type)).not.toContain("registered");
         await successor.release();

@@ -104,10 +104,12 @@ export function trustMarket(seed: number, options: TrustDayOptions = {}): TrustH
 
 /** The hidden offer in the shape the fake Vast server lists. */
 function asDemoOffer(offer: HiddenOffer): DemoOffer {
+  // hiddenMarket gives every offer its machine and host.
+  const { machineId, hostId } = offer.candidate as { machineId: number; hostId: number };
   return {
     offerId: offer.candidate.offerId,
-    machineId: offer.candidate.machineId,
-    hostId: offer.candidate.hostId,
+    machineId,
+    hostId,
     gpuName: offer.gpuName,
     numGpus: offer.numGpus,
     ramGib: offer.ramGib,

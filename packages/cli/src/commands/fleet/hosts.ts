@@ -4,9 +4,9 @@ import { colourEnabled } from "../../colour.js";
 import { wholeNumberOption } from "../../parse.js";
 import { createTable } from "../../table.js";
 import { type FleetContext, fleetLib } from "./context.js";
-import { addStoreOptions, type StoreFlags } from "./flags.js";
+import { addLeaseOptions, addStoreOptions, type LeaseFlags, type StoreFlags } from "./flags.js";
 
-interface HostsFlags extends StoreFlags {
+interface HostsFlags extends StoreFlags, LeaseFlags {
   json?: boolean;
   excluded?: boolean;
   lift?: number;
@@ -24,7 +24,7 @@ function statusText(m: MachineReport): string {
 
 /** `cuzkit fleet hosts [--lift MACHINE]`: each machine's evidence, failure rate and exclusion. */
 export function addHostsCommand(fleet: Command, ctx: FleetContext): void {
-  addStoreOptions(fleet.command("hosts"))
+  addLeaseOptions(addStoreOptions(fleet.command("hosts")))
     .description(
       "machines and hosts with their evidence (failures, deaths, operator actions), failure rate and exclusion; --lift ends one",
     )
@@ -46,11 +46,16 @@ export function addHostsCommand(fleet: Command, ctx: FleetContext): void {
           periodMs: typeof savedPeriod === "number" ? savedPeriod : defaultExclusionPolicy.periodMs,
         };
         if (flags.lift !== undefined) {
-          const lifted = await liftMachineExclusion(
-            store,
-            flags.lift,
-            policy,
-            flags.reason === undefined ? undefined : `lifted by the operator: ${flags.reason}`,
+          // A write: as the fleet's one writer for its length (refused while a manager runs;
+          // lift through its dashboard then).
+          const machineId = flags.lift;
+          const lifted = await ctx.withLease(flags, store, (fenced) =>
+            liftMachineExclusion(
+              fenced,
+              machineId,
+              policy,
+              flags.reason === undefined ? undefined : `lifted by the operator: ${flags.reason}`,
+            ),
           );
           ctx.print(`machine ${flags.lift} lifted: ${lifted.reason}`);
           return;

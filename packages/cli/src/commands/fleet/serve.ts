@@ -131,9 +131,13 @@ async function actUntilStopped(
     ctx.print(`dashboard ${serverUrl}/ (API: ${serverUrl}/openapi.json, metrics: ${serverUrl}/metrics)`);
     if (options.dashboard.notice !== undefined) ctx.print(options.dashboard.notice);
   }
+  // A write, so the leader's: a follower's would be refused. Saved before waiting for a stop
+  // when this process already holds the lease (SQLite), so what it serves is on record first.
+  const saveSettings = () =>
+    store.saveSettings(manager.config.fleet, { ...settings, [managerNonceSetting]: server.nonce });
+  if (options.lease.held) await saveSettings();
   const lead = async () => {
-    // A write, so the leader's: a follower's would be refused.
-    await store.saveSettings(manager.config.fleet, { ...settings, [managerNonceSetting]: server.nonce });
+    await saveSettings();
     await manager.startup();
     const stopLoops = manager.startLoops({
       reconcileEveryMs: options.reconcileEveryMs,
