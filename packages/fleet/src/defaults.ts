@@ -11,6 +11,8 @@ export const fleetDefaults = {
   benchmarkProofs: 12,
   /** A benchmark above this many times the model's rate for the hardware is suspect (see benchmark-claim.ts for why 3). */
   suspectFactor: 3,
+  /** A benchmark claim above this many times its own records' rate is a lie (see benchmark-claim.ts for why 1.25). */
+  contradictionFactor: 1.25,
   /** The production window: a kept machine counts at its production over it, and the keep rule waits a full one, ms. */
   productionWindowMs: 2 * 60 * 60_000,
   /** Factor on modelled durations when a phase deadline is derived. */

@@ -29,12 +29,33 @@ describe("checkBenchmarkClaim", () => {
     expect(check(55)).toMatchObject({ outcome: "accepted", countedProofsPerHour: 55 });
   });
 
-  it("demotes a claim the records cannot produce to the records' rate, saying both", () => {
-    const c = check(5000);
-    expect(c).toMatchObject({ outcome: "demoted", judgedProofsPerHour: 60, countedProofsPerHour: 60 });
+  it("demotes a claim a little above its records to the records' rate, saying both", () => {
+    const c = check(70);
+    expect(c).toMatchObject({
+      outcome: "demoted",
+      contradicted: false,
+      judgedProofsPerHour: 60,
+      countedProofsPerHour: 60,
+    });
     expect(c.reason).toMatch(
-      /claimed 5000\.0\/h, but 12 timed proofs over 720 s \(at most 1 at once\) produce 60\.0\/h/,
+      /claimed 70\.0\/h, but 12 timed proofs over 720 s \(at most 1 at once\) produce 60\.0\/h/,
     );
+  });
+
+  it("refuses a claim far above its own records as a lie (contradicted), at any factor over 1.25", () => {
+    const c = check(5000);
+    expect(c).toMatchObject({
+      outcome: "refused",
+      contradicted: true,
+      recordsProofsPerHour: 60,
+      judgedProofsPerHour: 0,
+      countedProofsPerHour: 0,
+    });
+    expect(c.reason).toMatch(/claimed 5000\.0\/h, but its own 12 timed proofs .* produce 60\.0\/h/);
+    // At the factor it is still a demotion; the factor is configurable.
+    expect(check(75).outcome).toBe("demoted");
+    expect(check(76).contradicted).toBe(true);
+    expect(check(5000, honest60, { contradictionFactor: 100 }).outcome).toBe("demoted");
   });
 
   it("refuses a claim without records, an absurd one, and too few timed proofs", () => {
@@ -46,6 +67,9 @@ describe("checkBenchmarkClaim", () => {
     expect(check(1e300, []).reason).toMatch(
       /claimed 1\.00e\+300\/h with 0 timed proofs carrying their times, fewer than the 12/,
     );
+    // No records and a rate past the suspect bound: a lie. An old agent's plausible rate is not.
+    expect(check(1e300, []).contradicted).toBe(true);
+    expect(check(60, []).contradicted).toBe(false);
     expect(check(Number.POSITIVE_INFINITY).outcome).toBe("refused");
     expect(check(Number.NaN).outcome).toBe("refused");
     expect(check(60, timedProofRecords({ count: 11, wallMs: 60_000 })).outcome).toBe("refused");
@@ -94,9 +118,10 @@ describe("checkBenchmarkClaim", () => {
   });
 
   it("writes an event detail with the claim, the recomputed and the model's rate", () => {
-    expect(claimEventDetail(check(5000))).toMatchObject({
+    expect(claimEventDetail(check(70))).toMatchObject({
       outcome: "demoted",
-      claimedProofsPerHour: 5000,
+      contradicted: false,
+      claimedProofsPerHour: 70,
       recordsProofsPerHour: 60,
       modelProofsPerHour: model,
       countedProofsPerHour: 60,

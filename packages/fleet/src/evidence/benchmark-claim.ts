@@ -1,6 +1,7 @@
 // A benchmark report is the agent's word, and the agent's token lives where the machine's host
 // can read it. This file is the one place that decides what a report's rate is worth: it
 // recomputes the rate from the report's own timed proof records and bounds it by the model.
+import { fleetDefaults } from "../defaults.js";
 import type { ProofRecord } from "../manager/agent-schemas.js";
 
 /**
@@ -16,6 +17,16 @@ export const defaultSuspectFactor = 3;
 
 /** Claims up to this fraction above the records' rate are the same rate (rounding, clocks). */
 const claimTolerance = 1e-3;
+
+/**
+ * How far a claim may sit above the rate its own records produce before it is a lie, not a
+ * rounding: the agent computes its rate from these very records, so an honest one matches
+ * them; 1.25 leaves room for an agent that times a slightly shorter window (the ramp of its
+ * first proofs, about 1/n of a pipelined run). Above it the report is refused, the machine is
+ * destroyed and the lie is evidence against it, so that an honest machine is never destroyed as
+ * "over target" to make room for a liar kept at its records' rate.
+ */
+export const defaultContradictionFactor = fleetDefaults.contradictionFactor;
 
 /** What became of a claim. */
 export type ClaimOutcome = "accepted" | "demoted" | "suspect" | "refused";
@@ -34,11 +45,19 @@ export interface BenchmarkClaimInput {
   statedConcurrency?: number | undefined;
   /** A rate above the model's times this is suspect. Default {@link defaultSuspectFactor}. */
   suspectFactor?: number | undefined;
+  /** A claim above its records' rate times this is a lie. Default {@link defaultContradictionFactor}. */
+  contradictionFactor?: number | undefined;
 }
 
 /** What the records say, and what the manager makes of the claim. */
 export interface BenchmarkClaimCheck {
   outcome: ClaimOutcome;
+  /**
+   * True when the report contradicts itself (a rate its own records cannot come near, or one
+   * above the suspect bound with no records to show): evidence against the machine, unlike a
+   * refusal an honest old agent can earn.
+   */
+  contradicted: boolean;
   claimedProofsPerHour: number;
   /** Completed timed proofs over their timed window; undefined when the records give no rate. */
   recordsProofsPerHour: number | undefined;
@@ -83,8 +102,10 @@ function maxOverlap(intervals: ReadonlyArray<readonly [number, number]>): number
  *   proofs carry their submit and settle times (old agents send none), a record settles before
  *   it was submitted, the window is empty, or the records show more proofs in flight than the
  *   run says it kept. A refused report is no evidence of anything: counted at 0.
- * - demoted: the claim is above what the records produce (completed timed proofs / window):
- *   judged at the records' rate.
+ *   A claim over `contradictionFactor` times its records' rate, or one over the suspect bound
+ *   with too few records, is also refused and marked `contradicted`: a lie, not an old agent.
+ * - demoted: the claim is above what the records produce (completed timed proofs / window) by
+ *   less than `contradictionFactor`: judged at the records' rate.
  * - suspect: the judged rate is more than `suspectFactor` times the model's: the machine may
  *   serve on probation, counted at the model's rate until production confirms it.
  * - accepted: otherwise, at the claim (never above the records).
@@ -111,9 +132,11 @@ export function checkBenchmarkClaim(input: BenchmarkClaimInput): BenchmarkClaimC
     windowMs,
     maxInFlight,
   };
-  const refuse = (why: string, recordsProofsPerHour?: number): BenchmarkClaimCheck => ({
+  const suspectFactor = input.suspectFactor ?? defaultSuspectFactor;
+  const refuse = (why: string, recordsProofsPerHour?: number, contradicted = false): BenchmarkClaimCheck => ({
     ...base,
     outcome: "refused",
+    contradicted,
     recordsProofsPerHour,
     judgedProofsPerHour: 0,
     countedProofsPerHour: 0,
@@ -123,8 +146,12 @@ export function checkBenchmarkClaim(input: BenchmarkClaimInput): BenchmarkClaimC
   if (!Number.isFinite(claimed) || claimed < 0)
     return refuse(`the claimed rate ${String(claimed)} is not a rate`);
   if (timed.length < input.minTimedProofs) {
+    // An old agent sends no times, but never a rate beyond what any such machine can do.
+    const beyondBound = model !== undefined && claimed > model * suspectFactor;
     return refuse(
       `claimed ${rate(claimed)} with ${timed.length} timed proofs carrying their times, fewer than the ${input.minTimedProofs} the fleet's benchmark runs (an agent from before claims were checked sends no times: upgrade the image)`,
+      undefined,
+      beyondBound,
     );
   }
   if (intervals.some(([start, end]) => !(end >= start) || !Number.isFinite(end))) {
@@ -141,20 +168,30 @@ export function checkBenchmarkClaim(input: BenchmarkClaimInput): BenchmarkClaimC
   const demoted = claimed > records * (1 + claimTolerance);
   const judged = Math.min(claimed, records);
   const shown = `${timed.length} timed proofs over ${(windowMs / 1000).toFixed(0)} s (at most ${maxInFlight} at once) produce ${rate(records)}`;
-  if (model !== undefined && judged > model * (input.suspectFactor ?? defaultSuspectFactor)) {
+  const contradictionFactor = input.contradictionFactor ?? defaultContradictionFactor;
+  if (claimed > records * contradictionFactor) {
+    return refuse(
+      `claimed ${rate(claimed)}, but its own ${shown}: more than ${contradictionFactor}x what its records show`,
+      records,
+      true,
+    );
+  }
+  if (model !== undefined && judged > model * suspectFactor) {
     return {
       ...base,
       outcome: "suspect",
+      contradicted: false,
       recordsProofsPerHour: records,
       judgedProofsPerHour: judged,
       countedProofsPerHour: model,
-      reason: `claim suspect: ${rate(judged)}${demoted ? ` (claimed ${rate(claimed)}; ${shown})` : ""} is over ${input.suspectFactor ?? defaultSuspectFactor}x the model's ${rate(model)} for this hardware: on probation, counted at the model's rate until production confirms it`,
+      reason: `claim suspect: ${rate(judged)}${demoted ? ` (claimed ${rate(claimed)}; ${shown})` : ""} is over ${suspectFactor}x the model's ${rate(model)} for this hardware: on probation, counted at the model's rate until production confirms it`,
     };
   }
   if (demoted) {
     return {
       ...base,
       outcome: "demoted",
+      contradicted: false,
       recordsProofsPerHour: records,
       judgedProofsPerHour: judged,
       countedProofsPerHour: judged,
@@ -164,6 +201,7 @@ export function checkBenchmarkClaim(input: BenchmarkClaimInput): BenchmarkClaimC
   return {
     ...base,
     outcome: "accepted",
+    contradicted: false,
     recordsProofsPerHour: records,
     judgedProofsPerHour: judged,
     countedProofsPerHour: judged,
@@ -175,6 +213,7 @@ export function checkBenchmarkClaim(input: BenchmarkClaimInput): BenchmarkClaimC
 export function claimEventDetail(check: BenchmarkClaimCheck): Record<string, unknown> {
   return {
     outcome: check.outcome,
+    contradicted: check.contradicted,
     reason: check.reason,
     claimedProofsPerHour: Number.isFinite(check.claimedProofsPerHour) ? check.claimedProofsPerHour : null,
     recordsProofsPerHour: check.recordsProofsPerHour ?? null,

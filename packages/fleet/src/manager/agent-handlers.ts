@@ -150,6 +150,7 @@ export function agentHandlers(ctx: ManagerContext) {
         minTimedProofs: config.minTimedProofs,
         statedConcurrency: typeof stated === "number" && stated >= 1 ? stated : undefined,
         suspectFactor: config.suspectFactor,
+        contradictionFactor: config.contradictionFactor,
       });
       // Only a MET or BELOW report claims a rate; UNSTABLE and FAILED are decided by their verdict
       // (their rate, recomputed or 0, is only recorded).
@@ -210,8 +211,11 @@ export function agentHandlers(ctx: ManagerContext) {
         },
       );
       ctx.checkpoint("agent:decided");
-      // UNSTABLE is evidence that excludes (for the exclusion period); FAILED counts as a failure.
-      if (decision.excludeMachine || decision.to === "failed") {
+      // UNSTABLE is evidence that excludes (for the exclusion period); FAILED counts as a failure,
+      // and so does a report that contradicts itself (a lie is the host's doing).
+      if (refused && check.contradicted) {
+        await recordInstanceEvidence(ctx, record, "failure", decision.reason);
+      } else if (decision.excludeMachine || decision.to === "failed") {
         await recordInstanceEvidence(
           ctx,
           record,

@@ -70,10 +70,12 @@ describe("claims checked against evidence", () => {
     const absurdAnswer = await report(t, absurd.id, 1e300, []);
     expect(absurdAnswer).toMatchObject({ keep: false, state: "rejected" });
     expect(absurdAnswer.reason).toMatch(/claim refused: claimed 1\.00e\+300\/h with 0 timed proofs/);
-    // 5000/h from 12 proofs of 60 s, one at a time (60/h): judged at 60/h, not 5000.
+    // 5000/h from 12 proofs of 60 s, one at a time (60/h): a report that contradicts itself is
+    // refused and destroyed like the absurd one, not kept at its records' rate.
     const inconsistentAnswer = await report(t, inconsistent.id, 5000, honest(60));
+    expect(inconsistentAnswer).toMatchObject({ keep: false, state: "rejected" });
     expect(inconsistentAnswer.reason).toMatch(
-      /claim demoted: claimed 5000\.0\/h, but 12 timed proofs over 720 s/,
+      /claim refused: claimed 5000\.0\/h, but its own 12 timed proofs over 720 s .* produce 60\.0\/h/,
     );
 
     expect(await readCountedRate(t.manager.store, absurd.id)).toMatchObject({
@@ -84,10 +86,10 @@ describe("claims checked against evidence", () => {
     });
     expect((await t.manager.store.require(absurd.id)).proofsPerHour).toBeUndefined();
     expect(await readCountedRate(t.manager.store, inconsistent.id)).toMatchObject({
-      proofsPerHour: 60,
-      basis: "benchmark",
+      state: "destroyed",
+      proofsPerHour: 0,
       claimedProofsPerHour: 5000,
-      benchmarkProofsPerHour: 60,
+      benchmarkProofsPerHour: undefined,
     });
     // Events with their reasons and figures.
     const [refused] = await eventsOf(t, absurd.id, "claim-refused");
@@ -96,27 +98,33 @@ describe("claims checked against evidence", () => {
       claimedProofsPerHour: 1e300,
       timedProofs: 0,
     });
-    const [demoted] = await eventsOf(t, inconsistent.id, "claim-demoted");
-    expect(demoted?.detail).toMatchObject({
+    const [contradicted] = await eventsOf(t, inconsistent.id, "claim-refused");
+    expect(contradicted?.detail).toMatchObject({
+      contradicted: true,
       claimedProofsPerHour: 5000,
       recordsProofsPerHour: 60,
       modelProofsPerHour: expect.any(Number),
     });
-    // No claim is evidence of the machine: no host-performance row at the claim, none at all for the refused one.
+    // No claim is evidence of the machine's speed: no host-performance row for either liar.
     const performance = await t.manager.store.performance.list();
     expect(performance.map((p) => p.instanceId)).not.toContain(absurd.id);
+    expect(performance.map((p) => p.instanceId)).not.toContain(inconsistent.id);
     expect(Math.max(...performance.map((p) => p.proofsPerHour))).toBe(60);
-    expect((await t.manager.store.benchmarkResult(inconsistent.id))?.proofsPerHour).toBe(60);
+    // Both lies are evidence against their machines (a second within the period excludes).
+    const evidence = await t.manager.store.machineEvidence();
+    expect(
+      evidence
+        .filter((e) => e.kind === "failure")
+        .map((e) => e.instanceId)
+        .sort(),
+    ).toEqual([absurd.id, inconsistent.id].sort());
 
-    // The fleet counts 120/h, not 1e300 or 5060.
-    expect(await fleetRate(t)).toBeCloseTo(120, 6);
-    const step = await runFleetStep(t.manager, { target: { proofsPerHour: 50 } });
-    // Over target by one machine: the dearer per proof goes (the A40 at $1.20/h), the honest one stays.
-    expect(step.decisions.filter((d) => d.action === "destroy")).toEqual([
-      expect.objectContaining({ action: "destroy", instanceId: inconsistent.id }),
-    ]);
-    expect((await t.manager.store.require(honestMachine.id)).state).toBe("active");
+    // The fleet counts 60/h, not 1e300 or 5060; a step whose target the honest machine alone
+    // meets keeps it, and rents nothing.
     expect(await fleetRate(t)).toBeCloseTo(60, 6);
+    const step = await runFleetStep(t.manager, { target: { proofsPerHour: 50 } });
+    expect(step.decisions).toEqual([]);
+    expect((await t.manager.store.require(honestMachine.id)).state).toBe("active");
     // A second step does not touch it either.
     await runFleetStep(t.manager, { target: { proofsPerHour: 50 } });
     expect((await t.manager.store.require(honestMachine.id)).state).toBe("active");

@@ -29,6 +29,8 @@ export interface FleetConfig {
   minTimedProofs?: number | undefined;
   /** A benchmark more than this many times the model's rate is suspect (probation at the model's rate). Default 3. */
   suspectFactor?: number | undefined;
+  /** A benchmark claim more than this many times its own records' rate is a lie: refused, and evidence against the machine. Default 1.25. */
+  contradictionFactor?: number | undefined;
   /** The production window, ms: kept machines count at production over it; below the minimum for a full one, replaced. Default 2 h. */
   productionWindowMs?: number | undefined;
   /** Daemon dialect the agents tune for. Default "budget". */
@@ -131,6 +133,17 @@ export function resolveFleetConfig(config: FleetConfig): ResolvedFleetConfig {
       hint: "set the fleet config's suspectFactor above 1 (how many times the model's rate a benchmark may reach before it is suspect; default 3)",
     });
   }
+  if (
+    config.contradictionFactor !== undefined &&
+    !(Number.isFinite(config.contradictionFactor) && config.contradictionFactor >= 1)
+  ) {
+    throw new InvalidInputError(
+      `contradictionFactor must be a number >= 1, got ${config.contradictionFactor}`,
+      {
+        hint: "set the fleet config's contradictionFactor to 1 or more (how far a claim may sit above its own records before it is a lie; default 1.25)",
+      },
+    );
+  }
   positive("productionWindowMs", "the fleet config's productionWindowMs", config.productionWindowMs);
   if (config.managerUrl !== undefined) {
     try {
@@ -154,6 +167,7 @@ export function resolveFleetConfig(config: FleetConfig): ResolvedFleetConfig {
     benchmarkProofs: config.benchmarkProofs ?? fleetDefaults.benchmarkProofs,
     minTimedProofs: config.minTimedProofs ?? config.benchmarkProofs ?? fleetDefaults.benchmarkProofs,
     suspectFactor: config.suspectFactor ?? fleetDefaults.suspectFactor,
+    contradictionFactor: config.contradictionFactor ?? fleetDefaults.contradictionFactor,
     productionWindowMs: config.productionWindowMs ?? fleetDefaults.productionWindowMs,
     dialect: config.dialect ?? "budget",
     maxDph: config.maxDph,
