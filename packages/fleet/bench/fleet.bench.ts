@@ -12,7 +12,7 @@ import { startFakeVastServer } from "@cuzkit/vast/testing";
 import { createFleetManager, openFleetStore, startFleetServer } from "../src/index.js";
 import { instanceLabel } from "../src/manager/config.js";
 import { testOffer, vetInStore } from "../src/testing/fixtures.js";
-import { runTrustDay, type TrustDayResult } from "../src/testing/trust-day.js";
+import { runTrustDay, type TrustDayOptions, type TrustDayResult } from "../src/testing/trust-day.js";
 import { generateAgentToken, hashAgentToken } from "../src/tokens.js";
 
 const instances = 500;
@@ -225,15 +225,15 @@ rmSync(dir, { recursive: true, force: true });
 // Trust: seeds the tests never use (the test runs seed 7), each a fresh market with its own
 // liars (absurd or inconsistent claims, inflated production) and hosts that throttle to 0.6x.
 const trustSeeds = Number(process.env.TRUST_SEEDS ?? 6);
-if (trustSeeds > 0) {
+/** Runs `seeds` fresh days of one scenario and prints them with the targets' verdicts. */
+async function trustScenario(title: string, first: number, seeds: number, options: TrustDayOptions) {
   const days: TrustDayResult[] = [];
-  for (let i = 0; i < trustSeeds; i++)
-    days.push(await runTrustDay(1001 + i * 7, { targetProofsPerHour: 400 }));
+  for (let i = 0; i < seeds; i++) days.push(await runTrustDay(first + i * 7, options));
   const sum = (f: (d: TrustDayResult) => number) => days.reduce((acc, d) => acc + f(d), 0);
   const worst = Math.min(...days.map((d) => d.deliveredShare));
   const mean = sum((d) => d.deliveredShare) / days.length;
   const trust = [
-    `trust: ${days.length} simulated days (24 h, target 400 proofs/h, 20% liars, 15% degraders), fresh seeds`,
+    `trust: ${title}, ${days.length} fresh seeds`,
     ...days.map(
       (d) =>
         `  seed ${d.seed}: ${d.rentals} rentals, ${d.liarsRented} liars reported, ${d.liesKeptAtClaim} kept at claim, ` +
@@ -244,4 +244,17 @@ if (trustSeeds > 0) {
     `  delivered share: mean ${(mean * 100).toFixed(1)}%, worst ${(worst * 100).toFixed(1)}% (target >= 98%: ${mean >= 0.98 ? "met" : "MISSED"})`,
   ];
   process.stdout.write(`${trust.join("\n")}\n`);
+}
+if (trustSeeds > 0) {
+  await trustScenario("24 h, target 400 proofs/h, 20% liars, 15% degraders", 1001, trustSeeds, {
+    targetProofsPerHour: 400,
+  });
+  // A market the policy was not shaped on: twice the liars, most honest hosts throttle, a
+  // bigger target (more rentals, so more of them are met).
+  await trustScenario(
+    "stress, 24 h, target 700 proofs/h, 40% liars, 40% degraders",
+    2003,
+    Math.max(1, Math.ceil(trustSeeds / 2)),
+    { targetProofsPerHour: 700, liarShare: 0.4, degraderShare: 0.4 },
+  );
 }

@@ -10,6 +10,7 @@ import type { LeaseHolding } from "../errors.js";
 import { type InstanceState, isFinalState } from "../lifecycle.js";
 import { openFleetStore, type SqliteFleetStore } from "../store/fleet-store.js";
 import type { WriterLease } from "../store/writer-lease.js";
+import { seededRandom } from "../testing/hidden-truth.js";
 import type { FleetVast } from "./context.js";
 import { createFleetManager, type FleetManager } from "./fleet-manager.js";
 import { runFleetStep } from "./fleet-run.js";
@@ -25,18 +26,6 @@ import { runFleetStep } from "./fleet-run.js";
 const periodMs = 30_000;
 const target = 3;
 const createPath = /^\/api\/v0\/asks\/(\d+)\/$/;
-
-/** A small deterministic PRNG (mulberry32). */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 /**
  * Runs actors one segment at a time: an actor runs until its next gate (a Vast call) or its
@@ -97,7 +86,7 @@ afterEach(async () => {
 });
 
 async function twoWriters(seed: number) {
-  const random = seeded(seed);
+  const random = seededRandom(seed);
   const turns = createTurns(random);
   const fake: FakeVastServer = await startFakeVastServer({ rateLimits: false, offers: offers() });
   cleanups.push(() => fake.close());
