@@ -1,10 +1,13 @@
+import { existsSync } from "node:fs";
 import { homedir } from "node:os";
+import { dirname } from "node:path";
 import { createConsoleLogger, type Logger } from "@cuzkit/core";
 import type { FleetManager, FleetStore, WriterLease } from "@cuzkit/fleet";
 import { createVastClient, type VastClientOptions } from "@cuzkit/vast";
 import { interruptOnSignals } from "../../interrupt.js";
 import type { CliIO } from "../../io.js";
 import { type ConfigFlags, configFrom, type LeaseFlags, type StoreFlags } from "./flags.js";
+import { takeStoreFootprint } from "./store-footprint.js";
 
 /** What `createFleetCommand` can be given besides the IO, for tests. */
 export interface FleetCommandDeps {
@@ -27,8 +30,17 @@ export interface FleetContext {
   logger: Logger;
   /** Writes a line to stdout. */
   print(line: string): void;
-  /** Opens the store, runs `use`, and closes the store whatever happens. */
-  withStore<T>(flags: StoreFlags, use: (store: FleetStore) => Promise<T>): Promise<T>;
+  /**
+   * Opens the store, runs `use`, and closes the store whatever happens. An unknown --db scheme is
+   * refused before anything is created. "read": a missing store is refused (FLEET_STORE), never
+   * created. "create" (default): made when missing; if `use` fails before it calls `keep()`, the
+   * store files, admin token and folders this call created are removed again.
+   */
+  withStore<T>(
+    flags: StoreFlags,
+    use: (store: FleetStore, keep: () => void) => Promise<T>,
+    mode?: "read" | "create",
+  ): Promise<T>;
   /**
    * Takes the fleet's writer lease (refusing with FLEET_LEASE_HELD, naming the holder, when another
    * manager has it), runs `use` on the store fenced by it, and gives the lease up.
@@ -61,16 +73,50 @@ export function createFleetContext(io: CliIO, deps: FleetCommandDeps): FleetCont
     deps,
     logger,
     print: (line) => io.stdout.write(`${line}\n`),
-    async withStore(flags, use) {
-      const { connectFleetStore, defaultStorePath } = await fleetLib();
-      const store = await connectFleetStore({
-        location: flags.db ?? defaultStorePath(io.env),
-        schema: flags.dbSchema,
-      });
+    async withStore(flags, use, mode = "create") {
+      const { connectFleetStore, defaultStorePath, checkStoreLocation, isPostgresUrl, adminTokenFileName } =
+        await fleetLib();
+      const location = flags.db ?? defaultStorePath(io.env);
+      checkStoreLocation(location);
+      const sqlitePath = isPostgresUrl(location) ? undefined : location;
+      if (
+        mode === "read" &&
+        sqlitePath !== undefined &&
+        sqlitePath !== ":memory:" &&
+        !existsSync(sqlitePath)
+      ) {
+        throw await missingStoreError(sqlitePath, flags.db === undefined, defaultStorePath(io.env));
+      }
+      // The admin token lives beside a SQLite store, else in the default state folder (replicaSetup).
+      const footprint = takeStoreFootprint(
+        sqlitePath,
+        dirname(sqlitePath ?? defaultStorePath(io.env)),
+        adminTokenFileName,
+      );
+      let kept = mode === "read";
+      let store: FleetStore;
       try {
-        return await use(store);
+        store = await connectFleetStore({
+          location,
+          schema: flags.dbSchema,
+          ifMissing: mode === "read" ? "refuse" : "create",
+        });
+      } catch (error) {
+        if (!kept) await footprint.removeCreated();
+        throw error;
+      }
+      let failed = false;
+      try {
+        return await use(store, () => {
+          kept = true;
+        });
+      } catch (error) {
+        failed = true;
+        throw error;
       } finally {
         await store.close();
+        // Failed before it started: leave no store or admin token that only this attempt made.
+        if (failed && !kept) await footprint.removeCreated();
       }
     },
     async withLease(flags, store, use) {
@@ -114,6 +160,21 @@ export function createFleetContext(io: CliIO, deps: FleetCommandDeps): FleetCont
       });
     },
   };
+}
+
+/** The error of a read-only command run where there is no store: nothing is created. */
+async function missingStoreError(path: string, isDefault: boolean, defaultPath: string): Promise<Error> {
+  const { FleetStoreError } = await fleetLib();
+  return new FleetStoreError(
+    isDefault
+      ? `there is no fleet store yet at the default path ${path}`
+      : `there is no fleet store at ${path} (--db)`,
+    {
+      hint: isDefault
+        ? "`cuzkit fleet serve` creates the store there; or pass --db with the path or postgres:// URL of an existing one"
+        : `check --db for a typo; the default store is ${defaultPath}, and \`cuzkit fleet serve --db ${path}\` creates one here`,
+    },
+  );
 }
 
 async function untilSignal(): Promise<void> {

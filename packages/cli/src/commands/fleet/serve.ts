@@ -24,6 +24,8 @@ interface ServeOptions {
   monitorEveryMs?: number | undefined;
   /** The writer lease this manager must hold to act. */
   lease: WriterLease;
+  /** Called once it serves and its manager URL is settled: a failure before leaves nothing behind. */
+  onStarted?: (() => void) | undefined;
   /** More to run while this replica acts (fleet run's steps); returns its stop. Default: nothing. */
   whileLeading?: (() => () => Promise<void>) | undefined;
   /**
@@ -127,6 +129,7 @@ async function actUntilStopped(
   const { allowLoopbackManagerUrl: _override, ...settings } = manager.config;
   ctx.print(`listening ${serverUrl}`);
   await checkRentingUrl(ctx, manager, server.nonce, options.rentingUrl);
+  options.onStarted?.();
   if (options.dashboard !== undefined) {
     ctx.print(`dashboard ${serverUrl}/ (API: ${serverUrl}/openapi.json, metrics: ${serverUrl}/metrics)`);
     if (options.dashboard.notice !== undefined) ctx.print(options.dashboard.notice);
@@ -216,13 +219,14 @@ export function addServeCommand(fleet: Command, ctx: FleetContext): void {
             monitorEvery?: number;
           },
       ) =>
-        ctx.withStore(flags, async (store) => {
+        ctx.withStore(flags, async (store, keep) => {
           const { dashboard, lease, fenced } = await replicaSetup(ctx, flags, store);
           const manager = await ctx.managerFor(flags, fenced);
           await serveManager(ctx, manager, fenced, {
             listen: flags.listen,
             dashboard,
             lease,
+            onStarted: keep,
             reconcileEveryMs: flags.reconcileEvery,
             monitorEveryMs: flags.monitorEvery,
             rentingUrl: { given: flags.managerUrl, required: false },
