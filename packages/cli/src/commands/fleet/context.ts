@@ -23,6 +23,13 @@ export interface FleetCommandDeps {
 // command starts as fast as before.
 export const fleetLib = () => import("@cuzkit/fleet");
 
+/**
+ * How a command uses the store. "read": a missing store is refused, nothing created. "read-or-empty":
+ * with no store it says so on stderr and reads an empty in-memory one (`fleet offers` before the
+ * first `fleet serve`). "create": made when missing, removed again on an early failure.
+ */
+export type StoreMode = "read" | "read-or-empty" | "create";
+
 /** What the fleet subcommands share. */
 export interface FleetContext {
   io: CliIO;
@@ -39,7 +46,7 @@ export interface FleetContext {
   withStore<T>(
     flags: StoreFlags,
     use: (store: FleetStore, keep: () => void) => Promise<T>,
-    mode?: "read" | "create",
+    mode?: StoreMode,
   ): Promise<T>;
   /**
    * Takes the fleet's writer lease (refusing with FLEET_LEASE_HELD, naming the holder, when another
@@ -79,27 +86,32 @@ export function createFleetContext(io: CliIO, deps: FleetCommandDeps): FleetCont
       const location = flags.db ?? defaultStorePath(io.env);
       checkStoreLocation(location);
       const sqlitePath = isPostgresUrl(location) ? undefined : location;
-      if (
-        mode === "read" &&
-        sqlitePath !== undefined &&
-        sqlitePath !== ":memory:" &&
-        !existsSync(sqlitePath)
-      ) {
-        throw await missingStoreError(sqlitePath, flags.db === undefined, defaultStorePath(io.env));
+      const missing =
+        mode !== "create" && sqlitePath !== undefined && sqlitePath !== ":memory:" && !existsSync(sqlitePath);
+      if (missing && mode === "read-or-empty") {
+        // Said, not silent: a typo in --db must not pass for a fleet with no evidence yet.
+        io.stderr.write(`note: no fleet store at ${location}: reading none (nothing is created)\n`);
+        const empty = await connectFleetStore({ location: ":memory:" });
+        try {
+          return await use(empty, () => {});
+        } finally {
+          await empty.close();
+        }
       }
+      if (missing) throw await missingStoreError(location, flags.db === undefined, defaultStorePath(io.env));
       // The admin token lives beside a SQLite store, else in the default state folder (replicaSetup).
       const footprint = takeStoreFootprint(
         sqlitePath,
         dirname(sqlitePath ?? defaultStorePath(io.env)),
         adminTokenFileName,
       );
-      let kept = mode === "read";
+      let kept = mode !== "create";
       let store: FleetStore;
       try {
         store = await connectFleetStore({
           location,
           schema: flags.dbSchema,
-          ifMissing: mode === "read" ? "refuse" : "create",
+          ifMissing: mode === "create" ? "create" : "refuse",
         });
       } catch (error) {
         if (!kept) await footprint.removeCreated();

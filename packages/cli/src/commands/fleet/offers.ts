@@ -70,7 +70,7 @@ failed, were unstable or measured below --min-proofs-per-hour are left out (--js
           ctx.print(rows.length === 0 ? "no offers fit" : table.toString());
           if (excluded.length > 0) ctx.print(`${excluded.length} offer(s) left out; --json says why`);
         },
-        "read",
+        "read-or-empty",
       ),
     );
 }
