@@ -10,6 +10,7 @@ import { addHardwareOptions, type HardwareFlags, resolveHardwareFlags } from "..
 import { type CliIO, CommandExit } from "../io.js";
 import { durationOption, durationText, positiveNumberOption, wholeNumberOption } from "../parse.js";
 import { addProofInputOptions, buildProofInput, type ProofInputFlags } from "../proof-input.js";
+import { warnSecretArgument } from "../secret-options.js";
 
 interface AgentFlags extends ProofInputFlags, HardwareFlags {
   paramsCommand?: string;
@@ -166,6 +167,7 @@ Exit codes: 0 kept (served until stopped), 2 not kept, 1 a step failed.`,
               minProofsPerHour: flags.minProofsPerHour,
               benchmarkProofs: flags.count,
             });
+      if (flags.uiToken !== undefined) warnSecretArgument(io, "--ui-token", "use CUZKIT_UI_TOKEN");
       const page =
         flags.uiListen === undefined
           ? undefined

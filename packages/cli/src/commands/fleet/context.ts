@@ -6,6 +6,7 @@ import type { FleetManager, FleetStore, WriterLease } from "@cuzkit/fleet";
 import { createVastClient, type VastClientOptions } from "@cuzkit/vast";
 import { interruptOnSignals } from "../../interrupt.js";
 import type { CliIO } from "../../io.js";
+import { urlHasPassword, warnSecretArgument } from "../../secret-options.js";
 import { type ConfigFlags, configFrom, type LeaseFlags, type StoreFlags } from "./flags.js";
 import { takeStoreFootprint } from "./store-footprint.js";
 
@@ -83,7 +84,12 @@ export function createFleetContext(io: CliIO, deps: FleetCommandDeps): FleetCont
     async withStore(flags, use, mode = "create") {
       const { connectFleetStore, defaultStorePath, checkStoreLocation, isPostgresUrl, adminTokenFileName } =
         await fleetLib();
-      const location = flags.db ?? defaultStorePath(io.env);
+      const fromEnv = io.env.CUZKIT_FLEET_DB === "" ? undefined : io.env.CUZKIT_FLEET_DB;
+      if (flags.db !== undefined && urlHasPassword(flags.db)) {
+        warnSecretArgument(io, "--db with a password", dbSecretAdvice("CUZKIT_FLEET_DB"));
+      }
+      const location = flags.db ?? fromEnv ?? defaultStorePath(io.env);
+      const source = flags.db !== undefined ? "--db" : fromEnv !== undefined ? "CUZKIT_FLEET_DB" : undefined;
       checkStoreLocation(location);
       const sqlitePath = isPostgresUrl(location) ? undefined : location;
       const missing =
@@ -98,7 +104,7 @@ export function createFleetContext(io: CliIO, deps: FleetCommandDeps): FleetCont
           await empty.close();
         }
       }
-      if (missing) throw await missingStoreError(location, flags.db === undefined, defaultStorePath(io.env));
+      if (missing) throw await missingStoreError(location, source, defaultStorePath(io.env));
       // The admin token lives beside a SQLite store, else in the default state folder (replicaSetup).
       const footprint = takeStoreFootprint(
         sqlitePath,
@@ -142,6 +148,10 @@ export function createFleetContext(io: CliIO, deps: FleetCommandDeps): FleetCont
     },
     async managerFor(flags, store) {
       const { createFleetManager, timedStates, openHarmonySource } = await fleetLib();
+      if (flags.curioDb !== undefined && urlHasPassword(flags.curioDb)) {
+        warnSecretArgument(io, "--curio-db with a password", dbSecretAdvice("CUZKIT_CURIO_DB"));
+      }
+      const curioDb = flags.curioDb ?? (io.env.CUZKIT_CURIO_DB || undefined);
       const vast = createVastClient({
         env: io.env,
         homeDir: io.env.HOME ?? homedir(),
@@ -154,9 +164,9 @@ export function createFleetContext(io: CliIO, deps: FleetCommandDeps): FleetCont
         logger,
         config: configFrom(flags, await store.loadSettings(flags.fleet), timedStates),
         curio:
-          flags.curioDb === undefined
+          curioDb === undefined
             ? undefined
-            : { harmony: openHarmonySource({ url: flags.curioDb, schema: flags.curioSchema }) },
+            : { harmony: openHarmonySource({ url: curioDb, schema: flags.curioSchema }) },
       });
     },
     untilStopped: deps.untilStopped ?? untilSignal,
@@ -175,18 +185,28 @@ export function createFleetContext(io: CliIO, deps: FleetCommandDeps): FleetCont
 }
 
 /** The error of a read-only command run where there is no store: nothing is created. */
-async function missingStoreError(path: string, isDefault: boolean, defaultPath: string): Promise<Error> {
+async function missingStoreError(
+  path: string,
+  source: string | undefined,
+  defaultPath: string,
+): Promise<Error> {
   const { FleetStoreError } = await fleetLib();
   return new FleetStoreError(
-    isDefault
+    source === undefined
       ? `there is no fleet store yet at the default path ${path}`
-      : `there is no fleet store at ${path} (--db)`,
+      : `there is no fleet store at ${path} (${source})`,
     {
-      hint: isDefault
-        ? "`cuzkit fleet serve` creates the store there; or pass --db with the path or postgres:// URL of an existing one"
-        : `check --db for a typo; the default store is ${defaultPath}, and \`cuzkit fleet serve --db ${path}\` creates one here`,
+      hint:
+        source === undefined
+          ? "`cuzkit fleet serve` creates the store there; or pass --db with the path or postgres:// URL of an existing one"
+          : `check ${source} for a typo; the default store is ${defaultPath}, and \`cuzkit fleet serve --db ${path}\` creates one here`,
     },
   );
+}
+
+/** What to do instead of a PostgreSQL password in an argument. */
+function dbSecretAdvice(envName: string): string {
+  return `put the URL in ${envName}, or leave the password out of it and use PGPASSWORD or ~/.pgpass`;
 }
 
 async function untilSignal(): Promise<void> {
