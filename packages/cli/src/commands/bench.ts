@@ -241,15 +241,16 @@ Examples:
     )
     .action(async (flags: BenchFlags) => {
       // Everything is checked before any daemon work.
-      const outPath = flags.out === undefined ? undefined : await checkWritablePath("--out", flags.out, io);
+      const outPath =
+        flags.out === undefined ? undefined : await checkWritablePath("--out", flags.out, io, "runs.jsonl");
       const statusPath =
         flags.statusFile === undefined
           ? undefined
-          : await checkWritablePath("--status-file", flags.statusFile, io);
+          : await checkWritablePath("--status-file", flags.statusFile, io, "bench-status.json");
       const logPath =
         flags.daemonLog === undefined
           ? undefined
-          : await checkWritablePath("--daemon-log", flags.daemonLog, io);
+          : await checkWritablePath("--daemon-log", flags.daemonLog, io, "daemon.log");
       rejectConflictingBenchFlags(flags);
       const input = await buildProofInput(flags, io);
       const address = resolveAddress(flags.addr, io);

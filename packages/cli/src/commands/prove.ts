@@ -76,7 +76,7 @@ Examples:
     .action(async (flags: ProveFlags) => {
       const input = await buildProofInput(flags, io);
       // Checked before the daemon is contacted: a proof is GPU minutes, and must not be lost at the write.
-      if (flags.out !== undefined) await checkWritablePath("--out", flags.out, io);
+      if (flags.out !== undefined) await checkWritablePath("--out", flags.out, io, "proof.bin");
       const client = createCuzkClient({
         address: resolveAddress(flags.addr, io),
         logger: flags.verbose

@@ -172,7 +172,7 @@ export function createTuneCommand(io: CliIO, deps: TuneCommandDeps = {}): Comman
       };
       // The address is written as daemon.listen: refuse what the daemon would refuse at start.
       if (flags.addr !== undefined) assertDaemonListen(flags.addr, "--addr");
-      if (flags.out !== undefined) await checkWritablePath("--out", flags.out, io);
+      if (flags.out !== undefined) await checkWritablePath("--out", flags.out, io, "cuzk.toml");
       const hardware = await hardwareFor(flags, deps);
       const force = flags.force === true;
       const emit = async (text: string) => {
