@@ -126,6 +126,7 @@ Exit codes: 0 kept (served until stopped), 2 not kept, 1 a step failed.`,
       const url = io.env[agentEnvNames.url];
       const token = io.env[agentEnvNames.token];
       const instanceId = io.env[agentEnvNames.instanceId];
+      if (flags.uiToken !== undefined) warnSecretArgument(io, "--ui-token", "use CUZKIT_UI_TOKEN");
       if (url !== undefined && (token === undefined || instanceId === undefined)) {
         throw new InvalidInputError(
           `${agentEnvNames.url} is set but ${agentEnvNames.token} or ${agentEnvNames.instanceId} is not`,
@@ -167,7 +168,6 @@ Exit codes: 0 kept (served until stopped), 2 not kept, 1 a step failed.`,
               minProofsPerHour: flags.minProofsPerHour,
               benchmarkProofs: flags.count,
             });
-      if (flags.uiToken !== undefined) warnSecretArgument(io, "--ui-token", "use CUZKIT_UI_TOKEN");
       const page =
         flags.uiListen === undefined
           ? undefined
