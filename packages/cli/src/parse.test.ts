@@ -44,6 +44,15 @@ describe("parseDurationMs", () => {
       );
     },
   );
+  it("refuses a duration past a timer's 24-day limit, which Node would fire at once", () => {
+    expect(parseDurationMs("596h", what)).toBe(596 * 3_600_000);
+    expect(() => parseDurationMs("1000h", what)).toThrow(
+      expect.objectContaining({
+        code: "INVALID_INPUT",
+        message: "--timeout 1000h is longer than the 24-day limit of a timer",
+      }),
+    );
+  });
   it("writes back what it reads, for help text", () => {
     for (const ms of [1_800_000, 3_600_000, 7_200_000, 10_000, 1500, 250]) {
       expect(parseDurationMs(durationText(ms), what)).toBe(ms);

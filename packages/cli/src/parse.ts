@@ -35,6 +35,8 @@ export function parsePositiveNumber(text: string, context: ParseContext): number
 }
 
 const durationFactors = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
+/** The longest delay Node's timers take (2^31 - 1 ms, about 24.8 days). */
+const maxTimerMs = 2 ** 31 - 1;
 /** One number-and-unit part of a duration; "ms" is tried before "m". */
 const durationPart = /(\d+(?:\.\d+)?)(ms|s|m|h)/y;
 
@@ -63,6 +65,12 @@ export function parseDurationMs(text: string, context: ParseContext): number {
     });
   }
   const ms = readDurationMs(text);
+  if (ms !== undefined && ms > maxTimerMs) {
+    // Node fires a longer setTimeout at once (TimeoutOverflowWarning): "1000h" would mean "now".
+    throw new InvalidInputError(`${context.what} ${text.trim()} is longer than the 24-day limit of a timer`, {
+      hint: `give at most 596h, such as ${context.what} ${context.example ?? "30m"}`,
+    });
+  }
   if (ms === undefined || !(ms > 0) || !Number.isSafeInteger(ms)) {
     throw new InvalidInputError(
       `${context.what} must be a duration above 0 with a unit (500ms, 90s, 30m, 1h30m), got "${text}"`,
