@@ -5,7 +5,9 @@ import { existsSync, readdirSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
+import { runCli } from "../run-cli.js";
 import { fleetSettings, useFleetCli } from "../testing/fleet-cli.js";
+import { memoryIO } from "../testing/memory-io.js";
 
 const cli = useFleetCli();
 
@@ -34,6 +36,17 @@ describe("read-only fleet commands never create a store", () => {
       message: `there is no fleet store at ${typo} (--db)`,
       hint: expect.stringContaining(`cuzkit fleet serve --db ${typo}`),
     });
+    expect(existsSync(join(cli.home, "typo"))).toBe(false);
+  });
+
+  it("cuzkit fleet status --db typo.db exits 1 with the error and hint, and creates nothing", async () => {
+    const typo = join(cli.home, "typo", "typo.db");
+    const { io, stdout, stderr } = memoryIO({ cwd: cli.home, env: { HOME: cli.home } });
+    expect(await runCli(["fleet", "status", "--db", typo], io)).toBe(1);
+    expect(stderr()).toContain(
+      `error: there is no fleet store at ${typo} (--db)\nhint: check --db for a typo;`,
+    );
+    expect(stdout()).toBe("");
     expect(existsSync(join(cli.home, "typo"))).toBe(false);
   });
 
