@@ -1,33 +1,6 @@
-import { constants } from "node:fs";
-import { access, appendFile, stat } from "node:fs/promises";
-import { dirname, resolve } from "node:path";
+// Files the bench writes as it goes; its paths are checked first with checkWritablePath.
+import { appendFile } from "node:fs/promises";
 import { InvalidInputError } from "@cuzkit/core";
-import type { CliIO } from "./io.js";
-
-/**
- * Checks, before any daemon work, that `path` (relative to io.cwd) can be written: its folder
- * exists and is writable, and the file, if it exists, is a writable file. Returns the full path.
- */
-export async function checkWritablePath(flag: string, path: string, io: Pick<CliIO, "cwd">): Promise<string> {
-  const target = resolve(io.cwd, path);
-  const fail = (why: string, error?: unknown): never => {
-    throw new InvalidInputError(`${flag} ${path}: ${why}`, {
-      hint: `give ${flag} a file in a folder that exists and is writable`,
-      cause: error,
-    });
-  };
-  const existing = await stat(target).catch(() => undefined);
-  if (existing?.isDirectory()) fail("is a folder");
-  try {
-    await access(existing ? target : dirname(target), constants.W_OK);
-  } catch (error) {
-    fail(
-      existing ? "cannot be written" : `its folder ${dirname(target)} does not exist or is not writable`,
-      error,
-    );
-  }
-  return target;
-}
 
 /** Appends `value` as one JSON line to `target`. */
 export async function appendJsonLine(target: string, value: unknown): Promise<void> {

@@ -16,21 +16,50 @@ describe("parseDurationMs", () => {
     ["30m", 1_800_000],
     ["1h", 3_600_000],
     ["1500ms", 1500],
-    ["250", 250],
     ["0.5s", 500],
+    ["1h30m", 5_400_000],
+    ["1m30s", 90_000],
+    ["2h15m10s", 8_110_000],
+    ["1s500ms", 1500],
+    [" 5s ", 5000],
   ])("reads %s", (text, ms) => expect(parseDurationMs(text, what)).toBe(ms));
-  it.each(["soon", "0s", "-5m", "1d", ""])("rejects %j naming the flag, with an example", (text) => {
-    expect(() => parseDurationMs(text, what)).toThrow(/^--timeout must be a duration above 0/);
-    expect(() => parseDurationMs(text, { what: "--timeout", example: "45m" })).toThrow(
-      expect.objectContaining({ code: "INVALID_INPUT", hint: "such as --timeout 45m" }),
+  it.each(["soon", "0s", "-5m", "1d", "", "5s x", "1h 30m", "h", "0ms0s"])(
+    "rejects %j naming the flag, with an example",
+    (text) => {
+      expect(() => parseDurationMs(text, what)).toThrow(/^--timeout must be a duration above 0 with a unit/);
+      expect(() => parseDurationMs(text, { what: "--timeout", example: "45m" })).toThrow(
+        expect.objectContaining({ code: "INVALID_INPUT", hint: "such as --timeout 45m" }),
+      );
+    },
+  );
+  it.each(["5", "250", "0.5", " 30 "])(
+    "refuses the bare number %j with a unit hint, never milliseconds",
+    (text) => {
+      expect(() => parseDurationMs(text, { what: "--interval" })).toThrow(
+        expect.objectContaining({
+          code: "INVALID_INPUT",
+          message: `--interval needs a unit, got "${text}"`,
+          hint: `${text.trim()}s? durations need a unit: 500ms, 5s, 2m, 1h30m`,
+        }),
+      );
+    },
+  );
+  it("refuses a duration past a timer's 24-day limit, which Node would fire at once", () => {
+    expect(parseDurationMs("596h", what)).toBe(596 * 3_600_000);
+    expect(() => parseDurationMs("1000h", what)).toThrow(
+      expect.objectContaining({
+        code: "INVALID_INPUT",
+        message: "--timeout 1000h is longer than the 24-day limit of a timer",
+      }),
     );
   });
   it("writes back what it reads, for help text", () => {
-    for (const ms of [1_800_000, 3_600_000, 10_000, 1500, 250]) {
+    for (const ms of [1_800_000, 3_600_000, 7_200_000, 10_000, 1500, 250]) {
       expect(parseDurationMs(durationText(ms), what)).toBe(ms);
     }
     expect(durationText(30 * 60_000)).toBe("30m");
     expect(durationText(10_000)).toBe("10s");
+    expect(durationText(2 * 3_600_000)).toBe("2h");
   });
 });
 

@@ -35,15 +35,45 @@ export function parsePositiveNumber(text: string, context: ParseContext): number
 }
 
 const durationFactors = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
+/** The longest delay Node's timers take (2^31 - 1 ms, about 24.8 days). */
+const maxTimerMs = 2 ** 31 - 1;
+/** One number-and-unit part of a duration; "ms" is tried before "m". */
+const durationPart = /(\d+(?:\.\d+)?)(ms|s|m|h)/y;
 
-/** A duration as people write it: "90s", "30m", "1h", "1500ms" or plain milliseconds; above 0. */
+/** Milliseconds of "90s", "1h30m", "1m30.5s" or "1500ms", or undefined when the text is not one. */
+function readDurationMs(text: string): number | undefined {
+  const trimmed = text.trim();
+  if (trimmed === "") return undefined;
+  durationPart.lastIndex = 0;
+  let total = 0;
+  while (durationPart.lastIndex < trimmed.length) {
+    const match = durationPart.exec(trimmed);
+    if (!match) return undefined;
+    total += Number(match[1]) * durationFactors[match[2] as keyof typeof durationFactors];
+  }
+  return Math.round(total);
+}
+
+/**
+ * A duration as people write it, with a unit: "90s", "30m", "1h30m", "1500ms"; above 0. A bare
+ * number is refused: "5" read as milliseconds once made `--interval 5` poll every 5 ms.
+ */
 export function parseDurationMs(text: string, context: ParseContext): number {
-  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(text);
-  const unit = (match?.[2] ?? "ms") as keyof typeof durationFactors;
-  const ms = match ? Math.round(Number(match[1]) * durationFactors[unit]) : Number.NaN;
-  if (!(ms > 0)) {
+  if (/^\s*\d+(?:\.\d+)?\s*$/.test(text)) {
+    throw new InvalidInputError(`${context.what} needs a unit, got "${text}"`, {
+      hint: `${text.trim()}s? durations need a unit: 500ms, 5s, 2m, 1h30m`,
+    });
+  }
+  const ms = readDurationMs(text);
+  if (ms !== undefined && ms > maxTimerMs) {
+    // Node fires a longer setTimeout at once (TimeoutOverflowWarning): "1000h" would mean "now".
+    throw new InvalidInputError(`${context.what} ${text.trim()} is longer than the 24-day limit of a timer`, {
+      hint: `give at most 596h, such as ${context.what} ${context.example ?? "30m"}`,
+    });
+  }
+  if (ms === undefined || !(ms > 0) || !Number.isSafeInteger(ms)) {
     throw new InvalidInputError(
-      `${context.what} must be a duration above 0 (90s, 30m, 1h or milliseconds), got "${text}"`,
+      `${context.what} must be a duration above 0 with a unit (500ms, 90s, 30m, 1h30m), got "${text}"`,
       { hint: `such as ${context.what} ${context.example ?? "30m"}` },
     );
   }
@@ -57,6 +87,7 @@ export function parseSize(text: string, context: ParseContext): number {
 
 /** A duration in the short form the parsers read back ("30m", "10s", "1500ms"), for help text. */
 export function durationText(ms: number): string {
+  if (ms % 3_600_000 === 0 && ms >= 3_600_000) return `${ms / 3_600_000}h`;
   if (ms % 60_000 === 0 && ms >= 60_000) return `${ms / 60_000}m`;
   if (ms % 1000 === 0 && ms >= 1000) return `${ms / 1000}s`;
   return `${ms}ms`;

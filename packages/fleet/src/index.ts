@@ -136,7 +136,12 @@ export {
 export type { MonitorSummary } from "./manager/monitor.js";
 export { type ExcludedOffer, type RankedOffer, rankVastOffers } from "./manager/rank-offers.js";
 export type { ReconcileSummary } from "./manager/reconcile.js";
-export { type AdminToken, isLoopbackHost, loadOrCreateAdminToken } from "./server/admin-token.js";
+export {
+  type AdminToken,
+  adminTokenFileName,
+  isLoopbackHost,
+  loadOrCreateAdminToken,
+} from "./server/admin-token.js";
 export {
   type AgentPage,
   type AgentPageOptions,
@@ -165,6 +170,7 @@ export {
   type FleetServerTimeouts,
   fleetServerTimeoutDefaults,
 } from "./server/server-limits.js";
+export { checkStoreLocation, isPostgresUrl } from "./store/connection-string.js";
 export {
   type ConnectFleetStoreOptions,
   connectFleetStore,

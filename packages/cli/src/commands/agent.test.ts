@@ -21,4 +21,15 @@ describe("cuzkit agent: the page and /status flags", () => {
       /--status-listen "http:\/\/x\/status" is not HOST:PORT\nhint: .*--status-listen off/,
     );
   });
+
+  it("warns that --ui-token on the command line shows in ps, without repeating it", async () => {
+    const { io, stderr } = memoryIO({ cwd: process.cwd() });
+    const token = "page_0123456789abcdef";
+    const args = ["agent", ...machine, "--ui-token", token, "--status-listen", "http://x/status"];
+    expect(await runCli(args, io)).toBe(1);
+    expect(stderr()).toContain(
+      "warning: --ui-token on the command line is visible to other users (ps) and kept in shell history; use CUZKIT_UI_TOKEN",
+    );
+    expect(stderr()).not.toContain(token);
+  });
 });

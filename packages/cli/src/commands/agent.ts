@@ -10,6 +10,7 @@ import { addHardwareOptions, type HardwareFlags, resolveHardwareFlags } from "..
 import { type CliIO, CommandExit } from "../io.js";
 import { durationOption, durationText, positiveNumberOption, wholeNumberOption } from "../parse.js";
 import { addProofInputOptions, buildProofInput, type ProofInputFlags } from "../proof-input.js";
+import { warnSecretArgument } from "../secret-options.js";
 
 interface AgentFlags extends ProofInputFlags, HardwareFlags {
   paramsCommand?: string;
@@ -125,6 +126,7 @@ Exit codes: 0 kept (served until stopped), 2 not kept, 1 a step failed.`,
       const url = io.env[agentEnvNames.url];
       const token = io.env[agentEnvNames.token];
       const instanceId = io.env[agentEnvNames.instanceId];
+      if (flags.uiToken !== undefined) warnSecretArgument(io, "--ui-token", "use CUZKIT_UI_TOKEN");
       if (url !== undefined && (token === undefined || instanceId === undefined)) {
         throw new InvalidInputError(
           `${agentEnvNames.url} is set but ${agentEnvNames.token} or ${agentEnvNames.instanceId} is not`,

@@ -156,7 +156,11 @@ describe("cuzkit bench", () => {
         ["--synthetic", "--out", "nowhere/runs.jsonl"],
         /--out nowhere\/runs\.jsonl: its folder .* does not exist/,
       ],
-      ["an --out that is a folder", ["--synthetic", "--out", "."], /--out \.: is a folder/],
+      [
+        "an --out that is a folder",
+        ["--synthetic", "--out", "."],
+        /--out \. is a directory\nhint: give a file path, such as --out runs\.jsonl/,
+      ],
       [
         "a --status-file in a missing folder",
         ["--synthetic", "--status-file", "no/s.json"],

@@ -22,7 +22,7 @@ import {
 import { emitCuzkToml, recommend } from "@cuzkit/tuner";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { stringify as toToml } from "smol-toml";
-import { appendJsonLine, checkWritablePath } from "../bench-files.js";
+import { appendJsonLine } from "../bench-files.js";
 import { addrHelp, resolveAddress } from "../common.js";
 import { addHardwareOptions, type HardwareFlags, resolveHardwareFlags, specOf } from "../hardware-flags.js";
 import { interruptOnSignals } from "../interrupt.js";
@@ -36,6 +36,7 @@ import {
   wholeNumberOption,
 } from "../parse.js";
 import { addProofInputOptions, buildProofInput, type ProofInputFlags } from "../proof-input.js";
+import { checkWritablePath } from "../writable-path.js";
 
 interface BenchFlags extends ProofInputFlags, HardwareFlags {
   addr?: string;
@@ -240,15 +241,16 @@ Examples:
     )
     .action(async (flags: BenchFlags) => {
       // Everything is checked before any daemon work.
-      const outPath = flags.out === undefined ? undefined : await checkWritablePath("--out", flags.out, io);
+      const outPath =
+        flags.out === undefined ? undefined : await checkWritablePath("--out", flags.out, io, "runs.jsonl");
       const statusPath =
         flags.statusFile === undefined
           ? undefined
-          : await checkWritablePath("--status-file", flags.statusFile, io);
+          : await checkWritablePath("--status-file", flags.statusFile, io, "bench-status.json");
       const logPath =
         flags.daemonLog === undefined
           ? undefined
-          : await checkWritablePath("--daemon-log", flags.daemonLog, io);
+          : await checkWritablePath("--daemon-log", flags.daemonLog, io, "daemon.log");
       rejectConflictingBenchFlags(flags);
       const input = await buildProofInput(flags, io);
       const address = resolveAddress(flags.addr, io);

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createSyntheticC1, type SimDaemon, startSimDaemon } from "@cuzkit/sim";
@@ -90,6 +90,30 @@ describe("cuzkit prove", () => {
     expect(code).toBe(1);
     expect(stderr).toMatch(message);
     expect(sim.stats().connections).toBe(0);
+  });
+
+  it.each([
+    [
+      "an existing folder",
+      "sub",
+      /^error: --out sub is a directory\nhint: give a file path, such as --out sub\/proof\.bin$/m,
+    ],
+    [
+      "a file in a missing folder",
+      "missing/proof.bin",
+      /^error: --out missing\/proof\.bin: its folder .*missing does not exist or is not writable\nhint: give --out a file in a folder that exists and is writable$/m,
+    ],
+  ])("refuses --out as %s before the proof is submitted", async (_case, out, message) => {
+    sim = await startSimDaemon({ proofTimeMs: 5 });
+    await mkdir(join(dir, "sub"));
+    const { code, stderr } = await cli(["prove", "--addr", sim.address, "--c1", "c1.json", "--out", out]);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(message);
+    // Nothing was sent: no connection, no submit, no GPU minutes spent on a proof that could not be kept.
+    expect(sim.stats().connections).toBe(0);
+    expect(sim.stats().submissionsByRequestId).toEqual({});
+    expect(sim.stats().proofsCompleted).toBe(0);
+    expect((await readdir(dir)).sort()).toEqual(["c1.json", "sub"]);
   });
 
   it("rejects a bad address at once", async () => {

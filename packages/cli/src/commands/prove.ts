@@ -5,6 +5,7 @@ import { addrHelp, resolveAddress, secondsText, writeFileAtomic } from "../commo
 import type { CliIO } from "../io.js";
 import { durationOption, durationText, wholeNumberOption } from "../parse.js";
 import { addProofInputOptions, buildProofInput, type ProofInputFlags } from "../proof-input.js";
+import { checkWritablePath } from "../writable-path.js";
 
 interface ProveFlags extends ProofInputFlags {
   addr?: string;
@@ -74,6 +75,8 @@ Examples:
     )
     .action(async (flags: ProveFlags) => {
       const input = await buildProofInput(flags, io);
+      // Checked before the daemon is contacted: a proof is GPU minutes, and must not be lost at the write.
+      if (flags.out !== undefined) await checkWritablePath("--out", flags.out, io, "proof.bin");
       const client = createCuzkClient({
         address: resolveAddress(flags.addr, io),
         logger: flags.verbose

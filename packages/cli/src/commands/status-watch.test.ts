@@ -267,6 +267,15 @@ describe("cuzkit status --watch against a simulated daemon", () => {
     expect(await exited).toBe(0);
   }, 30_000);
 
+  it("refuses a bare --interval number with a unit hint instead of polling every 5 ms", async () => {
+    const { io, stdout, stderr } = memoryIO();
+    expect(await runCli(["status", "--addr", "127.0.0.1:9", "--watch", "--interval", "5"], io)).toBe(1);
+    expect(stderr()).toContain(
+      'error: --interval needs a unit, got "5"\nhint: 5s? durations need a unit: 500ms, 5s, 2m, 1h30m',
+    );
+    expect(stdout()).toBe("");
+  });
+
   it("refuses --watch with --json, and --interval without --watch, before dialling", async () => {
     for (const args of [
       ["status", "--addr", "127.0.0.1:9", "--watch", "--json"],

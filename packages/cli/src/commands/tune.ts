@@ -37,6 +37,7 @@ import {
 } from "../hardware-flags.js";
 import { type CliIO, CommandExit } from "../io.js";
 import { durationOption, durationText, wholeNumberOption } from "../parse.js";
+import { checkWritablePath } from "../writable-path.js";
 
 /** What `createTuneCommand` can be given besides the IO, for tests and embedding. */
 export interface TuneCommandDeps {
@@ -171,6 +172,7 @@ export function createTuneCommand(io: CliIO, deps: TuneCommandDeps = {}): Comman
       };
       // The address is written as daemon.listen: refuse what the daemon would refuse at start.
       if (flags.addr !== undefined) assertDaemonListen(flags.addr, "--addr");
+      if (flags.out !== undefined) await checkWritablePath("--out", flags.out, io, "cuzk.toml");
       const hardware = await hardwareFor(flags, deps);
       const force = flags.force === true;
       const emit = async (text: string) => {

@@ -6,6 +6,20 @@ export function isPostgresUrl(location: string): boolean {
 }
 
 /**
+ * Refuses a `--db` value that is neither a SQLite path nor a PostgreSQL URL (`mysql://x`, an empty
+ * value) before anything is opened, so a typo never becomes a folder named `mysql:` with a store in it.
+ */
+export function checkStoreLocation(location: string, flag = "--db"): void {
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(location)?.[1];
+  if (location.trim() === "" || (scheme !== undefined && !isPostgresUrl(location))) {
+    const what = location.trim() === "" ? "is empty" : `has the unknown scheme ${scheme}://`;
+    throw new FleetStoreError(`${flag} ${what}: the fleet store is a SQLite file path or a postgres:// URL`, {
+      hint: `pass ${flag} ./fleet.db (SQLite) or ${flag} postgres://USER@HOST:5432/DB (PostgreSQL)`,
+    });
+  }
+}
+
+/**
  * The connection string with its password replaced by `***`, for errors, logs and pages (a
  * password in `?password=` is hidden too). Text that does not parse is hidden after `//`.
  */

@@ -6,7 +6,7 @@ import type {
   MachineExclusion,
 } from "../economics/machine-evidence.js";
 import type { InstanceState } from "../lifecycle.js";
-import { isPostgresUrl } from "./connection-string.js";
+import { checkStoreLocation, isPostgresUrl } from "./connection-string.js";
 import type { HostPerformanceInput, HostPerformanceStore } from "./host-performance.js";
 import { openDatabase, type SqliteDatabase } from "./open-database.js";
 import { openPostgresFleetStore } from "./postgres-fleet-store.js";
@@ -74,6 +74,8 @@ export interface FleetStoreOptions {
   path: string;
   /** Clock for event and row times. Default: the system clock. */
   clock?: Clock | undefined;
+  /** "refuse": a missing file is an error and nothing is created. Default "create". */
+  ifMissing?: "create" | "refuse" | undefined;
 }
 
 /** Events query of FleetStore.events. */
@@ -231,7 +233,7 @@ export interface SqliteFleetStore extends FleetStore {
 
 /** Opens the fleet's SQLite store (creating and migrating it). */
 export function openFleetStore(options: FleetStoreOptions): SqliteFleetStore {
-  const db = openDatabase(options.path);
+  const db = openDatabase(options.path, undefined, { ifMissing: options.ifMissing });
   const store = createSqlFleetStore(sqliteExecutor(db), {
     clock: options.clock ?? systemClock,
     kind: "sqlite",
@@ -252,12 +254,18 @@ export interface ConnectFleetStoreOptions {
   schema?: string | undefined;
   /** Clock for event and row times. Default: the system clock. */
   clock?: Clock | undefined;
+  /** "refuse": a missing SQLite file is an error and nothing is created. Default "create". */
+  ifMissing?: "create" | "refuse" | undefined;
 }
 
-/** Opens the store a `--db` value names: PostgreSQL for a `postgres://` URL, else a SQLite file. */
+/**
+ * Opens the store a `--db` value names: PostgreSQL for a `postgres://` URL, else a SQLite file.
+ * Any other scheme (`mysql://`) is refused before anything is created.
+ */
 export async function connectFleetStore(options: ConnectFleetStoreOptions): Promise<FleetStore> {
+  checkStoreLocation(options.location);
   if (isPostgresUrl(options.location)) {
     return openPostgresFleetStore({ url: options.location, schema: options.schema, clock: options.clock });
   }
-  return openFleetStore({ path: options.location, clock: options.clock });
+  return openFleetStore({ path: options.location, clock: options.clock, ifMissing: options.ifMissing });
 }

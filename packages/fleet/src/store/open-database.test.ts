@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { openFleetStore } from "./fleet-store.js";
+import { connectFleetStore, openFleetStore } from "./fleet-store.js";
 
 const scratch: string[] = [];
 afterEach(() => {
@@ -56,6 +56,25 @@ describe("the SQLite store's file modes", () => {
       expect(mode(folder)).toBe(0o755);
     } finally {
       await store.close();
+    }
+  });
+});
+
+describe("a store that must already exist", () => {
+  it("is refused with ifMissing: refuse, and nothing is created; connectFleetStore refuses mysql:// first", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cuzkit-store-missing-"));
+    try {
+      const path = join(dir, "typo", "fleet.db");
+      expect(() => openFleetStore({ path, ifMissing: "refuse" })).toThrow(
+        expect.objectContaining({ code: "FLEET_STORE", message: `there is no fleet store at ${path}` }),
+      );
+      expect(existsSync(join(dir, "typo"))).toBe(false);
+      await expect(connectFleetStore({ location: "mysql://x" })).rejects.toMatchObject({
+        code: "FLEET_STORE",
+      });
+      expect(existsSync("mysql:")).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

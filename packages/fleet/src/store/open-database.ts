@@ -17,15 +17,27 @@ export function defaultStorePath(env: NodeJS.ProcessEnv = process.env): string {
   return join(stateHome, "cuzkit", "fleet.db");
 }
 
+/** Options of {@link openDatabase}. */
+export interface OpenDatabaseOptions {
+  /** "refuse": a missing file is an error and nothing is created (read-only commands). Default "create". */
+  ifMissing?: "create" | "refuse" | undefined;
+}
+
 /**
- * Opens (creating) the database in WAL mode with a busy timeout and runs pending migrations.
- * `:memory:` gives a private in-memory store for tests.
+ * Opens (creating, unless `ifMissing: "refuse"`) the database in WAL mode with a busy timeout
+ * and runs pending migrations. `:memory:` gives a private in-memory store for tests.
  */
 export function openDatabase(
   path: string,
   migrations: readonly Migration[] = fleetMigrations,
+  options: OpenDatabaseOptions = {},
 ): SqliteDatabase {
   let db: SqliteDatabase;
+  if (options.ifMissing === "refuse" && path !== ":memory:" && !existsSync(path)) {
+    throw new FleetStoreError(`there is no fleet store at ${path}`, {
+      hint: "check --db; `cuzkit fleet serve` creates the store (by default in ~/.local/state/cuzkit/fleet.db)",
+    });
+  }
   try {
     if (path !== ":memory:") createPrivateFile(path);
     db = openSqlite(path);

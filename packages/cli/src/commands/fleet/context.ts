@@ -1,10 +1,14 @@
+import { existsSync } from "node:fs";
 import { homedir } from "node:os";
+import { dirname } from "node:path";
 import { createConsoleLogger, type Logger } from "@cuzkit/core";
 import type { FleetManager, FleetStore, WriterLease } from "@cuzkit/fleet";
 import { createVastClient, type VastClientOptions } from "@cuzkit/vast";
 import { interruptOnSignals } from "../../interrupt.js";
 import type { CliIO } from "../../io.js";
+import { urlHasPassword, warnSecretArgument } from "../../secret-options.js";
 import { type ConfigFlags, configFrom, type LeaseFlags, type StoreFlags } from "./flags.js";
+import { takeStoreFootprint } from "./store-footprint.js";
 
 /** What `createFleetCommand` can be given besides the IO, for tests. */
 export interface FleetCommandDeps {
@@ -20,6 +24,13 @@ export interface FleetCommandDeps {
 // command starts as fast as before.
 export const fleetLib = () => import("@cuzkit/fleet");
 
+/**
+ * How a command uses the store. "read": a missing store is refused, nothing created. "read-or-empty":
+ * with no store it says so on stderr and reads an empty in-memory one (`fleet offers` before the
+ * first `fleet serve`). "create": made when missing, removed again on an early failure.
+ */
+export type StoreMode = "read" | "read-or-empty" | "create";
+
 /** What the fleet subcommands share. */
 export interface FleetContext {
   io: CliIO;
@@ -27,8 +38,17 @@ export interface FleetContext {
   logger: Logger;
   /** Writes a line to stdout. */
   print(line: string): void;
-  /** Opens the store, runs `use`, and closes the store whatever happens. */
-  withStore<T>(flags: StoreFlags, use: (store: FleetStore) => Promise<T>): Promise<T>;
+  /**
+   * Opens the store, runs `use`, and closes the store whatever happens. An unknown --db scheme is
+   * refused before anything is created. "read": a missing store is refused (FLEET_STORE), never
+   * created. "create" (default): made when missing; if `use` fails before it calls `keep()`, the
+   * store files, admin token and folders this call created are removed again.
+   */
+  withStore<T>(
+    flags: StoreFlags,
+    use: (store: FleetStore, keep: () => void) => Promise<T>,
+    mode?: StoreMode,
+  ): Promise<T>;
   /**
    * Takes the fleet's writer lease (refusing with FLEET_LEASE_HELD, naming the holder, when another
    * manager has it), runs `use` on the store fenced by it, and gives the lease up.
@@ -61,16 +81,60 @@ export function createFleetContext(io: CliIO, deps: FleetCommandDeps): FleetCont
     deps,
     logger,
     print: (line) => io.stdout.write(`${line}\n`),
-    async withStore(flags, use) {
-      const { connectFleetStore, defaultStorePath } = await fleetLib();
-      const store = await connectFleetStore({
-        location: flags.db ?? defaultStorePath(io.env),
-        schema: flags.dbSchema,
-      });
+    async withStore(flags, use, mode = "create") {
+      const { connectFleetStore, defaultStorePath, checkStoreLocation, isPostgresUrl, adminTokenFileName } =
+        await fleetLib();
+      const fromEnv = io.env.CUZKIT_FLEET_DB === "" ? undefined : io.env.CUZKIT_FLEET_DB;
+      if (flags.db !== undefined && urlHasPassword(flags.db)) {
+        warnSecretArgument(io, "--db with a password", dbSecretAdvice("CUZKIT_FLEET_DB"));
+      }
+      const location = flags.db ?? fromEnv ?? defaultStorePath(io.env);
+      const source = flags.db !== undefined ? "--db" : fromEnv !== undefined ? "CUZKIT_FLEET_DB" : undefined;
+      checkStoreLocation(location);
+      const sqlitePath = isPostgresUrl(location) ? undefined : location;
+      const missing =
+        mode !== "create" && sqlitePath !== undefined && sqlitePath !== ":memory:" && !existsSync(sqlitePath);
+      if (missing && mode === "read-or-empty") {
+        // Said, not silent: a typo in --db must not pass for a fleet with no evidence yet.
+        io.stderr.write(`note: no fleet store at ${location}: reading none (nothing is created)\n`);
+        const empty = await connectFleetStore({ location: ":memory:" });
+        try {
+          return await use(empty, () => {});
+        } finally {
+          await empty.close();
+        }
+      }
+      if (missing) throw await missingStoreError(location, source, defaultStorePath(io.env));
+      // The admin token lives beside a SQLite store, else in the default state folder (replicaSetup).
+      const footprint = takeStoreFootprint(
+        sqlitePath,
+        dirname(sqlitePath ?? defaultStorePath(io.env)),
+        adminTokenFileName,
+      );
+      let kept = mode !== "create";
+      let store: FleetStore;
       try {
-        return await use(store);
+        store = await connectFleetStore({
+          location,
+          schema: flags.dbSchema,
+          ifMissing: mode === "create" ? "create" : "refuse",
+        });
+      } catch (error) {
+        if (!kept) await footprint.removeCreated();
+        throw error;
+      }
+      let failed = false;
+      try {
+        return await use(store, () => {
+          kept = true;
+        });
+      } catch (error) {
+        failed = true;
+        throw error;
       } finally {
         await store.close();
+        // Failed before it started: leave no store or admin token that only this attempt made.
+        if (failed && !kept) await footprint.removeCreated();
       }
     },
     async withLease(flags, store, use) {
@@ -84,6 +148,10 @@ export function createFleetContext(io: CliIO, deps: FleetCommandDeps): FleetCont
     },
     async managerFor(flags, store) {
       const { createFleetManager, timedStates, openHarmonySource } = await fleetLib();
+      if (flags.curioDb !== undefined && urlHasPassword(flags.curioDb)) {
+        warnSecretArgument(io, "--curio-db with a password", dbSecretAdvice("CUZKIT_CURIO_DB"));
+      }
+      const curioDb = flags.curioDb ?? (io.env.CUZKIT_CURIO_DB || undefined);
       const vast = createVastClient({
         env: io.env,
         homeDir: io.env.HOME ?? homedir(),
@@ -96,9 +164,9 @@ export function createFleetContext(io: CliIO, deps: FleetCommandDeps): FleetCont
         logger,
         config: configFrom(flags, await store.loadSettings(flags.fleet), timedStates),
         curio:
-          flags.curioDb === undefined
+          curioDb === undefined
             ? undefined
-            : { harmony: openHarmonySource({ url: flags.curioDb, schema: flags.curioSchema }) },
+            : { harmony: openHarmonySource({ url: curioDb, schema: flags.curioSchema }) },
       });
     },
     untilStopped: deps.untilStopped ?? untilSignal,
@@ -114,6 +182,31 @@ export function createFleetContext(io: CliIO, deps: FleetCommandDeps): FleetCont
       });
     },
   };
+}
+
+/** The error of a read-only command run where there is no store: nothing is created. */
+async function missingStoreError(
+  path: string,
+  source: string | undefined,
+  defaultPath: string,
+): Promise<Error> {
+  const { FleetStoreError } = await fleetLib();
+  return new FleetStoreError(
+    source === undefined
+      ? `there is no fleet store yet at the default path ${path}`
+      : `there is no fleet store at ${path} (${source})`,
+    {
+      hint:
+        source === undefined
+          ? "`cuzkit fleet serve` creates the store there; or pass --db with the path or postgres:// URL of an existing one"
+          : `check ${source} for a typo; the default store is ${defaultPath}, and \`cuzkit fleet serve --db ${path}\` creates one here`,
+    },
+  );
+}
+
+/** What to do instead of a PostgreSQL password in an argument. */
+function dbSecretAdvice(envName: string): string {
+  return `put the URL in ${envName}, or leave the password out of it and use PGPASSWORD or ~/.pgpass`;
 }
 
 async function untilSignal(): Promise<void> {

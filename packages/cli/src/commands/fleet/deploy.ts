@@ -35,9 +35,10 @@ export function addDeployCommand(fleet: Command, ctx: FleetContext): void {
             hint: "pass --offer 1234 or --best 2",
           });
         }
-        await ctx.withStore(flags, (opened) =>
+        await ctx.withStore(flags, (opened, keep) =>
           ctx.withLease(flags, opened, async (store) => {
             await ctx.checkRentingManagerUrl(flags, store);
+            keep(); // from here on it may rent: the store keeps the record whatever follows
             const manager = await ctx.managerFor(flags, store);
             const records =
               flags.offer !== undefined

@@ -8,14 +8,17 @@ export function addDestroyCommand(fleet: Command, ctx: FleetContext): void {
     .description("destroy one instance (by our id, i-...) from whatever state it is in")
     .argument("<id>", "the instance id, as cuzkit fleet status shows it")
     .action(async (id: string, flags: ConfigFlags & LeaseFlags) =>
-      ctx.withStore(flags, (opened) =>
-        ctx.withLease(flags, opened, async (store) => {
-          const manager = await ctx.managerFor({ ...flags, deadline: [], env: [] }, store);
-          const record = await manager.destroy(id);
-          ctx.print(
-            `${record.id} ${record.state}${record.destroyManual ? ` (destroy manually: vast instance ${record.vastId})` : ""}`,
-          );
-        }),
+      ctx.withStore(
+        flags,
+        (opened) =>
+          ctx.withLease(flags, opened, async (store) => {
+            const manager = await ctx.managerFor({ ...flags, deadline: [], env: [] }, store);
+            const record = await manager.destroy(id);
+            ctx.print(
+              `${record.id} ${record.state}${record.destroyManual ? ` (destroy manually: vast instance ${record.vastId})` : ""}`,
+            );
+          }),
+        "read",
       ),
     );
 }

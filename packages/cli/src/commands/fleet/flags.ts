@@ -70,7 +70,7 @@ export function addStoreOptions(command: Command): Command {
   return command
     .option(
       "--db <path-or-url>",
-      "the fleet's store: a SQLite file (default $XDG_STATE_HOME/cuzkit/fleet.db, else ~/.local/state/cuzkit/fleet.db), or postgres://USER:PASSWORD@HOST:PORT/DB",
+      "the fleet's store: a SQLite file (default $CUZKIT_FLEET_DB, else $XDG_STATE_HOME/cuzkit/fleet.db, else ~/.local/state/cuzkit/fleet.db), or postgres://USER@HOST:PORT/DB (the password from PGPASSWORD or ~/.pgpass, or the URL in CUZKIT_FLEET_DB: an argument shows in ps)",
     )
     .option(
       "--db-schema <name>",
@@ -89,8 +89,9 @@ export function addReplicaOptions(command: Command): Command {
   return addLeaseOptions(command)
     .option(
       "--admin-token <token>",
-      "token for the dashboard's actions (and its reads beyond loopback); default: generated once, kept in the store's folder as admin-token (mode 0600); replicas on one PostgreSQL store share one by this flag",
+      "token for the dashboard's actions (and its reads beyond loopback); better: env CUZKIT_FLEET_ADMIN_TOKEN or --admin-token-file (an argument shows in ps); default: generated once, kept in the store's folder as admin-token (mode 0600); replicas on one PostgreSQL store share one",
     )
+    .option("--admin-token-file <file>", "read the admin token from FILE (not with --admin-token)")
     .option(
       "--lease-check-every <duration>",
       `how often a follower tries to take the writer lease, and the leader renews it (default ${durationText(fleetDefaults.leaseCheckEveryMs)}, at most a third of --lease-period)`,
@@ -103,7 +104,7 @@ export function addConfigOptions(command: Command): Command {
   return command
     .option(
       "--curio-db <url>",
-      "the Curio cluster's HarmonyDB, postgres://USER:PASSWORD@HOST:PORT/DB: production rates are read from it, and a Curio machine is cordoned and drained before it is destroyed",
+      "the Curio cluster's HarmonyDB, postgres://USER@HOST:PORT/DB (default $CUZKIT_CURIO_DB; a password from PGPASSWORD or ~/.pgpass, not in the argument): production rates are read from it, and a Curio machine is cordoned and drained before it is destroyed",
     )
     .option(
       "--curio-schema <name>",

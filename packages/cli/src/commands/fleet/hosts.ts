@@ -37,67 +37,71 @@ export function addHostsCommand(fleet: Command, ctx: FleetContext): void {
     )
     .option("--reason <text>", "why the exclusion is lifted (kept in the evidence and the event)")
     .action(async (flags: HostsFlags) =>
-      ctx.withStore(flags, async (store) => {
-        const { machinesReport, liftMachineExclusion, defaultExclusionPolicy } = await fleetLib();
-        const saved = await store.loadSettings(flags.fleet);
-        const savedPeriod = saved?.exclusionPeriodMs;
-        const policy: ExclusionPolicy = {
-          ...defaultExclusionPolicy,
-          periodMs: typeof savedPeriod === "number" ? savedPeriod : defaultExclusionPolicy.periodMs,
-        };
-        if (flags.lift !== undefined) {
-          // A write: as the fleet's one writer for its length (refused while a manager runs;
-          // lift through its dashboard then).
-          const machineId = flags.lift;
-          const lifted = await ctx.withLease(flags, store, (fenced) =>
-            liftMachineExclusion(
-              fenced,
-              machineId,
-              policy,
-              flags.reason === undefined ? undefined : `lifted by the operator: ${flags.reason}`,
-            ),
-          );
-          ctx.print(`machine ${flags.lift} lifted: ${lifted.reason}`);
-          return;
-        }
-        const report = await machinesReport(store, Date.now(), policy);
-        const machines = report.machines.filter((m) => !flags.excluded || m.excluded);
-        if (flags.json) {
-          ctx.print(JSON.stringify({ ...report, machines }, null, 2));
-          return;
-        }
-        if (machines.length === 0) {
-          ctx.print(flags.excluded ? "no excluded machines" : "no machines with rentals or evidence");
-          return;
-        }
-        const table = createTable(
-          ["MACHINE", "HOST", "RENTALS", "FAILURES", "FAIL RATE", "HOST RATE", "STATUS", "REASON"],
-          { colour: colourEnabled(ctx.io.stdout, ctx.io.env) },
-        );
-        for (const m of machines) {
-          table.push([
-            m.machineId,
-            m.hostId ?? "-",
-            m.rentals,
-            m.failures,
-            percent(m.failureRate),
-            percent(m.hostFailureRate),
-            statusText(m),
-            m.exclusionReason ?? "",
-          ]);
-        }
-        const lines = [table.toString()];
-        for (const m of machines.filter((x) => x.excluded)) {
-          lines.push(`machine ${m.machineId} evidence (lift: cuzkit fleet hosts --lift ${m.machineId}):`);
-          for (const e of m.evidence) {
-            const counts = e.counts ? "counts" : "not the machine's";
-            lines.push(`  ${iso(e.at)}  ${e.kind} (${counts})  ${e.instanceId ?? "-"}  ${e.reason}`);
+      ctx.withStore(
+        flags,
+        async (store) => {
+          const { machinesReport, liftMachineExclusion, defaultExclusionPolicy } = await fleetLib();
+          const saved = await store.loadSettings(flags.fleet);
+          const savedPeriod = saved?.exclusionPeriodMs;
+          const policy: ExclusionPolicy = {
+            ...defaultExclusionPolicy,
+            periodMs: typeof savedPeriod === "number" ? savedPeriod : defaultExclusionPolicy.periodMs,
+          };
+          if (flags.lift !== undefined) {
+            // A write: as the fleet's one writer for its length (refused while a manager runs;
+            // lift through its dashboard then).
+            const machineId = flags.lift;
+            const lifted = await ctx.withLease(flags, store, (fenced) =>
+              liftMachineExclusion(
+                fenced,
+                machineId,
+                policy,
+                flags.reason === undefined ? undefined : `lifted by the operator: ${flags.reason}`,
+              ),
+            );
+            ctx.print(`machine ${flags.lift} lifted: ${lifted.reason}`);
+            return;
           }
-        }
-        lines.push(
-          `fleet failure rate ${percent(report.fleetFailureRate)}; exclusions last ${Math.round(report.exclusionPeriodMs / 3_600_000)} h`,
-        );
-        ctx.print(lines.join("\n"));
-      }),
+          const report = await machinesReport(store, Date.now(), policy);
+          const machines = report.machines.filter((m) => !flags.excluded || m.excluded);
+          if (flags.json) {
+            ctx.print(JSON.stringify({ ...report, machines }, null, 2));
+            return;
+          }
+          if (machines.length === 0) {
+            ctx.print(flags.excluded ? "no excluded machines" : "no machines with rentals or evidence");
+            return;
+          }
+          const table = createTable(
+            ["MACHINE", "HOST", "RENTALS", "FAILURES", "FAIL RATE", "HOST RATE", "STATUS", "REASON"],
+            { colour: colourEnabled(ctx.io.stdout, ctx.io.env) },
+          );
+          for (const m of machines) {
+            table.push([
+              m.machineId,
+              m.hostId ?? "-",
+              m.rentals,
+              m.failures,
+              percent(m.failureRate),
+              percent(m.hostFailureRate),
+              statusText(m),
+              m.exclusionReason ?? "",
+            ]);
+          }
+          const lines = [table.toString()];
+          for (const m of machines.filter((x) => x.excluded)) {
+            lines.push(`machine ${m.machineId} evidence (lift: cuzkit fleet hosts --lift ${m.machineId}):`);
+            for (const e of m.evidence) {
+              const counts = e.counts ? "counts" : "not the machine's";
+              lines.push(`  ${iso(e.at)}  ${e.kind} (${counts})  ${e.instanceId ?? "-"}  ${e.reason}`);
+            }
+          }
+          lines.push(
+            `fleet failure rate ${percent(report.fleetFailureRate)}; exclusions last ${Math.round(report.exclusionPeriodMs / 3_600_000)} h`,
+          );
+          ctx.print(lines.join("\n"));
+        },
+        "read",
+      ),
     );
 }

@@ -23,50 +23,54 @@ beats what is known ("worth trying"); every benchmark narrows its class's spread
 failed, were unstable or measured below --min-proofs-per-hour are left out (--json says why).`,
     )
     .action(async (flags: ConfigFlags & { limit?: number; json?: boolean }) =>
-      ctx.withStore(flags, async (store) => {
-        const manager = await ctx.managerFor(flags, store);
-        const { offerView, excludedOfferView } = await fleetLib();
-        const { ranked, excluded } = await manager.rankAll();
-        // The same fields as the dashboard's /api/offers.
-        const rows = ranked.slice(0, flags.limit ?? 20).map(offerView);
-        if (flags.json) {
-          ctx.print(JSON.stringify({ offers: rows, excluded: excluded.map(excludedOfferView) }, null, 2));
-          return;
-        }
-        const table = createTable(
-          [
-            "OFFER",
-            "GPUS",
-            "PREDICTED",
-            "CORRECTED",
-            "MEASURED (N)",
-            "USED",
-            "$/H",
-            "$/1K PROOFS",
-            "OPTIMISTIC",
-            "RELIAB.",
-            "",
-          ],
-          { colour: colourEnabled(ctx.io.stdout, ctx.io.env) },
-        );
-        const f = (x: number | null) => (x === null ? "-" : x.toFixed(1));
-        for (const r of rows) {
-          table.push([
-            r.offerId,
-            `${r.numGpus}x ${r.gpuName}`,
-            f(r.predictedProofsPerHour),
-            f(r.correctedProofsPerHour),
-            r.measuredProofsPerHour === null ? "-" : `${f(r.measuredProofsPerHour)} (${r.measuredRuns})`,
-            r.source,
-            r.dphPerHour.toFixed(3),
-            r.costPer1000.toFixed(2),
-            r.optimisticCostPer1000.toFixed(2),
-            r.reliability.toFixed(2),
-            r.worthTrying ? "worth trying" : "",
-          ]);
-        }
-        ctx.print(rows.length === 0 ? "no offers fit" : table.toString());
-        if (excluded.length > 0) ctx.print(`${excluded.length} offer(s) left out; --json says why`);
-      }),
+      ctx.withStore(
+        flags,
+        async (store) => {
+          const manager = await ctx.managerFor(flags, store);
+          const { offerView, excludedOfferView } = await fleetLib();
+          const { ranked, excluded } = await manager.rankAll();
+          // The same fields as the dashboard's /api/offers.
+          const rows = ranked.slice(0, flags.limit ?? 20).map(offerView);
+          if (flags.json) {
+            ctx.print(JSON.stringify({ offers: rows, excluded: excluded.map(excludedOfferView) }, null, 2));
+            return;
+          }
+          const table = createTable(
+            [
+              "OFFER",
+              "GPUS",
+              "PREDICTED",
+              "CORRECTED",
+              "MEASURED (N)",
+              "USED",
+              "$/H",
+              "$/1K PROOFS",
+              "OPTIMISTIC",
+              "RELIAB.",
+              "",
+            ],
+            { colour: colourEnabled(ctx.io.stdout, ctx.io.env) },
+          );
+          const f = (x: number | null) => (x === null ? "-" : x.toFixed(1));
+          for (const r of rows) {
+            table.push([
+              r.offerId,
+              `${r.numGpus}x ${r.gpuName}`,
+              f(r.predictedProofsPerHour),
+              f(r.correctedProofsPerHour),
+              r.measuredProofsPerHour === null ? "-" : `${f(r.measuredProofsPerHour)} (${r.measuredRuns})`,
+              r.source,
+              r.dphPerHour.toFixed(3),
+              r.costPer1000.toFixed(2),
+              r.optimisticCostPer1000.toFixed(2),
+              r.reliability.toFixed(2),
+              r.worthTrying ? "worth trying" : "",
+            ]);
+          }
+          ctx.print(rows.length === 0 ? "no offers fit" : table.toString());
+          if (excluded.length > 0) ctx.print(`${excluded.length} offer(s) left out; --json says why`);
+        },
+        "read-or-empty",
+      ),
     );
 }

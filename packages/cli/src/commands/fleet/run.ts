@@ -57,7 +57,7 @@ measured cost by 25%, and let the over-target rule drop the dearer one if it mea
       const { runFleetStep, startFleetRun, checkFleetTarget } = await fleetLib();
       const target = { proofsPerHour: flags.targetProofsPerHour, instances: flags.targetInstances };
       checkFleetTarget(target);
-      await ctx.withStore(flags, async (store) => {
+      await ctx.withStore(flags, async (store, keep) => {
         const print = (step: FleetRunStep) => {
           for (const d of step.decisions) {
             const what = d.action === "rent" ? `rent offer ${d.offerId}` : `destroy ${d.instanceId}`;
@@ -69,6 +69,7 @@ measured cost by 25%, and let the over-target rule drop the dearer one if it mea
           // One step, as the fleet's one writer for its length: refused while a manager runs.
           await ctx.withLease(flags, store, async (fenced) => {
             await ctx.checkRentingManagerUrl(flags, fenced);
+            keep(); // from here on it may rent: the store keeps the record whatever follows
             print(await runFleetStep(await ctx.managerFor(flags, fenced), { target }));
           });
           return;
@@ -80,6 +81,7 @@ measured cost by 25%, and let the over-target rule drop the dearer one if it mea
           listen: flags.listen,
           dashboard,
           lease,
+          onStarted: keep,
           // This process rents: refuse to start unless agents can reach it at the URL it hands them.
           rentingUrl: { given: flags.managerUrl, required: true },
           whileLeading: () =>

@@ -1,7 +1,9 @@
+import { InvalidInputError } from "@cuzkit/core";
 import type { FleetManager, FleetStore, WriterLease } from "@cuzkit/fleet";
 import { fleetDefaults } from "@cuzkit/fleet/defaults";
 import type { Command } from "commander";
 import { durationOption, durationText } from "../../parse.js";
+import { readSecretFile, warnSecretArgument } from "../../secret-options.js";
 import { type FleetContext, fleetLib, managerNonceSetting } from "./context.js";
 import {
   addConfigOptions,
@@ -24,6 +26,8 @@ interface ServeOptions {
   monitorEveryMs?: number | undefined;
   /** The writer lease this manager must hold to act. */
   lease: WriterLease;
+  /** Called once it serves and its manager URL is settled: a failure before leaves nothing behind. */
+  onStarted?: (() => void) | undefined;
   /** More to run while this replica acts (fleet run's steps); returns its stop. Default: nothing. */
   whileLeading?: (() => () => Promise<void>) | undefined;
   /**
@@ -36,6 +40,7 @@ interface ServeOptions {
 /** Flags of the commands that may run as replicas on one PostgreSQL store. */
 export interface ReplicaFlags extends StoreFlags, LeaseFlags {
   adminToken?: string;
+  adminTokenFile?: string;
   leaseCheckEvery?: number;
 }
 
@@ -55,10 +60,20 @@ export async function replicaSetup(
   fenced: FleetStore;
 }> {
   const { loadOrCreateAdminToken, defaultStorePath } = await fleetLib();
-  const admin = loadOrCreateAdminToken({
-    given: flags.adminToken,
-    storePath: store.path ?? defaultStorePath(ctx.io.env),
-  });
+  const given = givenAdminToken(ctx, flags);
+  let admin: ReturnType<typeof loadOrCreateAdminToken>;
+  try {
+    admin = loadOrCreateAdminToken({
+      given: given?.token,
+      storePath: store.path ?? defaultStorePath(ctx.io.env),
+    });
+  } catch (error) {
+    // The library names --admin-token; say where the token really came from.
+    if (given === undefined || !(error instanceof InvalidInputError)) throw error;
+    throw new InvalidInputError(error.message.replace("--admin-token", given.source), {
+      hint: `put a token of that shape in ${given.source} (openssl rand -base64 32 | tr '+/' '-_' | tr -d =)`,
+    });
+  }
   // Printed only when new: a kept token is read from its file, a given one the operator knows.
   const notice =
     admin.source === "generated"
@@ -71,6 +86,35 @@ export async function replicaSetup(
     checkEveryMs: flags.leaseCheckEvery,
   });
   return { dashboard: { adminToken: admin.token, notice }, lease, fenced: store.fencedBy(lease) };
+}
+
+/**
+ * The admin token the operator gave, and where from: --admin-token (warned: it shows in ps),
+ * --admin-token-file, else CUZKIT_FLEET_ADMIN_TOKEN. Undefined: the kept or a generated one.
+ */
+function givenAdminToken(
+  ctx: FleetContext,
+  flags: ReplicaFlags,
+): { token: string; source: string } | undefined {
+  if (flags.adminToken !== undefined && flags.adminTokenFile !== undefined) {
+    throw new InvalidInputError("--admin-token and --admin-token-file both give the admin token", {
+      hint: "keep --admin-token-file and leave --admin-token out",
+    });
+  }
+  if (flags.adminToken !== undefined) {
+    warnSecretArgument(ctx.io, "--admin-token", "use CUZKIT_FLEET_ADMIN_TOKEN or --admin-token-file FILE");
+    return { token: flags.adminToken, source: "--admin-token" };
+  }
+  if (flags.adminTokenFile !== undefined) {
+    return {
+      token: readSecretFile("--admin-token-file", flags.adminTokenFile, ctx.io),
+      source: "--admin-token-file",
+    };
+  }
+  const fromEnv = ctx.io.env.CUZKIT_FLEET_ADMIN_TOKEN;
+  return fromEnv === undefined || fromEnv === ""
+    ? undefined
+    : { token: fromEnv, source: "CUZKIT_FLEET_ADMIN_TOKEN" };
 }
 
 /**
@@ -127,6 +171,7 @@ async function actUntilStopped(
   const { allowLoopbackManagerUrl: _override, ...settings } = manager.config;
   ctx.print(`listening ${serverUrl}`);
   await checkRentingUrl(ctx, manager, server.nonce, options.rentingUrl);
+  options.onStarted?.();
   if (options.dashboard !== undefined) {
     ctx.print(`dashboard ${serverUrl}/ (API: ${serverUrl}/openapi.json, metrics: ${serverUrl}/metrics)`);
     if (options.dashboard.notice !== undefined) ctx.print(options.dashboard.notice);
@@ -216,13 +261,14 @@ export function addServeCommand(fleet: Command, ctx: FleetContext): void {
             monitorEvery?: number;
           },
       ) =>
-        ctx.withStore(flags, async (store) => {
+        ctx.withStore(flags, async (store, keep) => {
           const { dashboard, lease, fenced } = await replicaSetup(ctx, flags, store);
           const manager = await ctx.managerFor(flags, fenced);
           await serveManager(ctx, manager, fenced, {
             listen: flags.listen,
             dashboard,
             lease,
+            onStarted: keep,
             reconcileEveryMs: flags.reconcileEvery,
             monitorEveryMs: flags.monitorEvery,
             rentingUrl: { given: flags.managerUrl, required: false },
