@@ -10,13 +10,7 @@ import { checkStoreLocation, isPostgresUrl } from "./connection-string.js";
 import type { HostPerformanceInput, HostPerformanceStore } from "./host-performance.js";
 import { openDatabase, type SqliteDatabase } from "./open-database.js";
 import { openPostgresFleetStore } from "./postgres-fleet-store.js";
-import type {
-  BenchmarkResultRecord,
-  FleetEvent,
-  InstanceRecord,
-  OfferSnapshot,
-  RateBasis,
-} from "./records.js";
+import type { BenchmarkResultRecord, FleetEvent, InstanceRecord, OfferSnapshot } from "./records.js";
 import { sqliteExecutor } from "./sql-executor.js";
 import { createSqlFleetStore } from "./sql-fleet-store.js";
 import type { WriterLease, WriterLeaseOptions } from "./writer-lease.js";
@@ -33,21 +27,26 @@ export interface PlanInstanceInput {
   tokenHash: string;
 }
 
-/** Columns a transition may set along with the state. */
-export interface TransitionChanges {
+/** Columns a transition may set along with the state (the rate columns as InstanceRecord has them). */
+export interface TransitionChanges
+  extends Partial<
+    Pick<
+      InstanceRecord,
+      | "claimedProofsPerHour"
+      | "benchmarkProofsPerHour"
+      | "modelProofsPerHour"
+      | "rateBasis"
+      | "productionProofsPerHour"
+      | "productionAt"
+      | "belowKeepSince"
+    >
+  > {
   vastId?: number | undefined;
   machineId?: number | undefined;
   reason?: string | undefined;
   tunedConfig?: string | undefined;
   proofsPerHour?: number | undefined;
   tokenHash?: string | undefined;
-  claimedProofsPerHour?: number | undefined;
-  benchmarkProofsPerHour?: number | undefined;
-  modelProofsPerHour?: number | undefined;
-  rateBasis?: RateBasis | undefined;
-  productionProofsPerHour?: number | undefined;
-  productionAt?: number | undefined;
-  belowKeepSince?: number | undefined;
 }
 
 /** What decideBenchmark writes besides the decision: more columns and more events, in its transaction. */
