@@ -3,7 +3,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { silentLogger, toCuzkitError } from "@cuzkit/core";
 import { createManualClock } from "@cuzkit/core/testing";
-import { createVastClient } from "@cuzkit/vast";
 import { type FakeVastServer, sampleOffers, startFakeVastServer } from "@cuzkit/vast/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import type { LeaseHolding } from "../errors.js";
@@ -11,6 +10,7 @@ import { type InstanceState, isFinalState } from "../lifecycle.js";
 import { openFleetStore, type SqliteFleetStore } from "../store/fleet-store.js";
 import type { WriterLease } from "../store/writer-lease.js";
 import { seededRandom } from "../testing/hidden-truth.js";
+import { testVastClient } from "../testing/test-fleet.js";
 import type { FleetVast } from "./context.js";
 import { createFleetManager, type FleetManager } from "./fleet-manager.js";
 import { runFleetStep } from "./fleet-run.js";
@@ -105,14 +105,7 @@ async function twoWriters(seed: number) {
       clock,
       sleep: () => new Promise(() => {}),
     });
-    const client = createVastClient({
-      apiKey: fake.apiKey,
-      baseUrl: fake.url,
-      sleep: async () => {},
-      retry: { retries: 1, minDelayMs: 0, maxDelayMs: 0 },
-      rateLimit: false,
-      createRecovery: { attempts: 1, delayMs: 0 },
-    });
+    const client = testVastClient(fake);
     const gated =
       <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
       async (...args: A): Promise<R> => {

@@ -48,6 +48,18 @@ export interface TestFleetOptions {
   writerLease?: { holder?: string | undefined; periodMs?: number | undefined } | undefined;
 }
 
+/** A Vast client on the fake server that never waits: no sleeps, one quick retry, no rate limit. */
+export function testVastClient(fake: Pick<FakeVastServer, "apiKey" | "url">) {
+  return createVastClient({
+    apiKey: fake.apiKey,
+    baseUrl: fake.url,
+    sleep: async () => {},
+    retry: { retries: 1, minDelayMs: 0, maxDelayMs: 0 },
+    rateLimit: false,
+    createRecovery: { attempts: 1, delayMs: 0 },
+  });
+}
+
 /** Starts the fake Vast server and a manager on it; the Vast client never waits (manual sleep). */
 export async function startTestFleet(options: TestFleetOptions = {}): Promise<TestFleet> {
   // The manager here never waits between calls (manual sleep): the fake's own rate limits would refuse it.
@@ -64,14 +76,7 @@ export async function startTestFleet(options: TestFleetOptions = {}): Promise<Te
           ...options.writerLease,
         });
   await lease?.acquireNow();
-  const vast = createVastClient({
-    apiKey: fake.apiKey,
-    baseUrl: fake.url,
-    sleep: async () => {},
-    retry: { retries: 1, minDelayMs: 0, maxDelayMs: 0 },
-    rateLimit: false,
-    createRecovery: { attempts: 1, delayMs: 0 },
-  });
+  const vast = testVastClient(fake);
   const startManager = (checkpoint: Checkpoint | undefined) =>
     createFleetManager({
       store: lease === undefined ? store : store.fencedBy(lease),
