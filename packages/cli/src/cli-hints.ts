@@ -32,9 +32,12 @@ const rewriteFields = (hint: string) =>
 
 /** Hints of the daemon client (and core), by code. */
 const daemonHints: Readonly<Record<ClientErrorCode | CoreErrorCode, CliHintRule>> = {
-  DAEMON_UNAVAILABLE:
-    "after a start the daemon can take minutes to load parameters before it listens: check --addr (or CUZK_ADDR), " +
-    "run `cuzkit status` until it answers, or let `cuzkit bench` wait for it (--ready-timeout)",
+  DAEMON_UNAVAILABLE: (error) =>
+    /may have died/.test(error.hint)
+      ? // It answered, then went away mid-proof: died, or a tunnel dropped; not a slow start.
+        `${error.hint}; under a supervisor that restarts it, give prove a longer --restart-wait (e.g. 2m)`
+      : "after a start the daemon can take minutes to load parameters before it listens: check --addr (or CUZK_ADDR), " +
+        "run `cuzkit status` until it answers, or let `cuzkit bench` wait for it (--ready-timeout)",
   CONNECTION_LOST: same,
   DAEMON_RESTARTED:
     "the daemon restarted and lost the job: run again, or pass --resubmit N to resubmit automatically when it does",

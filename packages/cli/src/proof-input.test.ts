@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { C1InputError } from "@cuzkit/core";
@@ -9,7 +9,8 @@ import { buildProofInput, type ProofInputFlags } from "./proof-input.js";
 import { memoryIO } from "./testing/memory-io.js";
 
 // Every file access the CLI and the libraries it calls make, by path: an input file must be
-// read once (its bytes are then sent by reference), never read again or stat'ed first.
+// opened and read once (its bytes are then sent by reference; its size is checked on the open
+// handle), never read again or stat'ed by path first.
 const accesses = vi.hoisted(() => [] as string[]);
 vi.mock("node:fs/promises", async (importOriginal) => {
   const fs = await importOriginal<typeof import("node:fs/promises")>();
@@ -23,7 +24,17 @@ vi.mock("node:fs/promises", async (importOriginal) => {
     ...fs,
     readFile: track("readFile", fs.readFile),
     stat: track("stat", fs.stat),
-    open: track("open", fs.open),
+    // A whole-file read through a handle counts as a read of that path.
+    open: async (...args: Parameters<typeof fs.open>) => {
+      accesses.push(`open ${String(args[0])}`);
+      const handle = await fs.open(...args);
+      const readFile = handle.readFile.bind(handle);
+      handle.readFile = ((...rest: Parameters<typeof readFile>) => {
+        accesses.push(`readFile ${String(args[0])}`);
+        return readFile(...rest);
+      }) as typeof handle.readFile;
+      return handle;
+    },
   };
   return { ...mocked, default: mocked };
 });
@@ -48,7 +59,7 @@ describe("buildProofInput", () => {
   it("reads a C1 file once and sends those very bytes, with the wrapper's sector number", async () => {
     await writeFile(join(dir, "c1.json"), createSyntheticC1({ sectorNumber: 42, sizeBytes: 200_000 }));
     const built = await build({ c1: "c1.json" });
-    expect(readsOf("c1.json")).toEqual([`readFile ${join(dir, "c1.json")}`]);
+    expect(readsOf("c1.json")).toEqual([`open ${join(dir, "c1.json")}`, `readFile ${join(dir, "c1.json")}`]);
     expect(built.request.sectorNumber).toBe(42n);
     expect(built.inputBytes).toBe(200_000);
     expect(built.request.vanillaProof?.byteLength).toBe(200_000);
@@ -59,7 +70,7 @@ describe("buildProofInput", () => {
     const proofs = [Buffer.from("one").toString("base64"), Buffer.from("two").toString("base64")];
     await writeFile(join(dir, "v.json"), JSON.stringify(proofs));
     const built = await build({ kind: "winning", vanilla: "v.json" });
-    expect(readsOf("v.json")).toEqual([`readFile ${join(dir, "v.json")}`]);
+    expect(readsOf("v.json")).toEqual([`open ${join(dir, "v.json")}`, `readFile ${join(dir, "v.json")}`]);
     expect(built.request.vanillaProofs?.map((p) => Buffer.from(p).toString())).toEqual(["one", "two"]);
     expect(built.inputBytes).toBe(JSON.stringify(proofs).length);
   });
@@ -91,6 +102,30 @@ describe("buildProofInput", () => {
     expect(error).toMatchObject({ code: "C1_INVALID", reason });
     expect((error as Error).message).toMatch(message);
     expect(cliHint(error as C1InputError)).toMatch(/--c1/);
-    expect(readsOf("bad.json")).toHaveLength(1);
+    expect(readsOf("bad.json").filter((line) => line.startsWith("readFile"))).toHaveLength(1);
+  });
+
+  it.each([
+    ["--c1", { c1: "huge.json" }],
+    [
+      "--vanilla",
+      {
+        kind: "snap",
+        vanilla: "huge.json",
+        commROld: "00".repeat(32),
+        commRNew: "00".repeat(32),
+        commDNew: "00".repeat(32),
+      },
+    ],
+  ] as const)("refuses a 2 GiB %s file from its size, without reading it", async (flag, more) => {
+    await writeFile(join(dir, "huge.json"), "");
+    await truncate(join(dir, "huge.json"), 2 * 2 ** 30); // sparse: no disk used
+    const before = process.memoryUsage().arrayBuffers;
+    const error = await build(more).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "PAYLOAD_TOO_LARGE", sizeBytes: 2 * 2 ** 30 });
+    expect((error as Error).message).toContain(`the ${flag} file ${join(dir, "huge.json")} is 2048.0 MiB`);
+    expect(cliHint(error as C1InputError)).toMatch(/--c1 or --vanilla/);
+    expect(readsOf("huge.json")).toEqual([`open ${join(dir, "huge.json")}`]);
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(50 * 2 ** 20);
   });
 });

@@ -1,8 +1,11 @@
-import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import {
+  maxProofInputFileBytes,
+  maxVanillaProofsFileBytes,
+  PayloadTooLargeError,
   parseVanillaProofsFile,
   porepRequest,
+  readProofInputFile,
   type SubmitProofInput,
   snapRequest,
   windowPostRequest,
@@ -65,14 +68,18 @@ export function addProofInputOptions(command: Command): Command {
 
 /**
  * Reads an input file once, into one buffer that the request then holds by reference (the
- * client sends it without copies). A file it cannot read is an InvalidInputError naming the flag.
+ * client sends it without copies). Its size is checked before the read: a file over the limit is
+ * PAYLOAD_TOO_LARGE without being read. A file it cannot read is an InvalidInputError naming the flag.
  */
 async function readInputFile(what: "C1" | "vanilla", path: string, io: CliIO): Promise<Uint8Array> {
   const full = resolve(io.cwd, path);
   try {
-    const buffer = await readFile(full);
-    return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+    return await readProofInputFile(full, {
+      label: what === "C1" ? "--c1" : "--vanilla",
+      limitBytes: what === "C1" ? maxProofInputFileBytes : maxVanillaProofsFileBytes,
+    });
   } catch (error) {
+    if (error instanceof PayloadTooLargeError) throw error;
     throw new InvalidInputError(
       `cannot read the ${what} file ${full}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
       { hint: `check the path given to --${what === "C1" ? "c1" : "vanilla"}`, cause: error },

@@ -1,7 +1,7 @@
 import { setMaxListeners } from "node:events";
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { createClient } from "@connectrpc/connect";
-import { InvalidInputError, isCircuitId, linkSignals } from "@cuzkit/core";
+import { isCircuitId, linkSignals } from "@cuzkit/core";
 import {
   type AwaitProofRequestSchema,
   type AwaitProofResponse,
@@ -19,6 +19,7 @@ import {
 } from "@cuzkit/proto";
 import { formatDaemonAddress } from "./address.js";
 import { createAdmission } from "./admission.js";
+import { checkDeadlineMs, wholeMs } from "./duration.js";
 import { encodeSubmitFrame, toSubmitRequest } from "./encode.js";
 import {
   AbortedError,
@@ -140,25 +141,21 @@ export interface CuzkClient {
   close(): Promise<void>;
 }
 
-/** Longest timer Node can run (about 24.8 days). */
-const maxTimerMs = 2_147_483_647;
-
 /** A call's signal and its checked deadline (the caller's, else `fallbackMs`). */
 function callDeadline(
+  rpcName: string,
   callOptions: { signal?: AbortSignal | undefined; timeoutMs?: number | undefined } | undefined,
   fallbackMs: number,
 ): { signal: AbortSignal | undefined; timeoutMs: number } {
-  return { signal: callOptions?.signal, timeoutMs: checkTimeout(callOptions?.timeoutMs, fallbackMs) };
+  return {
+    signal: callOptions?.signal,
+    timeoutMs: checkTimeout(rpcName, callOptions?.timeoutMs, fallbackMs),
+  };
 }
 
-function checkTimeout(timeoutMs: number | undefined, fallback: number): number {
-  if (timeoutMs === undefined) return Math.min(fallback, maxTimerMs);
-  if (typeof timeoutMs !== "number" || Number.isNaN(timeoutMs) || timeoutMs <= 0) {
-    throw new InvalidInputError(`invalid timeoutMs ${String(timeoutMs)}`, {
-      hint: "give a positive number of milliseconds; every call has a deadline",
-    });
-  }
-  return Math.min(Math.ceil(timeoutMs), maxTimerMs);
+/** The `timeoutMs` option of `method()`, checked (see checkDeadlineMs), else `fallback`. */
+function checkTimeout(method: string, timeoutMs: number | undefined, fallback: number): number {
+  return checkDeadlineMs(`${method}() option timeoutMs`, timeoutMs, fallback);
 }
 
 /**
@@ -192,8 +189,10 @@ export function createCuzkClient(clientOptions: CuzkClientOptions): CuzkClient {
   ): Promise<T> {
     if (closing.signal.aborted) throw new AbortedError("the client is closed", { rpc: name, address });
     const linked = linkSignals(call.signal, closing.signal);
+    // Deadlines computed from a monotonic clock are fractional; the wire takes whole ms.
+    const timeoutMs = wholeMs(call.timeoutMs);
     try {
-      return await run({ signal: linked.signal, timeoutMs: call.timeoutMs });
+      return await run({ signal: linked.signal, timeoutMs });
     } catch (error) {
       const typed = toCuzkError(error, {
         rpc: name,
@@ -201,7 +200,7 @@ export function createCuzkClient(clientOptions: CuzkClientOptions): CuzkClient {
         address,
         callerSignal: call.signal,
         clientClosed: closing.signal.aborted,
-        timeoutMs: call.timeoutMs,
+        timeoutMs,
       });
       // A fault of our own session: new calls must not land on it (the pre-encoded path
       // retires the session it used itself).
@@ -258,7 +257,7 @@ export function createCuzkClient(clientOptions: CuzkClientOptions): CuzkClient {
   async function awaitJob(jobId: string, call: InternalCallOptions): Promise<AwaitProofResponse> {
     // timeout_ms is ignored by the daemon; sent anyway for daemons that honour it.
     return invoke("AwaitProof", { ...call, jobId }, (o) =>
-      rpc.awaitProof({ jobId, timeoutMs: BigInt(call.timeoutMs) }, o),
+      rpc.awaitProof({ jobId, timeoutMs: BigInt(o.timeoutMs) }, o),
     );
   }
 
@@ -271,8 +270,12 @@ export function createCuzkClient(clientOptions: CuzkClientOptions): CuzkClient {
     lastStatus: () => lastStatus,
   };
 
-  const proofDeadline = (o: ProofCallOptions | undefined) =>
-    checkTimeout(o?.timeoutMs, o?.warmup ? options.deadlines.warmupProofMs : options.deadlines.proofMs);
+  const proofDeadline = (method: string, o: ProofCallOptions | undefined) =>
+    checkTimeout(
+      method,
+      o?.timeoutMs,
+      o?.warmup ? options.deadlines.warmupProofMs : options.deadlines.proofMs,
+    );
 
   const circuit = (name: string, value: string | { circuitId?: string }) => {
     const circuitId = typeof value === "string" ? value : (value.circuitId ?? "");
@@ -300,14 +303,14 @@ export function createCuzkClient(clientOptions: CuzkClientOptions): CuzkClient {
       try {
         return await sendEncoded<SubmitProofResponse>("SubmitProof", message, {
           signal: callOptions?.signal,
-          timeoutMs: checkTimeout(callOptions?.timeoutMs, submitTimeoutMs(options, sizeBytes)),
+          timeoutMs: checkTimeout("submitProof", callOptions?.timeoutMs, submitTimeoutMs(options, sizeBytes)),
           upload,
         });
       } catch (error) {
         throw withUploadOutcome(toCuzkError(error), message.requestId, upload, sizeBytes);
       }
     },
-    awaitProof(request, callOptions) {
+    async awaitProof(request, callOptions) {
       const jobId = typeof request === "string" ? request : (request.jobId ?? "");
       if (jobId === "") {
         return Promise.reject(
@@ -318,15 +321,22 @@ export function createCuzkClient(clientOptions: CuzkClientOptions): CuzkClient {
           }),
         );
       }
-      return awaitJob(jobId, { signal: callOptions?.signal, timeoutMs: proofDeadline(callOptions) });
+      return awaitJob(jobId, {
+        signal: callOptions?.signal,
+        timeoutMs: proofDeadline("awaitProof", callOptions),
+      });
     },
     async prove(request, callOptions = {}) {
       const message = toSubmitRequest(request);
-      if (callOptions.timeoutMs !== undefined) checkTimeout(callOptions.timeoutMs, 0);
+      // Checked before admission and before any byte is sent; the checked (whole ms) value is used.
+      const checked =
+        callOptions.timeoutMs === undefined
+          ? callOptions
+          : { ...callOptions, timeoutMs: checkTimeout("prove", callOptions.timeoutMs, 0) };
       return admission.run(() => {
         if (closing.signal.aborted)
           throw new AbortedError("the client is closed", { rpc: "SubmitProof", address });
-        return proveWithResume(proveDeps, message, callOptions);
+        return proveWithResume(proveDeps, message, checked);
       }, callOptions.signal);
     },
     async proveOnce(request, callOptions) {
@@ -348,8 +358,9 @@ export function createCuzkClient(clientOptions: CuzkClientOptions): CuzkClient {
         });
       }
       const timeoutMs = checkTimeout(
+        "proveOnce",
         callOptions?.timeoutMs,
-        proofDeadline(callOptions) + submitTimeoutMs(options, sizeBytes),
+        proofDeadline("proveOnce", callOptions) + submitTimeoutMs(options, sizeBytes),
       );
       const upload = newUpload();
       return admission.run(async () => {
@@ -366,35 +377,42 @@ export function createCuzkClient(clientOptions: CuzkClientOptions): CuzkClient {
     },
     async cancelProof(request, callOptions) {
       const jobId = typeof request === "string" ? request : (request.jobId ?? "");
-      return invoke("CancelProof", { ...callDeadline(callOptions, options.deadlines.cancelMs), jobId }, (o) =>
-        rpc.cancelProof({ jobId }, o),
+      return invoke(
+        "CancelProof",
+        { ...callDeadline("cancelProof", callOptions, options.deadlines.cancelMs), jobId },
+        (o) => rpc.cancelProof({ jobId }, o),
       );
     },
     async getStatus(callOptions) {
-      return status(callDeadline(callOptions, options.deadlines.statusMs));
+      return status(callDeadline("getStatus", callOptions, options.deadlines.statusMs));
     },
     async getMetrics(callOptions) {
-      const raw = await invoke("GetMetrics", callDeadline(callOptions, options.deadlines.metricsMs), (o) =>
-        rpc.getMetrics({}, o),
+      const raw = await invoke(
+        "GetMetrics",
+        callDeadline("getMetrics", callOptions, options.deadlines.metricsMs),
+        (o) => rpc.getMetrics({}, o),
       );
       return parseDaemonMetrics(raw.prometheusText);
     },
     async preloadSrs(request, callOptions) {
       const circuitId = circuit("PreloadSRS", request);
-      return invoke("PreloadSRS", callDeadline(callOptions, options.deadlines.preloadMs), (o) =>
+      return invoke("PreloadSRS", callDeadline("preloadSrs", callOptions, options.deadlines.preloadMs), (o) =>
         rpc.preloadSRS({ circuitId }, o),
       );
     },
     async evictSrs(request, callOptions) {
       const circuitId = circuit("EvictSRS", request);
-      return invoke("EvictSRS", callDeadline(callOptions, options.deadlines.evictMs), (o) =>
+      return invoke("EvictSRS", callDeadline("evictSrs", callOptions, options.deadlines.evictMs), (o) =>
         rpc.evictSRS({ circuitId }, o),
       );
     },
     async waitForReady(waitOptions = {}) {
       return waitUntilReady(
         { options, address, status },
-        { timeoutMs: checkTimeout(waitOptions.timeoutMs, 10 * 60_000), signal: waitOptions.signal },
+        {
+          timeoutMs: checkTimeout("waitForReady", waitOptions.timeoutMs, 10 * 60_000),
+          signal: waitOptions.signal,
+        },
       );
     },
     admit(task, admitOptions) {

@@ -20,6 +20,15 @@ export type ProveEvent =
   | (EventBase & { type: "submitted"; queuePosition: number })
   | (EventBase & { type: "connection-lost"; phase: "submit" | "await"; error: CuzkitError })
   | (EventBase & { type: "reconnecting"; probe: number; delayMs: number; error: CuzkitError })
+  | (EventBase & {
+      type: "waiting-for-restart";
+      /** When the connection broke, in ms since prove was called: the daemon has been unreachable since then. */
+      unreachableSinceMs: number;
+      /** How long prove waits for the daemon to come back before DaemonUnavailableError, in ms (reconnect.giveUpAfterMs, capped by the deadline). */
+      waitMs: number;
+      /** The refusal that started the wait. */
+      error: CuzkitError;
+    })
   | (EventBase & { type: "resumed"; uptimeSeconds: number })
   | (EventBase & {
       type: "daemon-restarted";
@@ -65,6 +74,14 @@ export function logProveEvent(logger: Logger, event: ProveEvent): void {
         ...fields,
         probe: event.probe,
         delayMs: event.delayMs,
+        code: event.error.code,
+      });
+      return;
+    case "waiting-for-restart":
+      logger.warn("cuzk prove: daemon unreachable, waiting for a restart", {
+        ...fields,
+        unreachableSinceMs: event.unreachableSinceMs,
+        waitMs: event.waitMs,
         code: event.error.code,
       });
       return;

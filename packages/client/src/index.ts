@@ -31,6 +31,12 @@ export {
   RequestIdReusedError,
 } from "./errors.js";
 export type { ProveEvent, ProveEventType } from "./events.js";
+export {
+  maxProofInputFileBytes,
+  maxVanillaProofsFileBytes,
+  type ReadProofInputFileOptions,
+  readProofInputFile,
+} from "./input-file.js";
 export type { DaemonMetrics, KindMetrics, MetricFamily } from "./metrics.js";
 export {
   type CuzkClientOptions,

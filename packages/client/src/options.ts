@@ -3,12 +3,12 @@ import {
   daemonMaxMessageBytes,
   InvalidInputError,
   type Logger,
+  monotonicClock,
   type ProofKind,
   type Resolved,
   realSleep,
   type Sleep,
   silentLogger,
-  systemClock,
 } from "@cuzkit/core";
 import { type DaemonAddress, parseDaemonAddress } from "./address.js";
 
@@ -76,7 +76,7 @@ export interface CuzkClientOptions {
    * (small inputs, deadline-critical). A per-call `resubmit` overrides it.
    */
   resubmit?: { [K in ProofKind]?: number | undefined } | undefined;
-  /** Proofs in flight at once through this client (prove and `admit`); the excess waits in FIFO order. Default 10 (Curio's MaxPending). */
+  /** Proofs in flight at once through this client (prove and `admit`); the excess waits in FIFO order; Infinity: no limit. Default 10 (Curio's MaxPending). */
   maxInFlight?: number | undefined;
   /** Largest encoded request the client sends, in bytes. Default 134217728 (the daemon's 128 MiB cap). */
   maxRequestBytes?: number | undefined;
@@ -84,7 +84,11 @@ export interface CuzkClientOptions {
   statusBaselineMaxAgeMs?: number | undefined;
   /** Where the client logs its steps. Default: silent. */
   logger?: Logger | undefined;
-  /** Clock for elapsed times and the reconnect budget. Default: the system clock. */
+  /**
+   * Monotonic clock for elapsed times, deadlines, the reconnect budget and the uptime evidence
+   * of a restart. Default: `performance.now()` (a wall clock here would read a step of the
+   * system clock as a daemon restart).
+   */
   clock?: Clock | undefined;
   /** Sleep used between reconnect probes and readiness polls. Default: a real timer. */
   sleep?: Sleep | undefined;
@@ -144,11 +148,20 @@ export const defaultResubmit: Record<ProofKind, number> = { porep: 0, snap: 0, w
 /** Default admission limit (Curio's `MaxPending`). */
 export const defaultMaxInFlight = 10;
 
-function positive(name: string, value: number | undefined, fallback: number, allowZero = false): number {
+function positive(
+  name: string,
+  value: number | undefined,
+  fallback: number,
+  allowZero = false,
+  allowInfinity = false,
+): number {
   if (value === undefined) return fallback;
-  if (typeof value !== "number" || Number.isNaN(value) || value < 0 || (!allowZero && value === 0)) {
+  if (allowInfinity && value === Number.POSITIVE_INFINITY) return value;
+  // Infinity is refused too: every wait has an end, and an infinite deadline used to reach
+  // the wire as a BigInt RangeError after the job was submitted.
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0 || (!allowZero && value === 0)) {
     throw new InvalidInputError(`invalid client option ${name}: ${String(value)}`, {
-      hint: `give ${name} as a ${allowZero ? "non-negative" : "positive"} number`,
+      hint: `give ${name} as a ${allowZero ? "non-negative" : "positive"}, finite number${allowInfinity ? " (or Infinity for no limit)" : " (Infinity is refused: give a large value instead)"}`,
     });
   }
   return value;
@@ -223,11 +236,11 @@ export function resolveClientOptions(options: CuzkClientOptions): ResolvedClient
       probeTimeoutMs: positive("reconnect.probeTimeoutMs", r.probeTimeoutMs, defaultReconnect.probeTimeoutMs),
     },
     resubmit,
-    maxInFlight: Math.floor(positive("maxInFlight", options.maxInFlight, defaultMaxInFlight)),
+    maxInFlight: Math.floor(positive("maxInFlight", options.maxInFlight, defaultMaxInFlight, false, true)),
     maxRequestBytes: positive("maxRequestBytes", options.maxRequestBytes, daemonMaxMessageBytes),
     statusBaselineMaxAgeMs: positive("statusBaselineMaxAgeMs", options.statusBaselineMaxAgeMs, 30_000, true),
     logger: options.logger ?? silentLogger,
-    clock: options.clock ?? systemClock,
+    clock: options.clock ?? monotonicClock,
     sleep: options.sleep ?? realSleep,
     random: options.random ?? Math.random,
   };

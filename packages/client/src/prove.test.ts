@@ -231,6 +231,35 @@ describe("proveWithResume", () => {
     expect(t.calls.submitted).toHaveLength(1);
   });
 
+  it("announces the wait for a restart at the first refusal, with when the daemon went and how long it waits", async () => {
+    const refusals = Array.from({ length: 60 }, () => refused());
+    const t = setup(
+      { status: [100, ...refusals], await: [lost()] },
+      { reconnect: { giveUpAfterMs: 40_000 } },
+    );
+    const error = await t.run(porep).catch((e) => e);
+    expect(error).toBeInstanceOf(DaemonUnavailableError);
+    const waits = t.events.filter((e) => e.type === "waiting-for-restart");
+    expect(waits).toHaveLength(1); // once, not at every probe
+    const lostAt = t.events.find((e) => e.type === "connection-lost")!;
+    expect(waits[0]).toMatchObject({
+      unreachableSinceMs: lostAt.elapsedMs,
+      waitMs: 40_000,
+      error: { code: "DAEMON_UNAVAILABLE" },
+    });
+    // Announced as the wait starts: right after the break, before any backoff sleep.
+    const types = t.types();
+    expect(types.indexOf("waiting-for-restart")).toBe(types.indexOf("connection-lost") + 1);
+    expect(waits[0]!.elapsedMs).toBe(lostAt.elapsedMs);
+    expect(t.clock.sleeps.reduce((a, b) => a + b, 0)).toBe(40_000);
+  });
+
+  it("announces no wait when the daemon answers at once after a break", async () => {
+    const t = setup({ status: [3, 8], await: [lost()] });
+    await t.run(porep);
+    expect(t.types()).not.toContain("waiting-for-restart");
+  });
+
   it("resumes the same job when a refusing port comes back with the uptime continued (tunnel blip)", async () => {
     const t = setup({ status: [3, refused(), refused(), refused(), 8], await: [lost()] });
     const result = await t.run(winning);
@@ -321,6 +350,31 @@ describe("proveWithResume", () => {
     expect(t.calls.submitted).toHaveLength(2);
     expect(t.calls.awaited).toEqual([t.calls.submitted[1]]);
     expect(result).toMatchObject({ resubmits: 0, attempts: 2 });
+  });
+
+  it("a restart seen after a cut submit is DAEMON_RESTARTED for PoRep (policy 0), not a silent re-send", async () => {
+    const t = setup({ status: [5000, 2], submit: [cut()] });
+    const error = await t.run(porep).catch((e) => e);
+    expect(error).toBeInstanceOf(DaemonRestartedError);
+    expect(error.rpc).toBe("SubmitProof");
+    expect(error.message).toMatch(/uptime went back from 5000 s to 2 s/);
+    expect(t.events.find((e) => e.type === "daemon-restarted")).toMatchObject({ evidence: "uptime" });
+    expect(t.types()).not.toContain("resubmitted");
+    expect(t.calls.submitted).toHaveLength(1);
+  });
+
+  it("a restart seen after a cut submit counts as a resubmit where the kind allows it (WinningPoSt: 2)", async () => {
+    const t = setup({ status: [5000, 2], submit: [cut()] });
+    const result = await t.run(winning);
+    expect(result).toMatchObject({ attempts: 2, resubmits: 1 });
+    expect(t.events.find((e) => e.type === "resubmitted")).toMatchObject({ reason: "daemon-restarted" });
+  });
+
+  it("rounds a fractional timeoutMs up to whole ms: the calls get integer deadlines", async () => {
+    const t = setup({});
+    await t.run(porep, { timeoutMs: 60_000.5 });
+    expect(t.calls.timeouts.every(Number.isInteger)).toBe(true);
+    expect(Math.max(...t.calls.timeouts)).toBe(60_001);
   });
 
   it("caps the probes after a break: zero delays on a clock that does not move end as DaemonUnavailableError", async () => {

@@ -7,6 +7,7 @@ import {
   SubmitProofRequestSchema,
   type SubmitProofResponse,
 } from "@cuzkit/proto";
+import { checkDeadlineMs } from "./duration.js";
 import {
   awaitJobHint,
   DaemonFrozenError,
@@ -54,7 +55,11 @@ export interface ProveOptions {
   warmup?: boolean | undefined;
   /** Aborts the call (AbortedError). The daemon cannot cancel a submitted job; it keeps running. */
   signal?: AbortSignal | undefined;
-  /** Deadline of the whole call in ms, reconnects and resubmits included. Default: deadlines.proofMs or warmupProofMs. */
+  /**
+   * Deadline of the whole call in ms, reconnects and resubmits included: a finite number > 0,
+   * fractions rounded up to whole ms; NaN, Infinity, 0 or less throw InvalidInputError before
+   * anything is sent. Default: deadlines.proofMs or warmupProofMs.
+   */
   timeoutMs?: number | undefined;
   /** Receives each step: attempt, submitted, connection-lost, reconnecting, resumed, daemon-restarted, resubmitted, completed, failed. */
   onEvent?: ((event: ProveEvent) => void) | undefined;
@@ -187,9 +192,11 @@ export async function proveWithResume(
     rpc: "SubmitProof",
   });
   const label = proofKindLabel[kind];
-  const budgetMs =
-    callOptions.timeoutMs ??
-    (callOptions.warmup ? options.deadlines.warmupProofMs : options.deadlines.proofMs);
+  const budgetMs = checkDeadlineMs(
+    "prove() option timeoutMs",
+    callOptions.timeoutMs,
+    callOptions.warmup ? options.deadlines.warmupProofMs : options.deadlines.proofMs,
+  );
   const deadlineAt = startMs + budgetMs;
   const maxResubmits = resubmitBudget(options, kind, callOptions.resubmit);
   const base = input.requestId.trim() || defaultRequestIdBase(kind, input);
@@ -313,6 +320,9 @@ export async function proveWithResume(
     const windowMs = Math.min(r.giveUpAfterMs, Math.max(0, deadlineAt - breakAtMs));
     const probes: ProbeResult[] = [];
     let lastError: CuzkitError | undefined;
+    // Announced once, at the first refusal: with nobody to restart the daemon the wait is dead
+    // time, and the caller should know it is running and how long it lasts.
+    let waitAnnounced = false;
     /** Not enough evidence yet: the one outcome retry() probes again for. */
     class Undecided {
       constructor(readonly error: CuzkitError) {}
@@ -327,7 +337,18 @@ export async function proveWithResume(
         const err = typed(error, "GetStatus");
         if (callerSignal?.aborted) throw err;
         lastError = err;
-        probes.push({ outcome: probeOutcomeOf(err), atMs: clock.now() });
+        const outcome = probeOutcomeOf(err);
+        probes.push({ outcome, atMs: clock.now() });
+        if (outcome === "refused" && !waitAnnounced) {
+          waitAnnounced = true;
+          emit({
+            type: "waiting-for-restart",
+            ...common(),
+            unreachableSinceMs: breakAtMs - startMs,
+            waitMs: windowMs,
+            error: err,
+          });
+        }
       }
       const decision = decideRecovery({
         breakKind,
@@ -400,7 +421,7 @@ export async function proveWithResume(
         `the daemon restarted during ${label} proof ${requestId} (${why}); ${lostWhat}` +
           (maxResubmits === 0 ? " and resubmitting is off for this call" : ` after ${resubmits} resubmit(s)`),
         {
-          rpc: "AwaitProof",
+          rpc: phase === "submit" ? "SubmitProof" : "AwaitProof",
           jobId: requestId,
           address: deps.address,
           cause,
@@ -464,6 +485,12 @@ export async function proveWithResume(
           }
           if (breakKind === "timeout" && remainingMs() <= 0) throw deadlineError(err);
           const decision = await recover(err, breakKind);
+          if (decision.kind === "restarted") {
+            // A new process, whether or not the body got out: report it and let the kind's
+            // resubmit policy decide (an OOM during the upload of a 51 MB PoRep tends to repeat).
+            onJobLost(decision.evidence, uptimeBeforeBreak, decision.status.uptimeSeconds, err);
+            continue;
+          }
           if (!upload.complete) {
             // The body never got out: the daemon cannot have the request, nothing runs.
             if (breakKind === "timeout" || resends >= maxNotAcceptedResends) {
@@ -473,10 +500,6 @@ export async function proveWithResume(
             }
             resends += 1;
             resubmitUnderNewId("not-accepted");
-            continue;
-          }
-          if (decision.kind === "restarted") {
-            onJobLost(decision.evidence, uptimeBeforeBreak, decision.status.uptimeSeconds, err);
             continue;
           }
           // The body went out: AwaitProof tells whether the daemon took it.

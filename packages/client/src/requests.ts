@@ -1,4 +1,3 @@
-import { readFile } from "node:fs/promises";
 import { create } from "@bufbuild/protobuf";
 import {
   curioPriority,
@@ -9,7 +8,8 @@ import {
   sectorSizeBytes,
 } from "@cuzkit/core";
 import { type Priority, type SubmitProofRequest, SubmitProofRequestSchema } from "@cuzkit/proto";
-import { InvalidRequestError } from "./errors.js";
+import { InvalidRequestError, PayloadTooLargeError } from "./errors.js";
+import { maxVanillaProofsFileBytes, readProofInputFile } from "./input-file.js";
 
 // Friendly builders for the four proof kinds: they fill sector size (32 GiB), the registered
 // proof Curio sends and Curio's priority, read input files, and take digests as bytes or hex.
@@ -115,11 +115,11 @@ function toUint64(name: string, value: number | bigint): bigint {
   return BigInt(value);
 }
 
-async function readInput(name: string, path: string): Promise<Uint8Array> {
+async function readInput(name: string, path: string, limitBytes?: number): Promise<Uint8Array> {
   try {
-    const buffer = await readFile(path);
-    return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+    return await readProofInputFile(path, { label: name, limitBytes });
   } catch (cause) {
+    if (cause instanceof PayloadTooLargeError) throw cause;
     throw new InvalidRequestError(`cannot read ${name} from ${path}: ${(cause as Error).message}`, {
       hint: `check the path of the ${name} file`,
       cause,
@@ -150,7 +150,7 @@ export function parseVanillaProofsFile(bytes: Uint8Array): Uint8Array[] {
 
 async function resolveVanillaProofs(input: VanillaProofsInput): Promise<Uint8Array[]> {
   if (Array.isArray(input)) return input;
-  return parseVanillaProofsFile(await readInput("vanilla proofs", input.path));
+  return parseVanillaProofsFile(await readInput("vanilla proofs", input.path, maxVanillaProofsFileBytes));
 }
 
 function common(kind: ProofKind, input: CommonRequestInput) {

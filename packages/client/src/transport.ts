@@ -1,4 +1,5 @@
 import { channel } from "node:diagnostics_channel";
+import type { ClientHttp2Stream, Http2Session } from "node:http2";
 import { connect as netConnect } from "node:net";
 import { create, type DescMessage, type DescMethodUnary, type MessageShape } from "@bufbuild/protobuf";
 import type { Transport } from "@connectrpc/connect";
@@ -89,16 +90,102 @@ interface SessionEntry {
   client: UniversalClientFn;
   openStreams: number;
   retired: boolean;
+  /** A stream open on the session, to name it to the manager; undefined when none is. */
+  anyStream: ClientHttp2Stream | undefined;
+  /** Upload writes completed on the session so far (liveness evidence for PINGs). */
+  uploadWrites: number;
+  /** Pre-encoded calls open on the session. */
+  uploadsOpen: number;
 }
 
-async function* sendChunks(body: EncodedChunks, upload: UploadProgress): AsyncIterable<Uint8Array> {
+/**
+ * Largest piece of the body handed to one HTTP/2 write, in bytes. A 51 MB C1 is one chunk by
+ * reference; written whole, its write completes only at the end, so progress read 0 MB until
+ * then. Written in views of this size (no copies), progress and liveness advance with the link.
+ */
+export const uploadSliceBytes = 256 * 1024;
+
+async function* sendChunks(
+  body: EncodedChunks,
+  upload: UploadProgress,
+  onProgress: () => void,
+): AsyncIterable<Uint8Array> {
   for (const chunk of body.chunks) {
-    yield chunk;
-    // Resumed only after the write of `chunk` completed.
-    upload.sentBytes += chunk.byteLength;
+    for (let offset = 0; offset < chunk.byteLength; offset += uploadSliceBytes) {
+      const slice = chunk.subarray(offset, Math.min(offset + uploadSliceBytes, chunk.byteLength));
+      yield slice;
+      // Resumed only after the write of `slice` completed: the session took it, which it does
+      // only as the daemon's flow-control window and the socket let it out.
+      upload.sentBytes += slice.byteLength;
+      onProgress();
+    }
   }
   upload.complete = true;
 }
+
+/**
+ * Tells the session manager the connection is alive, as connect-node's "response byte read":
+ * that restarts its PING interval and cancels a pending PING timeout.
+ */
+function markAlive(entry: SessionEntry): void {
+  if (entry.anyStream !== undefined) entry.manager.notifyResponseByteRead(entry.anyStream);
+}
+
+/** An upload write completed: the daemon granted flow-control window and the link took the bytes. */
+function uploadProgressed(entry: SessionEntry): void {
+  entry.uploadWrites += 1;
+  markAlive(entry);
+}
+
+/** Bytes the daemon's side has sent on the session's socket so far (frames of any kind). */
+function bytesReadOf(entry: SessionEntry): number {
+  return entry.anyStream?.session?.socket?.bytesRead ?? 0;
+}
+
+/**
+ * While an upload runs, any sign of the daemon counts as alive: an upload write completed, or
+ * bytes arrived from it (WINDOW_UPDATE frames as it reads the body, a late PING answer). On a slow
+ * link a PING waits behind megabytes of DATA in the socket, so its round trip measures the queue,
+ * not the daemon; a daemon that is frozen grants no window and sends nothing, and still fails the
+ * PING timeout. Checked every half PING timeout; returns the function that stops the watch.
+ */
+function watchUploadLiveness(entry: SessionEntry, pingTimeoutMs: number): () => void {
+  entry.uploadsOpen += 1;
+  let seen = { writes: entry.uploadWrites, bytesRead: bytesReadOf(entry) };
+  const timer = setInterval(
+    () => {
+      const now = { writes: entry.uploadWrites, bytesRead: bytesReadOf(entry) };
+      if (now.writes !== seen.writes || now.bytesRead !== seen.bytesRead) markAlive(entry);
+      seen = now;
+    },
+    Math.max(1, Math.floor(pingTimeoutMs / 2)),
+  );
+  timer.unref();
+  return () => {
+    clearInterval(timer);
+    entry.uploadsOpen -= 1;
+  };
+}
+
+/**
+ * A PING answered while an upload is open on the session counts as answered in time: the daemon
+ * answered, and the delay was the upload queued ahead of the PING. connect-node destroys the
+ * session for an answer later than pingTimeoutMs; for such a PING it is told 0 ms.
+ */
+function answeredWhileUploadingIsAlive(session: Http2Session, entry: SessionEntry): void {
+  const ping = session.ping.bind(session);
+  const patched = (...args: unknown[]): boolean => {
+    const callback = args.findLast((a) => typeof a === "function") as PingCallback | undefined;
+    if (callback === undefined) return (ping as (...a: unknown[]) => boolean)(...args);
+    const payload = args.find((a) => a instanceof Uint8Array) as Buffer | undefined;
+    const wrapped: PingCallback = (error, durationMs, answer) =>
+      callback(error, entry.uploadsOpen > 0 ? 0 : durationMs, answer);
+    return payload === undefined ? ping(wrapped) : ping(payload, wrapped);
+  };
+  session.ping = patched as typeof session.ping;
+}
+
+type PingCallback = (error: Error | null, durationMs: number, payload: Buffer) => void;
 
 /** Creates the gRPC-over-HTTP/2 transport to one daemon (TCP or unix socket). */
 export function createDaemonTransport(options: DaemonTransportOptions): DaemonTransport {
@@ -135,7 +222,7 @@ export function createDaemonTransport(options: DaemonTransportOptions): DaemonTr
       },
       nodeOptions,
     );
-    const counts = { openStreams: 0, retired: false };
+    const counts = { openStreams: 0, retired: false, anyStream: undefined, uploadWrites: 0, uploadsOpen: 0 };
     const sessionManager: NodeHttp2ClientSessionManager = {
       authority: manager.authority,
       async request(method, path, headers, requestOptions) {
@@ -144,11 +231,14 @@ export function createDaemonTransport(options: DaemonTransportOptions): DaemonTr
         if (session && !guarded.has(session)) {
           guarded.add(session);
           session.on("error", swallow);
+          answeredWhileUploadingIsAlive(session, entry);
         }
         if (http2StreamChannel.hasSubscribers) http2StreamChannel.publish({ stream });
         entry.openStreams += 1;
+        entry.anyStream = stream;
         stream.once("close", () => {
           entry.openStreams -= 1;
+          if (entry.anyStream === stream) entry.anyStream = undefined;
           if (entry.retired && entry.openStreams === 0) release(entry);
         });
         return stream;
@@ -198,8 +288,10 @@ export function createDaemonTransport(options: DaemonTransportOptions): DaemonTr
       // replaced by the encoded one.
       const single = createTransport({
         ...protocol,
-        httpClient: (request) => entry.client({ ...request, body: sendChunks(body, call.upload) }),
+        httpClient: (request) =>
+          entry.client({ ...request, body: sendChunks(body, call.upload, () => uploadProgressed(entry)) }),
       });
+      const stopWatch = watchUploadLiveness(entry, options.pingTimeoutMs);
       try {
         const response = await single.unary(
           method,
@@ -212,6 +304,8 @@ export function createDaemonTransport(options: DaemonTransportOptions): DaemonTr
       } catch (error) {
         if (!call.upload.complete || isLocalTransportFault(error)) retire(entry);
         throw error;
+      } finally {
+        stopWatch();
       }
     },
     retireCurrentSession() {

@@ -1,4 +1,4 @@
-import { type Clock, realSleep, type Sleep, systemClock } from "./time.js";
+import { type Clock, monotonicClock, realSleep, type Sleep } from "./time.js";
 
 // One retry loop for every package (the client's ready and prove loops, vast's transport).
 // Written here rather than on p-retry: p-retry waits with its own setTimeout, and every
@@ -58,7 +58,7 @@ export interface RetryOptions extends Partial<BackoffPolicy> {
   onRetry?: ((event: RetryEvent) => void) | undefined;
   /** Stops the loop: a wait in progress rejects with the signal's reason, and no attempt starts. Default: none. */
   signal?: AbortSignal | undefined;
-  /** Default: the wall clock. */
+  /** Measures maxElapsedMs. Default: the monotonic clock (a wall-clock step must not end or stretch the budget). */
   clock?: Clock | undefined;
   /** Default: a real timer. */
   sleep?: Sleep | undefined;
@@ -89,7 +89,7 @@ export async function retry<T>(
     jitter: options.jitter ?? defaultBackoff.jitter,
   };
   const maxAttempts = options.maxAttempts ?? 3;
-  const clock = options.clock ?? systemClock;
+  const clock = options.clock ?? monotonicClock;
   const sleep = options.sleep ?? realSleep;
   const startMs = clock.now();
   for (let n = 1; ; n++) {

@@ -2,9 +2,22 @@ import { getEventListeners } from "node:events";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createConsoleLogger } from "./logger.js";
 import { createManualClock } from "./testing/manual-clock.js";
-import { linkSignals, realSleep } from "./time.js";
+import { linkSignals, monotonicClock, realSleep } from "./time.js";
 
 describe("time helpers", () => {
+  it("monotonicClock ignores a step of the wall clock (Date)", () => {
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() });
+    try {
+      const before = monotonicClock.now();
+      vi.setSystemTime(Date.now() - 90_000);
+      const after = monotonicClock.now();
+      expect(after).toBeGreaterThanOrEqual(before);
+      expect(after - before).toBeLessThan(1_000);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("manual clock advances on sleep without waiting", async () => {
     const clock = createManualClock(1000);
     await clock.sleep(250);

@@ -6,8 +6,15 @@ export interface Clock {
 /** Waits `ms` milliseconds, or rejects with the signal's reason when it aborts first. */
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
-/** The wall clock (`Date.now`). */
+/** The wall clock (`Date.now`): for timestamps people read, never for elapsed time (it steps with NTP or an operator). */
 export const systemClock: Clock = { now: () => Date.now() };
+
+/**
+ * A monotonic clock (`performance.now()`): never steps when the system clock is set, so
+ * elapsed times, deadlines and evidence compared across time (a daemon's uptime) stay true.
+ * Its zero is the process start, so its readings are only good for differences.
+ */
+export const monotonicClock: Clock = { now: () => performance.now() };
 
 /** A real timer-based sleep that honours an AbortSignal and never leaks its timer. */
 export const realSleep: Sleep = (ms, signal) =>

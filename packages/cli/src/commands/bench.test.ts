@@ -139,7 +139,11 @@ describe("cuzkit bench", () => {
     it.each([
       ["a missing C1 file", ["--c1", "missing.json"], /cannot read the C1 file .*missing\.json: ENOENT/],
       ["a file that is not a C1 output", ["--c1", "notc1.json"], /C1 input has no `SectorNum` field/],
-      ["an input over 128 MiB", ["--c1", "huge.json"], /over the daemon's 128 MiB message cap/],
+      [
+        "an input over 128 MiB",
+        ["--c1", "huge.json"],
+        /is 134217738 bytes, over the 134217728 bytes \(128\.0 MiB\) a proof input may be \(the daemon's message cap\)/,
+      ],
       [
         "concurrency 0",
         ["--synthetic", "--concurrency", "0"],

@@ -5,6 +5,7 @@ import { createSyntheticC1, type SimDaemon, startSimDaemon } from "@cuzkit/sim";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "../run-cli.js";
 import { memoryIO } from "../testing/memory-io.js";
+import { defaultRestartWaitMs } from "./prove.js";
 
 let sim: SimDaemon | undefined;
 let dir = "";
@@ -114,6 +115,26 @@ describe("cuzkit prove", () => {
     expect(sim.stats().submissionsByRequestId).toEqual({});
     expect(sim.stats().proofsCompleted).toBe(0);
     expect((await readdir(dir)).sort()).toEqual(["c1.json", "sub"]);
+  });
+
+  it("says at once that it waits for a restart of a daemon that died mid-proof, then fails naming it after --restart-wait", async () => {
+    sim = await startSimDaemon({ proofTimeMs: 600_000 });
+    const run = cli(["prove", "--addr", sim.address, "--synthetic", "--restart-wait", "1s"]);
+    await sim.whenReceived("AwaitProof");
+    sim.crash(); // nobody restarts it: every new connection is refused
+    const { code, stderr } = await run;
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/daemon unreachable since \d\d:\d\d:\d\d UTC, waiting up to 1s for a restart/);
+    expect(stderr).toMatch(/^error: .*did not answer for \d+ ms after the connection broke/im);
+    expect(stderr).toMatch(/^hint: the daemon process may have died.*longer --restart-wait/im);
+    // The wait is announced before it is over: the line comes before the error.
+    expect(stderr.indexOf("waiting up to")).toBeLessThan(stderr.search(/^error:/m));
+  });
+
+  it("waits at most 40 s for a restart by default, so a dead daemon surfaces within 45 s", async () => {
+    expect(defaultRestartWaitMs).toBeLessThanOrEqual(40_000);
+    const { stdout } = await cli(["prove", "--help"]);
+    expect(stdout).toMatch(/--restart-wait <duration>[\s\S]*default 40s/);
   });
 
   it("rejects a bad address at once", async () => {

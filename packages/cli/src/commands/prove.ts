@@ -13,12 +13,30 @@ interface ProveFlags extends ProofInputFlags {
   warmup?: boolean;
   timeout?: number;
   resubmit?: number;
+  restartWait: number;
   json?: boolean;
   verbose?: boolean;
 }
 
-function describe(event: ProveEvent): string | undefined {
+/**
+ * How long `cuzkit prove` waits for a daemon that refuses connections to come back, in ms.
+ * Default 40 s: long enough for a supervisor's restart to start listening, short enough that a
+ * daemon nobody restarts is reported within 45 s (the client library's own default is 2 min).
+ */
+export const defaultRestartWaitMs = 40_000;
+
+/** Wall-clock time of day, HH:MM:SS UTC, for lines a person reads while waiting. */
+function timeOfDay(ms: number): string {
+  return `${new Date(ms).toISOString().slice(11, 19)} UTC`;
+}
+
+function describe(event: ProveEvent, startedAtMs: number): string | undefined {
   switch (event.type) {
+    case "waiting-for-restart":
+      return (
+        `daemon unreachable since ${timeOfDay(startedAtMs + event.unreachableSinceMs)}, ` +
+        `waiting up to ${durationText(event.waitMs)} for a restart (${event.error.code}; --restart-wait sets the wait)`
+      );
     case "submitted":
       return `submitted ${event.requestId}`;
     case "connection-lost":
@@ -63,6 +81,12 @@ export function createProveCommand(io: CliIO): Command {
         .join(", ")})`,
       wholeNumberOption("--resubmit", 0, "1"),
     )
+    .option(
+      "--restart-wait <duration>",
+      `how long to wait for a daemon that refuses connections to be restarted before failing, e.g. 2m under a supervisor (default ${durationText(defaultRestartWaitMs)})`,
+      durationOption("--restart-wait", "2m"),
+      defaultRestartWaitMs,
+    )
     .option("--json", "print the result as JSON (proof as hex)")
     .option("--verbose", "log every client step")
     .addHelpText(
@@ -82,17 +106,19 @@ Examples:
         logger: flags.verbose
           ? createConsoleLogger("debug", (line) => io.stderr.write(`${line}\n`))
           : undefined,
+        reconnect: { giveUpAfterMs: flags.restartWait },
       });
       try {
         io.stderr.write(
           `proving ${proofKindLabel[input.kind]} from ${input.description} on ${client.address}\n`,
         );
+        const startedAtMs = Date.now();
         const result = await client.prove(input.request, {
           warmup: flags.warmup,
           timeoutMs: flags.timeout,
           resubmit: flags.resubmit,
           onEvent: (event) => {
-            const line = describe(event);
+            const line = describe(event, startedAtMs);
             if (line) io.stderr.write(`  ${line}\n`);
           },
         });
