@@ -6,12 +6,12 @@ import {
   type HardwareSpec,
   InvalidInputError,
   type Logger,
+  monotonicClock,
   type ProofKind,
   proofKinds,
   realSleep,
   type Sleep,
   silentLogger,
-  systemClock,
 } from "@cuzkit/core";
 import { recommend } from "@cuzkit/tuner";
 import { type EarlyVerdictOptions, resolveEarlyVerdictOptions } from "./early-verdict.js";
@@ -108,7 +108,7 @@ export interface BenchmarkOptions {
   client?: Omit<CuzkClientOptions, "address"> | undefined;
   /** How long to wait for the daemon to answer at the start, in ms. Default 600000 (parameters take minutes to load). */
   readyTimeoutMs?: number | undefined;
-  /** Clock for the timed window and wall times. Default: the system clock. */
+  /** Clock for the timed window, deadlines and uptime evidence (differences only). Default: monotonic (`performance.now`), so a stepped system clock changes no figure. */
   clock?: Clock | undefined;
   /** Sleep for phase deadlines and the PCE-file polls (pair it with `clock`). Default: a real timer. */
   sleep?: Sleep | undefined;
@@ -283,7 +283,7 @@ export function resolveBenchmarkOptions(options: BenchmarkOptions): ResolvedBenc
       1,
       "give a time in ms",
     ),
-    clock: options.clock ?? systemClock,
+    clock: options.clock ?? monotonicClock,
     sleep: options.sleep ?? realSleep,
     logger: options.logger ?? silentLogger,
   };

@@ -156,13 +156,14 @@ export function createProgressOutput(
     stream.write("\r\x1b[2K");
   };
   const startLive = (event: Extract<BenchmarkEvent, { type: "phase" }>, snapshot: ProgressSnapshot) => {
-    const began = Date.now() - snapshot.phaseElapsedMs;
+    // Monotonic: the live line's elapsed time must not jump when the system clock is set.
+    const began = performance.now() - snapshot.phaseElapsedMs;
     const draw = () => {
       const line = formatProgressLine(
         {
           type: "heartbeat",
           phase: event.phase,
-          elapsedMs: Date.now() - began,
+          elapsedMs: performance.now() - began,
           etaMs: event.etaMs,
           deadlineMs: event.deadlineMs,
         },

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import type { Sleep } from "@cuzkit/core";
 import { createManualClock } from "@cuzkit/core/testing";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   createDaemonSupervisor,
   type DaemonExit,
@@ -137,6 +137,27 @@ describe("createDaemonSupervisor knows its daemon", () => {
     expect(error).toMatchObject({ code: "DAEMON_NOT_OURS" });
     expect((error as DaemonStartError).message).toMatch(/has been up 3600 s, but ours started 0 s ago/);
     expect(supervisor.running).toBe(false);
+  });
+
+  it("takes its own daemon for its own when the system clock steps back 90 s while it starts", async () => {
+    // The uptime check compares the daemon's uptime with the time since the spawn: read on
+    // Date.now, a step back would make "ours started -90 s ago" and refuse our own child.
+    let wallMs = Date.now();
+    vi.spyOn(Date, "now").mockImplementation(() => wallMs);
+    supervisor = createDaemonSupervisor({
+      command: `${node} -e "setInterval(() => {}, 1000)" -- `,
+      address: "127.0.0.1:9",
+      waitForReady: async () => {
+        wallMs -= 90_000;
+        return { uptimeSeconds: 1 };
+      },
+    });
+    try {
+      await supervisor.start("", "full");
+      expect(supervisor.running).toBe(true);
+    } finally {
+      vi.restoreAllMocks();
+    }
   });
 
   it("reports a kill of a frozen daemon as a crash with the reason, not as an OOM", async () => {

@@ -8,10 +8,10 @@ import {
   CuzkitError,
   type CuzkitErrorOptions,
   type Logger,
+  monotonicClock,
   realSleep,
   type Sleep,
   silentLogger,
-  systemClock,
 } from "@cuzkit/core";
 import { addressAnswers } from "./address-probe.js";
 
@@ -65,7 +65,7 @@ export interface DaemonSupervisorOptions {
   env?: Record<string, string> | undefined;
   /** Logger for start/stop/exit events. Default: silent. */
   logger?: Logger | undefined;
-  /** Clock for exit times and the uptime check. Default: the system clock. */
+  /** Clock for exit times and the uptime check (differences only). Default: monotonic, so a stepped system clock is never read as another daemon. */
   clock?: Clock | undefined;
   /** Sleep for the stop grace period and the process-group polls. Default: a real timer. */
   sleep?: Sleep | undefined;
@@ -139,7 +139,7 @@ export function createDaemonSupervisor(options: DaemonSupervisorOptions): Daemon
   const logger = options.logger ?? silentLogger;
   const tailSize = options.logTailLines ?? 40;
   const graceMs = options.stopGraceMs ?? 10_000;
-  const clock = options.clock ?? systemClock;
+  const clock = options.clock ?? monotonicClock;
   const sleep = options.sleep ?? realSleep;
   const createdAt = clock.now();
   const tail: string[] = [];

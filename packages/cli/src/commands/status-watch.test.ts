@@ -7,11 +7,17 @@ import {
   DeadlineExceededError,
 } from "@cuzkit/client";
 import { startSimDaemon } from "@cuzkit/sim";
-import { describe, expect, it, onTestFinished } from "vitest";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { cuzkitArgv } from "../../../../test/support/cuzkit-process.js";
 import { runCli } from "../run-cli.js";
 import { memoryIO, memorySink } from "../testing/memory-io.js";
-import { type DaemonCondition, daemonCondition, renderWatchFrame, type WatchSample } from "./status-watch.js";
+import {
+  type DaemonCondition,
+  daemonCondition,
+  renderWatchFrame,
+  type WatchSample,
+  watchStatus,
+} from "./status-watch.js";
 
 const at = Date.UTC(2026, 11, 1, 12, 0, 0);
 
@@ -143,6 +149,46 @@ describe("renderWatchFrame", () => {
     const message = frame(failed(new Error("bad \u001b[31m news")));
     expect(message).not.toContain("\u001b");
   });
+});
+
+describe("watchStatus on a stepped system clock", () => {
+  it.each([90_000, -90_000])(
+    "reads a daemon whose uptime kept pace as UP when the system clock steps %i ms between refreshes",
+    async (stepMs) => {
+      // The daemon's uptime stays at 100 s: the refreshes are instant (injected sleep), so on a
+      // clock that measures elapsed time no time passed. Read on Date.now, +90 s would say
+      // "uptime went back" (a restart) and -90 s would hide one: the default clock must not step.
+      let wallMs = at;
+      vi.spyOn(Date, "now").mockImplementation(() => wallMs);
+      onTestFinished(() => vi.restoreAllMocks());
+      const stop = new AbortController();
+      const conditions: DaemonCondition[] = [];
+      const frames: string[] = [];
+      const client = {
+        address: "127.0.0.1:9820",
+        getStatus: async () => status(100),
+        getMetrics: async () => metrics,
+      } as unknown as Parameters<typeof watchStatus>[0]["client"];
+      const { io } = memoryIO({ env: { NO_COLOR: "1" } });
+      await watchStatus({
+        client,
+        io,
+        colour: false,
+        signal: stop.signal,
+        sleep: async () => {
+          wallMs += stepMs;
+        },
+        onFrame: (frame, condition) => {
+          frames.push(frame);
+          conditions.push(condition);
+          if (conditions.length === 3) stop.abort();
+        },
+      });
+      expect(conditions).toEqual(["up", "up", "up"]);
+      // The time of day shown follows the system clock, step included.
+      expect(frames[1]).toContain(`${new Date(at + stepMs).toISOString().slice(11, 19)} UTC`);
+    },
+  );
 });
 
 describe("cuzkit status --watch against a simulated daemon", () => {

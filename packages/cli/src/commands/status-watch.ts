@@ -7,7 +7,7 @@ import {
   fetchStatusJson,
   LocalTransportError,
 } from "@cuzkit/client";
-import { type Clock, CuzkitError, realSleep, type Sleep, systemClock } from "@cuzkit/core";
+import { type Clock, CuzkitError, monotonicClock, realSleep, type Sleep, systemClock } from "@cuzkit/core";
 import { type Paint, painted, terminalSafe } from "../colour.js";
 import type { CliIO } from "../io.js";
 import { durationText } from "../parse.js";
@@ -21,8 +21,10 @@ export const minWatchCallTimeoutMs = 1_000;
 
 /** One refresh: what GetStatus, GetMetrics and /status answered, or how they failed. */
 export interface WatchSample {
-  /** When it was taken, epoch ms. */
+  /** When it was taken, on the watch's clock (monotonic ms by default): only differences count. */
   at: number;
+  /** Wall-clock time of the sample (Date.now ms), only for the time shown; default: `at`. */
+  wallAt?: number | undefined;
   status?: DaemonStatus | undefined;
   metrics?: DaemonMetrics | undefined;
   /** The gRPC calls' failure. */
@@ -137,7 +139,7 @@ export interface WatchFrameInput {
 export function renderWatchFrame(input: WatchFrameInput): string {
   const { sample, lastAnswered: previous, colour } = input;
   const condition = daemonCondition(previous, sample);
-  const time = new Date(sample.at).toISOString().slice(11, 19);
+  const time = new Date(sample.wallAt ?? sample.at).toISOString().slice(11, 19);
   const lines = [
     `cuzkit status --watch: ${input.address}, every ${durationText(input.intervalMs)}, ${time} UTC (Ctrl-C stops)`,
     `daemon ${painted(condition.toUpperCase(), conditionPaint[condition], colour)}: ${explain(condition, sample, previous)}`,
@@ -175,7 +177,11 @@ export interface WatchOptions {
   signal: AbortSignal;
   /** Called with each frame after it is written (tests wait for frames). Default: none. */
   onFrame?: ((frame: string, condition: DaemonCondition) => void) | undefined;
+  /** Clock for comparing samples (uptime against time passed). Default: monotonic, so a stepped system clock is never read as a restart. */
   clock?: Clock | undefined;
+  /** Clock for the time of day shown in each frame. Default: the system clock. */
+  wallClock?: Clock | undefined;
+  /** Sleep between refreshes. Default: a real timer. */
   sleep?: Sleep | undefined;
 }
 
@@ -183,7 +189,12 @@ export interface WatchOptions {
 const clearScreen = "\u001b[H\u001b[2J";
 
 /** Takes one sample: GetStatus and GetMetrics over gRPC, /status over HTTP, each under a deadline. */
-async function takeSample(options: WatchOptions, callTimeoutMs: number, now: number): Promise<WatchSample> {
+async function takeSample(
+  options: WatchOptions,
+  callTimeoutMs: number,
+  now: number,
+  wallNow: number,
+): Promise<WatchSample> {
   const call = { signal: options.signal, timeoutMs: callTimeoutMs };
   const [grpc, json] = await Promise.allSettled([
     Promise.all([options.client.getStatus(call), options.client.getMetrics(call)]),
@@ -191,6 +202,7 @@ async function takeSample(options: WatchOptions, callTimeoutMs: number, now: num
   ]);
   return {
     at: now,
+    wallAt: wallNow,
     ...(grpc.status === "fulfilled"
       ? { status: grpc.value[0], metrics: grpc.value[1] }
       : { error: grpc.reason as unknown }),
@@ -204,13 +216,14 @@ async function takeSample(options: WatchOptions, callTimeoutMs: number, now: num
  */
 export async function watchStatus(options: WatchOptions): Promise<void> {
   const intervalMs = options.intervalMs ?? defaultWatchIntervalMs;
-  const clock = options.clock ?? systemClock;
+  const clock = options.clock ?? monotonicClock;
+  const wallClock = options.wallClock ?? systemClock;
   const sleep = options.sleep ?? realSleep;
   const callTimeoutMs = Math.max(minWatchCallTimeoutMs, intervalMs);
   const tty = options.io.stdout.isTTY === true;
   let lastAnswered: WatchSample | undefined;
   while (!options.signal.aborted) {
-    const sample = await takeSample(options, callTimeoutMs, clock.now());
+    const sample = await takeSample(options, callTimeoutMs, clock.now(), wallClock.now());
     if (options.signal.aborted) break;
     const frame = renderWatchFrame({
       address: options.client.address,
