@@ -278,7 +278,10 @@ describe("cuzkit bench", () => {
       // daemon does 1 and 2 and dies (proof 3 may or may not have reached it: if it did, it is
       // lost and resubmitted), the second does 3 and 4 and dies. So every proof completes
       // whatever the timing; the in-process twin of this test (run-benchmark.deterministic.test.ts)
-      // pins the lost-in-flight case exactly.
+      // pins the lost-in-flight case exactly. A proof caught by a crash spends a resubmit
+      // whether the crash met it at SubmitProof or while awaiting (a restart is a restart, and
+      // the kind's policy applies): room for one per daemon, so the timing of a crash cannot
+      // change the count.
       const { code, stdout } = await bench([
         "--spawn",
         `${spawn} --proof-time-ms 20 --fault crash-after=2`,
@@ -296,6 +299,8 @@ describe("cuzkit bench", () => {
         "--on-crash",
         "restart",
         "--max-restarts",
+        "3",
+        "--resubmit",
         "3",
         "--json",
       ]);

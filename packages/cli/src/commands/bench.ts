@@ -61,6 +61,7 @@ interface BenchFlags extends ProofInputFlags, HardwareFlags {
   dialect: DaemonDialect;
   onCrash?: "restart" | "stop";
   maxRestarts?: number;
+  resubmit?: number;
   probeInterval: number;
   probeTimeout: number;
   unresponsiveAfter: number;
@@ -123,6 +124,11 @@ export function createBenchCommand(io: CliIO): Command {
     .option("--addr <address>", addrHelp);
   addProofInputOptions(command)
     .option("--count <n>", "timed proofs", wholeNumberOption("--count", 1, "12"), 12)
+    .option(
+      "--resubmit <n>",
+      `resubmit a proof up to N times when the daemon restarts and loses it, at submit or while proving (default ${benchDefaults.resubmit})`,
+      wholeNumberOption("--resubmit", 0, "1"),
+    )
     .option("--concurrency <n|auto>", "proofs in flight; auto = the tuner's value for this machine", "1")
     .option(
       "--warmup <auto|none|n>",
@@ -357,6 +363,7 @@ Examples:
           request: input.request,
           kind: input.kind,
           count: flags.count,
+          resubmit: flags.resubmit,
           concurrency,
           hardware,
           dialect: flags.dialect,

@@ -160,7 +160,9 @@ describe("watchStatus on a stepped system clock", () => {
       // "uptime went back" (a restart) and -90 s would hide one: the default clock must not step.
       let wallMs = at;
       vi.spyOn(Date, "now").mockImplementation(() => wallMs);
-      onTestFinished(() => vi.restoreAllMocks());
+      onTestFinished(() => {
+        vi.restoreAllMocks();
+      });
       const stop = new AbortController();
       const conditions: DaemonCondition[] = [];
       const frames: string[] = [];
