@@ -22,7 +22,7 @@ function parseStuckAfter(text: string): number {
 export function addStuckOptions(command: Command): Command {
   return command
     .option(
-      "--stuck-after <duration|off>",
+      "--stuck-after <duration>",
       `fail a proof with DAEMON_STUCK after this long without progress (no proof ended, the job reached no GPU), e.g. 20m; off turns it off (default: the model's ETA of one proof x --stuck-margin, at least ${durationText(defaultStuck.minMs)})`,
       parseStuckAfter,
     )
