@@ -185,7 +185,11 @@ describe("hold", () => {
 describe("stick", () => {
   it("never ends a proof after N, keeps it on a GPU, stops the counters, and answers everything else", async () => {
     const log = logWatcher();
-    const daemon = await track.daemon({ proofTimeMs: 0, faults: { stickAfterProofs: 1 }, logger: log.logger });
+    const daemon = await track.daemon({
+      proofTimeMs: 0,
+      faults: { stickAfterProofs: 1 },
+      logger: log.logger,
+    });
     const client = track.client(daemon.address);
     expect((await client.prove({ submit: porep("1") })).result?.status).toBe(
       AwaitProofResponse_Status.COMPLETED,
