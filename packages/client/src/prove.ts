@@ -133,6 +133,8 @@ export interface ProveDeps {
   awaitJob(jobId: string, call: InternalCallOptions): Promise<AwaitProofResponse>;
   /** GetStatus. */
   status(call: InternalCallOptions): Promise<DaemonStatus>;
+  /** A GetStatus answer no older than `maxAgeMs` (clock ms), shared by the calls in flight; else a fresh GetStatus. Default: `status`. */
+  recentStatus?(maxAgeMs: number, call: InternalCallOptions): Promise<DaemonStatus>;
   /** The most recent GetStatus seen by the client, as evidence for a later break. */
   lastStatus(): StatusSample | undefined;
   /** The daemon address, for messages. */
@@ -393,13 +395,13 @@ export async function proveWithResume(
       // An answer already on its way settles the await before a sample is taken.
       await nextTurn();
       if (signal.aborted) throw signal.reason;
-      await sleep(stuckPollMs(stuck, w.window?.windowMs ?? stuck.afterMs ?? stuck.minMs), signal);
+      const pollMs = stuckPollMs(stuck, w.window?.windowMs ?? stuck.afterMs ?? stuck.minMs);
+      await sleep(pollMs, signal);
       let status: DaemonStatus;
       try {
-        status = await deps.status({
-          signal,
-          timeoutMs: Math.max(1, Math.min(options.deadlines.statusMs, remainingMs())),
-        });
+        const call = { signal, timeoutMs: Math.max(1, Math.min(options.deadlines.statusMs, remainingMs())) };
+        // Proofs in flight together share answers (GetStatus forks nvidia-smi on the daemon).
+        status = await (deps.recentStatus ? deps.recentStatus(pollMs / 2, call) : deps.status(call));
       } catch (error) {
         // A daemon that stops answering is the open AwaitProof's business (keepalive, recovery).
         if (signal.aborted) throw signal.reason;
