@@ -141,7 +141,11 @@ describe("runBenchmark, deterministically", () => {
     const sim = await startTestSim({ proofTimeMs: 0, faults: { stickAfterProofs: 0 } });
     // The client's stuck watch runs on a manual clock (its sleeps move it): minutes of window in milliseconds.
     const clientClock = createManualClock(1_000_000);
+    const steps: string[] = [];
     const report = await benchAgainst(sim, {
+      onProgress: (event) => {
+        if (event.type === "recovery") steps.push(event.message);
+      },
       count: 3,
       concurrency: 2,
       warmup: "none",
@@ -162,6 +166,7 @@ describe("runBenchmark, deterministically", () => {
       /DAEMON_STUCK: PoRep C2 proof .* made no progress for \d+ s \(window \d+ s: the model's ETA \d+ s x margin 3\); the daemon still answers GetStatus \(up \d+ s, 0 completed, 0 failed/,
     );
     expect(report.stopCause).toMatch(/^the daemon is stuck: /);
+    expect(steps[0]).toMatch(/^no progress for \d+ s \(window \d+ s\): DAEMON_STUCK$/);
     expect(report.failures[0]?.hint).toMatch(/nvidia-smi/);
     // Well before a proof's 30-minute deadline on the client's clock, and nothing submitted twice.
     expect(clientClock.now() - 1_000_000).toBeLessThan(defaultDeadlines.proofMs / 2);

@@ -21,7 +21,7 @@ import { decideVerdict, type EarlyVerdictInfo } from "./verdict.js";
 import { startWatchdog, type Unresponsive } from "./watchdog.js";
 
 /** Client steps worth showing while a proof recovers. */
-const recoverySteps = new Set(["connection-lost", "resumed", "daemon-restarted", "resubmitted"]);
+const recoverySteps = new Set(["connection-lost", "resumed", "daemon-restarted", "resubmitted", "stuck"]);
 
 /**
  * How the run ends early: `unstable` (the daemon died, froze or kept failing during the batch),
@@ -689,6 +689,8 @@ function describeEvent(event: ProveEvent): string {
       return `the daemon restarted (evidence: ${event.evidence}); the job is lost`;
     case "resubmitted":
       return `resubmitted as ${event.requestId} (${event.reason})`;
+    case "stuck":
+      return `no progress for ${Math.round(event.evidence.noProgressForMs / 1000)} s (window ${Math.round(event.evidence.windowMs / 1000)} s): DAEMON_STUCK`;
     default:
       return event.type;
   }
