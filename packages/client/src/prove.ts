@@ -342,7 +342,7 @@ export async function proveWithResume(
 
   /** The job made no progress for its window: DaemonStuckError with the evidence (never resubmitted). */
   const stuckError = (evidence: StuckEvidence) => {
-    const seconds = (ms: number) => `${Math.round(ms / 1000)} s`;
+    const seconds = (ms: number) => `${ms < 10_000 ? (ms / 1000).toFixed(1) : Math.round(ms / 1000)} s`;
     const st = evidence.lastStatus;
     const why =
       evidence.etaMs === undefined
