@@ -234,6 +234,8 @@ export async function proveWithResume(
         jobId: string;
         last: StuckSample;
         lastProgressAtMs: number;
+        /** Seen on a GPU at least once: from then on only its own movement is progress. */
+        started: boolean;
         samples: number;
         window: StuckWindow | undefined;
         gpuNames: string[];
@@ -384,6 +386,7 @@ export async function proveWithResume(
           jobOnGpu: false,
         },
         lastProgressAtMs: clock.now(),
+        started: false,
         samples: 0,
         window: undefined,
         gpuNames: [],
@@ -415,7 +418,8 @@ export async function proveWithResume(
       w.gpuNames = status.gpus.map((gpu) => gpu.name);
       w.uptimeSeconds = status.uptimeSeconds;
       w.window ??= stuckWindow(stuck, kind, w.gpuNames, callOptions.warmup === true);
-      if (progressBetween(w.last, sampleNow) !== undefined) w.lastProgressAtMs = atMs;
+      if (progressBetween(w.last, sampleNow, w.started) !== undefined) w.lastProgressAtMs = atMs;
+      if (sampleNow.jobOnGpu) w.started = true;
       w.last = sampleNow;
       const idleMs = atMs - w.lastProgressAtMs;
       if (idleMs >= w.window.windowMs) {

@@ -37,6 +37,12 @@ describe("progressBetween", () => {
     expect(progressBetween(sample(5, 2, "other"), sample(6, 2, "other"))).toBe("counters");
     expect(progressBetween(sample(5, 3, "other"), sample(5, 2, "other"))).toBe("queue");
   });
+  it("once the job has been on a GPU, counts only its own movement: others completing do not hide it", () => {
+    expect(progressBetween(sample(5, 0, "mine"), sample(9, 0, "mine"), true)).toBeUndefined();
+    expect(progressBetween(sample(5, 3, "mine"), sample(5, 1, "mine"), true)).toBeUndefined();
+    // Back onto the GPU for its next partition: that is the job moving.
+    expect(progressBetween(sample(5, 0, "other"), sample(6, 0, "mine"), true)).toBe("job-on-gpu");
+  });
   it("sees nothing in a job that stays on its GPU with the counters still", () => {
     expect(progressBetween(sample(5, 0, "mine"), sample(5, 0, "mine"))).toBeUndefined();
     expect(progressBetween(sample(5, 2, "other"), sample(5, 2, "other"))).toBeUndefined();

@@ -14,11 +14,11 @@ import type { DaemonStatus } from "./status.js";
 
 // Stuck-job detection, pure (no I/O, no clock): a daemon can answer GetStatus while a job it
 // holds never finishes (a GPU call that never returns, a deadlocked synthesis). While prove()
-// awaits a job it samples GetStatus and asks `observe` whether anything moved; a job with no
-// progress for longer than the model's expected duration x a margin is stuck. Progress is any
-// of: the daemon's completed/failed counters grow (some proof ended, so the daemon is not
-// wedged), the job appears on a GPU (current_job_id: it left the queue or moved to its next
-// partition), or the kind's queue shrinks (the dispatcher took work).
+// awaits a job it samples GetStatus and asks whether anything moved; a job with no progress for
+// longer than the model's expected duration x a margin is stuck. Before the job is first seen on
+// a GPU, progress is any of: the daemon's completed/failed counters grow (a proof ahead of it
+// ended), the job appears on a GPU (current_job_id), or the kind's queue shrinks. After, only
+// the job itself moving counts (back onto a GPU for its next partition).
 
 /** The least window when it comes from the model, ms: short synthetic proofs are never called stuck. */
 export const defaultStuckMinMs = 120_000;
@@ -60,10 +60,20 @@ export function stuckSample(status: DaemonStatus, jobId: string, kind: ProofKind
   };
 }
 
-/** What moved between two samples, or undefined when nothing did. */
-export function progressBetween(before: StuckSample, after: StuckSample): string | undefined {
-  if (after.completed > before.completed || after.failed > before.failed) return "counters";
+/**
+ * What moved between two samples for the job, or undefined when nothing did. Until the job has
+ * been seen on a GPU (`started` false) it waits its turn, so any proof ending or the queue
+ * shrinking is progress. Once started, only the job's own movement counts (it comes back onto a
+ * GPU for its next partition): other jobs completing beside a wedged one must not hide it.
+ */
+export function progressBetween(
+  before: StuckSample,
+  after: StuckSample,
+  started = false,
+): string | undefined {
   if (after.jobOnGpu && !before.jobOnGpu) return "job-on-gpu";
+  if (started) return undefined;
+  if (after.completed > before.completed || after.failed > before.failed) return "counters";
   if (after.queuePending < before.queuePending) return "queue";
   return undefined;
 }
