@@ -5,16 +5,26 @@ import type { ProofTimings } from "@cuzkit/client";
 /**
  * Why a proof did not complete, from the error's stable `code`: the daemon `died` (connection
  * refused, lost), `froze` (answered nothing; "DAEMON_FROZEN" from a client that detects it, or the
- * benchmark's own watchdog), `restarted` (the job was lost), the proof `failed` on the daemon,
+ * benchmark's own watchdog), `stuck` (the daemon answered but the job made no progress for its
+ * window: DAEMON_STUCK), `restarted` (the job was lost), the proof `failed` on the daemon,
  * `deadline` exceeded, the benchmark `stopped` it, or `other`.
  */
-export type FailureClass = "died" | "froze" | "restarted" | "failed" | "deadline" | "stopped" | "other";
+export type FailureClass =
+  | "died"
+  | "froze"
+  | "stuck"
+  | "restarted"
+  | "failed"
+  | "deadline"
+  | "stopped"
+  | "other";
 
 /** Error codes by failure class; codes are the client's stable strings. */
 const classByCode: Readonly<Record<string, FailureClass>> = {
   DAEMON_UNAVAILABLE: "died",
   CONNECTION_LOST: "died",
   DAEMON_FROZEN: "froze",
+  DAEMON_STUCK: "stuck",
   DAEMON_RESTARTED: "restarted",
   JOB_NOT_FOUND: "restarted",
   PROOF_FAILED: "failed",

@@ -1,4 +1,6 @@
+import { defaultDeadlines } from "@cuzkit/client";
 import type { Sleep } from "@cuzkit/core";
+import { createManualClock } from "@cuzkit/core/testing";
 import type { SimDaemon } from "@cuzkit/sim";
 import { createManualScheduler, type ManualScheduler } from "@cuzkit/sim/testing";
 import { describe, expect, it } from "vitest";
@@ -134,5 +136,40 @@ describe("runBenchmark, deterministically", () => {
     expect(report.completed).toBe(0);
     expect(report.verdict.status).toBe("UNSTABLE");
     expect(report.verdict.incidents.join("\n")).toMatch(/the timed phase ran past its deadline \(90 s/);
+  });
+  it("stops UNSTABLE when the daemon answers but finishes nothing: the stuck proof counted failed with its evidence", async () => {
+    const sim = await startTestSim({ proofTimeMs: 0, faults: { stickAfterProofs: 0 } });
+    // The client's stuck watch runs on a manual clock (its sleeps move it): minutes of window in milliseconds.
+    const clientClock = createManualClock(1_000_000);
+    const steps: string[] = [];
+    const report = await benchAgainst(sim, {
+      onProgress: (event) => {
+        if (event.type === "recovery") steps.push(event.message);
+      },
+      count: 3,
+      concurrency: 2,
+      warmup: "none",
+      watchdog: false,
+      client: { clock: clientClock, sleep: clientClock.sleep },
+    });
+    expect(report.verdict.status).toBe("UNSTABLE");
+    expect(report.completed).toBe(0);
+    expect(report.failed).toBe(2);
+    expect(report.notStarted).toBe(1);
+    expect(report.failures.map((f) => f.code)).toEqual(["DAEMON_STUCK", "DAEMON_STUCK"]);
+    expect(report.records.filter((r) => r.outcome === "failed").map((r) => r.failureClass)).toEqual([
+      "stuck",
+      "stuck",
+    ]);
+    // The report names the evidence: how long without progress, against which window, and what the daemon said.
+    expect(report.verdict.incidents.join("\n")).toMatch(
+      /DAEMON_STUCK: PoRep C2 proof .* made no progress for \d+ s \(window \d+ s: the model's ETA \d+ s x margin 3\); the daemon still answers GetStatus \(up \d+ s, 0 completed, 0 failed/,
+    );
+    expect(report.stopCause).toMatch(/^the daemon is stuck: /);
+    expect(steps[0]).toMatch(/^no progress for \d+ s \(window \d+ s\): DAEMON_STUCK$/);
+    expect(report.failures[0]?.hint).toMatch(/nvidia-smi/);
+    // Well before a proof's 30-minute deadline on the client's clock, and nothing submitted twice.
+    expect(clientClock.now() - 1_000_000).toBeLessThan(defaultDeadlines.proofMs / 2);
+    expect(Object.values(sim.stats().submissionsByRequestId)).toEqual([1, 1]);
   });
 });

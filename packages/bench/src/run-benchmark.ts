@@ -21,7 +21,7 @@ import { decideVerdict, type EarlyVerdictInfo } from "./verdict.js";
 import { startWatchdog, type Unresponsive } from "./watchdog.js";
 
 /** Client steps worth showing while a proof recovers. */
-const recoverySteps = new Set(["connection-lost", "resumed", "daemon-restarted", "resubmitted"]);
+const recoverySteps = new Set(["connection-lost", "resumed", "daemon-restarted", "resubmitted", "stuck"]);
 
 /**
  * How the run ends early: `unstable` (the daemon died, froze or kept failing during the batch),
@@ -384,7 +384,9 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
           ? "DAEMON_FROZEN"
           : lost && stopped.failureClass === "died"
             ? "DAEMON_UNAVAILABLE"
-            : "BENCHMARK_STOPPED"
+            : lost && stopped.failureClass === "stuck"
+              ? "DAEMON_STUCK"
+              : "BENCHMARK_STOPPED"
         : error.code;
       const failureClass = cutByStop
         ? lost
@@ -416,6 +418,12 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
           incidents.push(`proof ${index} failed: ${code}: ${error.message}`);
       }
       emit({ type: "proof-failed", index, warmup, code, message });
+      if (!warmup && !cutByStop && code === "DAEMON_STUCK") {
+        // No proof of the daemon's ended for the whole window: the others in flight would only
+        // wait out theirs (the client never resubmits a stuck job), so the run stops here.
+        stopWith(new StopBenchmark(`the daemon is stuck: ${error.message}`, "unstable", "stuck", error.hint));
+        return;
+      }
       if (!warmup && !cutByStop && ++consecutiveFailures >= o.maxConsecutiveFailures) {
         stopWith(
           new StopBenchmark(
@@ -662,7 +670,9 @@ function hintFor(failureClass: FailureClass): string {
     ? "the daemon stopped answering (not even GetStatus): check its log for the last thing it did, and `cuzkit status`"
     : failureClass === "died"
       ? oomHint
-      : "";
+      : failureClass === "stuck"
+        ? "the daemon answered but finished nothing for the stuck window: check its log and `nvidia-smi`, and restart it if it stays so"
+        : "";
 }
 
 function throwIfStopped(signal: AbortSignal): void {
@@ -679,6 +689,8 @@ function describeEvent(event: ProveEvent): string {
       return `the daemon restarted (evidence: ${event.evidence}); the job is lost`;
     case "resubmitted":
       return `resubmitted as ${event.requestId} (${event.reason})`;
+    case "stuck":
+      return `no progress for ${Math.round(event.evidence.noProgressForMs / 1000)} s (window ${Math.round(event.evidence.windowMs / 1000)} s): DAEMON_STUCK`;
     default:
       return event.type;
   }

@@ -42,6 +42,10 @@ const daemonHints: Readonly<Record<ClientErrorCode | CoreErrorCode, CliHintRule>
   DAEMON_RESTARTED:
     "the daemon restarted and lost the job: run again, or pass --resubmit N to resubmit automatically when it does",
   DAEMON_FROZEN: same,
+  DAEMON_STUCK:
+    "the daemon answers but finished nothing for longer than the proof should take: check its log for the job id and " +
+    "`nvidia-smi` on the host, and restart the daemon if it stays so (its jobs are lost then; run again after). The job " +
+    "was not resubmitted. If proofs on this machine are legitimately slower, raise --stuck-after (e.g. 45m) or --stuck-margin",
   LOCAL_TRANSPORT:
     "this machine's own HTTP/2 connection to the daemon failed (not the daemon); run the command again",
   REQUEST_ID_REUSED:

@@ -251,7 +251,39 @@ export function createCuzkClient(clientOptions: CuzkClientOptions): CuzkClient {
     const raw = await invoke("GetStatus", call, (o) => rpc.getStatus({}, o));
     const normalized = normalizeStatus(raw);
     lastStatus = statusSample(normalized, sentAtMs, options.clock.now());
+    latest = { status: normalized, atMs: lastStatus.atMs };
     return normalized;
+  }
+
+  /** The latest GetStatus answer and when it arrived (clock ms), and the one being fetched for recentStatus. */
+  let latest: { status: DaemonStatus; atMs: number } | undefined;
+  let fetching: Promise<DaemonStatus> | undefined;
+
+  /** A GetStatus no older than `maxAgeMs`, or the one in flight, else a new one: the stuck watches of several proofs share them. */
+  async function recentStatus(maxAgeMs: number, call: InternalCallOptions): Promise<DaemonStatus> {
+    if (latest !== undefined && options.clock.now() - latest.atMs <= maxAgeMs) return latest.status;
+    if (fetching === undefined) {
+      // Not tied to one caller's signal: another proof may be waiting on the same answer.
+      const request = status({ timeoutMs: call.timeoutMs });
+      fetching = request;
+      void request.then(
+        () => {
+          if (fetching === request) fetching = undefined;
+        },
+        () => {
+          if (fetching === request) fetching = undefined;
+        },
+      );
+    }
+    const shared = fetching;
+    if (call.signal === undefined) return shared;
+    const signal = call.signal;
+    if (signal.aborted) throw signal.reason;
+    return new Promise<DaemonStatus>((resolve, reject) => {
+      const onAbort = () => reject(signal.reason);
+      signal.addEventListener("abort", onAbort, { once: true });
+      shared.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+    });
   }
 
   async function awaitJob(jobId: string, call: InternalCallOptions): Promise<AwaitProofResponse> {
@@ -267,6 +299,7 @@ export function createCuzkClient(clientOptions: CuzkClientOptions): CuzkClient {
     submit: (request, call) => sendEncoded<SubmitProofResponse>("SubmitProof", request, call),
     awaitJob,
     status,
+    recentStatus,
     lastStatus: () => lastStatus,
   };
 

@@ -133,6 +133,60 @@ export class DaemonFrozenError extends CuzkClientError<"DAEMON_FROZEN"> {
   }
 }
 
+/** Hint for a job the daemon holds without progress. */
+export const stuckHint =
+  "the daemon answers but finishes nothing: check its log for the job id and `nvidia-smi` on the host (a GPU " +
+  "call or driver that never returns, a wedged synthesis); restart the daemon if it stays so (its jobs are " +
+  "lost then; resubmit after), or raise the stuck window (stuck.marginFactor / stuck.afterMs) if proofs on " +
+  "this machine are legitimately slower. The job was not resubmitted";
+
+/** The evidence of a stuck job: what the daemon reported while the job made no progress. */
+export interface StuckEvidence {
+  /** How long the job went without progress, ms (client clock, monotonic). */
+  noProgressForMs: number;
+  /** The window it was allowed, ms (the model's ETA x margin, at least the floor; or the fixed stuck.afterMs). */
+  windowMs: number;
+  /** The model's expected duration of the proof in ms; undefined when a fixed window was given. */
+  etaMs: number | undefined;
+  /** The margin factor applied to the ETA; undefined when a fixed window was given. */
+  marginFactor: number | undefined;
+  /** The GPU names GetStatus reported (the ETA assumes the slowest the catalog knows, else a slow default). */
+  gpuNames: string[];
+  /** The last GetStatus seen. */
+  lastStatus: {
+    /** The daemon's total completed proofs. */
+    completed: number;
+    /** The daemon's total failed proofs. */
+    failed: number;
+    /** The kind's queue: jobs pending dispatch. */
+    queuePending: number;
+    /** The kind's queue: workers busy with the kind. */
+    queueInProgress: number;
+    /** GPU current_job_id values. */
+    gpuCurrentJobIds: string[];
+    /** Whether this job was on a GPU. */
+    jobOnGpu: boolean;
+    /** Daemon uptime in seconds. */
+    uptimeSeconds: number;
+  };
+  /** GetStatus answers seen while awaiting the job. */
+  samples: number;
+}
+
+/** The daemon answers GetStatus but the job made no progress for longer than its expected duration x a margin. */
+export class DaemonStuckError extends CuzkClientError<"DAEMON_STUCK"> {
+  /** What was seen, when known. */
+  readonly evidence: StuckEvidence | undefined;
+
+  constructor(
+    message: string,
+    options: ClientSubclassOptions & { evidence?: StuckEvidence | undefined } = {},
+  ) {
+    super(message, classDefaults(options, "DAEMON_STUCK", false, stuckHint));
+    this.evidence = options.evidence;
+  }
+}
+
 /** A fault of this client's own HTTP/2 connection (ENHANCE_YOUR_CALM, a session this side destroyed): no evidence about the daemon. */
 export class LocalTransportError extends CuzkClientError<"LOCAL_TRANSPORT"> {
   constructor(message: string, options: ClientSubclassOptions = {}) {
@@ -318,6 +372,7 @@ export const clientErrorCodes = [
   "CONNECTION_LOST",
   "DAEMON_RESTARTED",
   "DAEMON_FROZEN",
+  "DAEMON_STUCK",
   "LOCAL_TRANSPORT",
   "REQUEST_ID_REUSED",
   "DEADLINE_EXCEEDED",

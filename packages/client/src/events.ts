@@ -1,4 +1,5 @@
 import type { CuzkitError, Logger, ProofKind } from "@cuzkit/core";
+import type { StuckEvidence } from "./errors.js";
 
 // Events `prove` emits for each step, to a typed callback and as log lines.
 
@@ -43,6 +44,11 @@ export type ProveEvent =
       /** daemon-restarted: the job was lost; not-accepted: the submit broke before the daemon took it. */
       reason: "daemon-restarted" | "not-accepted";
       resubmits: number;
+    })
+  | (EventBase & {
+      type: "stuck";
+      /** What was seen: no progress for `noProgressForMs` against a window of `windowMs`, and the last status. */
+      evidence: StuckEvidence;
     })
   | (EventBase & { type: "completed"; totalMs: number; proofBytes: number })
   | (EventBase & { type: "failed"; error: CuzkitError });
@@ -102,6 +108,16 @@ export function logProveEvent(logger: Logger, event: ProveEvent): void {
         previousRequestId: event.previousRequestId,
         reason: event.reason,
         resubmits: event.resubmits,
+      });
+      return;
+    case "stuck":
+      logger.warn("cuzk prove: job stuck, no progress", {
+        ...fields,
+        noProgressForMs: event.evidence.noProgressForMs,
+        windowMs: event.evidence.windowMs,
+        etaMs: event.evidence.etaMs,
+        completed: event.evidence.lastStatus.completed,
+        failed: event.evidence.lastStatus.failed,
       });
       return;
     case "completed":

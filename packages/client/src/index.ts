@@ -19,6 +19,7 @@ export {
   DaemonFrozenError,
   DaemonInternalError,
   DaemonRestartedError,
+  DaemonStuckError,
   DaemonUnavailableError,
   DeadlineExceededError,
   InvalidAddressError,
@@ -29,6 +30,7 @@ export {
   PayloadTooLargeError,
   ProofFailedError,
   RequestIdReusedError,
+  type StuckEvidence,
 } from "./errors.js";
 export type { ProveEvent, ProveEventType } from "./events.js";
 export {
@@ -46,8 +48,10 @@ export {
   defaultMaxInFlight,
   defaultReconnect,
   defaultResubmit,
+  defaultStuck,
   type KeepaliveOptions,
   type ReconnectOptions,
+  type StuckOptions,
 } from "./options.js";
 export type { ProofResult, ProofTimings, ProveOptions } from "./prove.js";
 export {
@@ -81,3 +85,4 @@ export {
   type StatusPartition,
   type StatusPipeline,
 } from "./status-json.js";
+export { expectedProofMs } from "./stuck.js";

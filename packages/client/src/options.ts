@@ -11,6 +11,12 @@ import {
   silentLogger,
 } from "@cuzkit/core";
 import { type DaemonAddress, parseDaemonAddress } from "./address.js";
+import {
+  defaultStuckMarginFactor,
+  defaultStuckMinMs,
+  defaultStuckPollIntervalMs,
+  type ResolvedStuckOptions,
+} from "./stuck.js";
 
 /** HTTP/2 keepalive while a call is open. */
 export interface KeepaliveOptions {
@@ -60,6 +66,24 @@ export interface ReconnectOptions {
   probeTimeoutMs?: number | undefined;
 }
 
+/**
+ * Stuck-job detection while `prove` awaits a job: it samples GetStatus every `pollIntervalMs` and
+ * fails the call with DaemonStuckError when the job made no progress (no completed/failed counter
+ * moved, the job did not reach a GPU, the kind's queue did not shrink) for the window: the core
+ * model's expected duration of the proof on the GPU GetStatus names x `marginFactor`, at least
+ * `minMs`; or `afterMs` when given. The job is never resubmitted.
+ */
+export interface StuckOptions {
+  /** Multiplies the model's expected duration of one proof; Infinity turns detection off. Default 3. */
+  marginFactor?: number | undefined;
+  /** A fixed window without progress in ms, instead of the model's ETA x margin; Infinity turns detection off. Default: unset (from the model). */
+  afterMs?: number | undefined;
+  /** Least window when it comes from the model, in ms (short proofs are never called stuck under it). Default 120000. */
+  minMs?: number | undefined;
+  /** GetStatus interval while a job is awaited, in ms (at most a quarter of the window). Default 15000. */
+  pollIntervalMs?: number | undefined;
+}
+
 /** Options of `createCuzkClient`. Only `address` is required. */
 export interface CuzkClientOptions {
   /** Daemon address: `unix:///run/curio/cuzk.sock`, `127.0.0.1:9820`, `[::1]:9820`, `http://host:9820`. */
@@ -70,6 +94,8 @@ export interface CuzkClientOptions {
   deadlines?: DeadlineOptions | undefined;
   /** Reconnect backoff for `prove`; see ReconnectOptions for each default. */
   reconnect?: ReconnectOptions | undefined;
+  /** Stuck-job detection in `prove`; false turns it off. Defaults: see StuckOptions (ETA x 3, at least 2 min, polled every 15 s). */
+  stuck?: StuckOptions | false | undefined;
   /**
    * How many times `prove` may resubmit a job the daemon lost (restart, OOM kill), per kind.
    * Default: porep 0, snap 0 (large inputs, long proofs, an OOM tends to repeat), wpost 2, winning 2
@@ -102,6 +128,7 @@ export interface ResolvedClientOptions {
   keepalive: Resolved<KeepaliveOptions>;
   deadlines: Resolved<DeadlineOptions>;
   reconnect: Resolved<ReconnectOptions>;
+  stuck: ResolvedStuckOptions;
   resubmit: Record<ProofKind, number>;
   maxInFlight: number;
   maxRequestBytes: number;
@@ -141,6 +168,42 @@ export const defaultReconnect: Resolved<ReconnectOptions> = {
   frozenAfterMs: 15_000,
   probeTimeoutMs: 5_000,
 };
+
+/** Default stuck detection: on, the model's ETA x 3, at least 2 min, GetStatus every 15 s. */
+export const defaultStuck: ResolvedStuckOptions = {
+  enabled: true,
+  marginFactor: defaultStuckMarginFactor,
+  afterMs: undefined,
+  minMs: defaultStuckMinMs,
+  pollIntervalMs: defaultStuckPollIntervalMs,
+};
+
+/** Checks the stuck option: every value positive, Infinity (margin or window) meaning off. */
+function resolveStuck(stuck: StuckOptions | false | undefined): ResolvedStuckOptions {
+  if (stuck === false) return { ...defaultStuck, enabled: false };
+  if (stuck === undefined) return { ...defaultStuck };
+  if (stuck === null || typeof stuck !== "object") {
+    throw new InvalidInputError(`invalid client option stuck: ${String(stuck)}`, {
+      hint: "give stuck as an object ({ marginFactor: 3 }, { afterMs: 600000 }) or false to turn detection off",
+    });
+  }
+  const marginFactor = positive(
+    "stuck.marginFactor",
+    stuck.marginFactor,
+    defaultStuckMarginFactor,
+    false,
+    true,
+  );
+  const afterMs =
+    stuck.afterMs === undefined ? undefined : positive("stuck.afterMs", stuck.afterMs, 0, false, true);
+  return {
+    enabled: afterMs === undefined ? Number.isFinite(marginFactor) : Number.isFinite(afterMs),
+    marginFactor,
+    afterMs,
+    minMs: positive("stuck.minMs", stuck.minMs, defaultStuckMinMs, true),
+    pollIntervalMs: positive("stuck.pollIntervalMs", stuck.pollIntervalMs, defaultStuckPollIntervalMs),
+  };
+}
 
 /** Default resubmit budget per kind. */
 export const defaultResubmit: Record<ProofKind, number> = { porep: 0, snap: 0, wpost: 2, winning: 2 };
@@ -235,6 +298,7 @@ export function resolveClientOptions(options: CuzkClientOptions): ResolvedClient
       ),
       probeTimeoutMs: positive("reconnect.probeTimeoutMs", r.probeTimeoutMs, defaultReconnect.probeTimeoutMs),
     },
+    stuck: resolveStuck(options.stuck),
     resubmit,
     maxInFlight: Math.floor(positive("maxInFlight", options.maxInFlight, defaultMaxInFlight, false, true)),
     maxRequestBytes: positive("maxRequestBytes", options.maxRequestBytes, daemonMaxMessageBytes),

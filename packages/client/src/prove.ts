@@ -1,5 +1,6 @@
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { create } from "@bufbuild/protobuf";
-import { type CuzkitError, type ProofKind, proofKindLabel, retry } from "@cuzkit/core";
+import { type CuzkitError, linkSignals, type ProofKind, proofKindLabel, retry } from "@cuzkit/core";
 import {
   type AwaitProofResponse,
   AwaitProofResponse_Status,
@@ -12,11 +13,14 @@ import {
   awaitJobHint,
   DaemonFrozenError,
   DaemonRestartedError,
+  DaemonStuckError,
   DaemonUnavailableError,
   DeadlineExceededError,
   JobNotFoundError,
   oomHint,
   ProofFailedError,
+  type StuckEvidence,
+  stuckHint,
   unreachableHint,
 } from "./errors.js";
 import { logProveEvent, type ProveEvent } from "./events.js";
@@ -34,6 +38,14 @@ import {
   statusSample,
 } from "./recovery.js";
 import type { DaemonStatus } from "./status.js";
+import {
+  progressBetween,
+  type StuckSample,
+  type StuckWindow,
+  stuckPollMs,
+  stuckSample,
+  stuckWindow,
+} from "./stuck.js";
 import type { UploadProgress } from "./transport.js";
 import { validateSubmitRequest } from "./validate.js";
 
@@ -45,7 +57,9 @@ import { validateSubmitRequest } from "./validate.js";
 // gone (resubmit under a new id where allowed, else DaemonRestartedError); silent -> frozen
 // (DaemonFrozenError after one short probe); refusing for the whole window -> unreachable
 // (DaemonUnavailableError). A submit whose body was not completely written never reached the
-// daemon: it is sent again under a new id, nothing having run.
+// daemon: it is sent again under a new id, nothing having run. While a job is awaited, GetStatus
+// is sampled for progress (stuck.ts): a job the daemon holds without progress for the model's
+// ETA x a margin fails with DaemonStuckError, and is never resubmitted (it may still finish).
 
 /** Per-call options of `prove`. */
 export interface ProveOptions {
@@ -61,7 +75,7 @@ export interface ProveOptions {
    * anything is sent. Default: deadlines.proofMs or warmupProofMs.
    */
   timeoutMs?: number | undefined;
-  /** Receives each step: attempt, submitted, connection-lost, reconnecting, resumed, daemon-restarted, resubmitted, completed, failed. */
+  /** Receives each step: attempt, submitted, connection-lost, reconnecting, waiting-for-restart, resumed, daemon-restarted, resubmitted, stuck, completed, failed. */
   onEvent?: ((event: ProveEvent) => void) | undefined;
 }
 
@@ -119,6 +133,8 @@ export interface ProveDeps {
   awaitJob(jobId: string, call: InternalCallOptions): Promise<AwaitProofResponse>;
   /** GetStatus. */
   status(call: InternalCallOptions): Promise<DaemonStatus>;
+  /** A GetStatus answer no older than `maxAgeMs` (clock ms), shared by the calls in flight; else a fresh GetStatus. Default: `status`. */
+  recentStatus?(maxAgeMs: number, call: InternalCallOptions): Promise<DaemonStatus>;
   /** The most recent GetStatus seen by the client, as evidence for a later break. */
   lastStatus(): StatusSample | undefined;
   /** The daemon address, for messages. */
@@ -212,6 +228,20 @@ export async function proveWithResume(
   let uptimeBeforeBreak: number | undefined;
   /** The upload of the current attempt. */
   let upload = newUpload();
+  /** Progress evidence of the job awaited (stuck detection); a new attempt starts a new watch. */
+  let watch:
+    | {
+        jobId: string;
+        last: StuckSample;
+        lastProgressAtMs: number;
+        /** Seen on a GPU at least once: from then on only its own movement is progress. */
+        started: boolean;
+        samples: number;
+        window: StuckWindow | undefined;
+        gpuNames: string[];
+        uptimeSeconds: number;
+      }
+    | undefined;
 
   const emit = (event: ProveEvent) => {
     logProveEvent(options.logger, event);
@@ -311,6 +341,121 @@ export async function proveWithResume(
             : ""),
       },
     );
+
+  /** The job made no progress for its window: DaemonStuckError with the evidence (never resubmitted). */
+  const stuckError = (evidence: StuckEvidence) => {
+    const seconds = (ms: number) => `${ms < 10_000 ? (ms / 1000).toFixed(1) : Math.round(ms / 1000)} s`;
+    const st = evidence.lastStatus;
+    const why =
+      evidence.etaMs === undefined
+        ? `the fixed window stuck.afterMs`
+        : `the model's ETA ${seconds(evidence.etaMs)} x margin ${evidence.marginFactor}` +
+          (evidence.windowMs > evidence.etaMs * (evidence.marginFactor ?? 1)
+            ? ", raised to the floor stuck.minMs"
+            : "");
+    return new DaemonStuckError(
+      `${label} proof ${requestId} made no progress for ${seconds(evidence.noProgressForMs)} ` +
+        `(window ${seconds(evidence.windowMs)}: ${why}); the daemon still answers GetStatus (up ${st.uptimeSeconds} s, ` +
+        `${st.completed} completed, ${st.failed} failed, ${label} queue ${st.queuePending} pending/${st.queueInProgress} ` +
+        `in progress, GPU current jobs: ${st.gpuCurrentJobIds.length === 0 ? "none" : st.gpuCurrentJobIds.join(", ")}` +
+        `${st.jobOnGpu ? ", this job among them" : ""}) but nothing moved`,
+      {
+        rpc: "AwaitProof",
+        jobId: requestId,
+        address: deps.address,
+        evidence,
+        hint: `${stuckHint}; ${awaitJobHint(requestId)}`,
+      },
+    );
+  };
+
+  /** Samples GetStatus until the job looks stuck (then throws DaemonStuckError) or `signal` ends the watch. */
+  const watchForStuck = async (signal: AbortSignal): Promise<never> => {
+    const stuck = options.stuck;
+    if (watch?.jobId !== requestId) {
+      watch = {
+        jobId: requestId,
+        // The counters before the submit: a proof that ended since then is progress.
+        last: {
+          atMs: clock.now(),
+          completed: baseline?.completed ?? 0,
+          failed: baseline?.failed ?? 0,
+          queuePending: 0,
+          queueInProgress: 0,
+          gpuCurrentJobIds: [],
+          jobOnGpu: false,
+        },
+        lastProgressAtMs: clock.now(),
+        started: false,
+        samples: 0,
+        window: undefined,
+        gpuNames: [],
+        uptimeSeconds: baseline?.uptimeSeconds ?? 0,
+      };
+    }
+    const w = watch;
+    for (;;) {
+      // An answer already on its way settles the await before a sample is taken.
+      await nextTurn();
+      if (signal.aborted) throw signal.reason;
+      const pollMs = stuckPollMs(stuck, w.window?.windowMs ?? stuck.afterMs ?? stuck.minMs);
+      await sleep(pollMs, signal);
+      let status: DaemonStatus;
+      try {
+        const call = { signal, timeoutMs: Math.max(1, Math.min(options.deadlines.statusMs, remainingMs())) };
+        // Proofs in flight together share answers (GetStatus forks nvidia-smi on the daemon).
+        status = await (deps.recentStatus ? deps.recentStatus(pollMs / 2, call) : deps.status(call));
+      } catch (error) {
+        // A daemon that stops answering is the open AwaitProof's business (keepalive, recovery).
+        if (signal.aborted) throw signal.reason;
+        options.logger.debug("cuzk prove: progress sample failed", { requestId, error: String(error) });
+        continue;
+      }
+      if (signal.aborted) throw signal.reason;
+      const atMs = clock.now();
+      const sampleNow = stuckSample(status, requestId, kind, atMs);
+      w.samples += 1;
+      w.gpuNames = status.gpus.map((gpu) => gpu.name);
+      w.uptimeSeconds = status.uptimeSeconds;
+      w.window ??= stuckWindow(stuck, kind, w.gpuNames, callOptions.warmup === true);
+      if (progressBetween(w.last, sampleNow, w.started) !== undefined) w.lastProgressAtMs = atMs;
+      if (sampleNow.jobOnGpu) w.started = true;
+      w.last = sampleNow;
+      const idleMs = atMs - w.lastProgressAtMs;
+      if (idleMs >= w.window.windowMs) {
+        const { atMs: _at, ...lastStatus } = sampleNow;
+        const evidence: StuckEvidence = {
+          noProgressForMs: idleMs,
+          windowMs: w.window.windowMs,
+          etaMs: w.window.etaMs,
+          marginFactor: w.window.etaMs === undefined ? undefined : stuck.marginFactor,
+          gpuNames: w.gpuNames,
+          lastStatus: { ...lastStatus, uptimeSeconds: w.uptimeSeconds },
+          samples: w.samples,
+        };
+        emit({ type: "stuck", ...common(), evidence });
+        throw stuckError(evidence);
+      }
+    }
+  };
+
+  /** AwaitProof on the current job, with the stuck watch beside it (off: the bare call). */
+  const awaitWatched = async (timeoutMs: number): Promise<AwaitProofResponse> => {
+    if (!options.stuck.enabled) return deps.awaitJob(requestId, { signal: callerSignal, timeoutMs });
+    const endWatch = new AbortController();
+    const linked = linkSignals(callerSignal, endWatch.signal);
+    const awaiting = deps.awaitJob(requestId, { signal: linked.signal, timeoutMs });
+    const watching = watchForStuck(endWatch.signal);
+    try {
+      return await Promise.race([awaiting, watching]);
+    } finally {
+      // Whichever lost is ended and its outcome dropped: a stuck job's AwaitProof is let go.
+      endWatch.abort();
+      linked.dispose();
+      awaiting.catch(() => {});
+      watching.catch(() => {});
+    }
+  };
 
   /** Probes the daemon after a break until decideRecovery settles, on core's retry() with the reconnect backoff. */
   const recover = async (breakError: CuzkitError, breakKind: BreakKind): Promise<Settled> => {
@@ -510,12 +655,10 @@ export async function proveWithResume(
         continue;
       }
       try {
-        const response = await deps.awaitJob(requestId, {
-          signal: callerSignal,
-          timeoutMs: Math.max(1, remainingMs()),
-        });
+        const response = await awaitWatched(Math.max(1, remainingMs()));
         return finish(response);
       } catch (error) {
+        if (error instanceof DaemonStuckError) throw error;
         const err = typed(error, "AwaitProof");
         if (err instanceof JobNotFoundError) {
           if (lastBreak === "submit" && !rechecked && remainingMs() > notFoundRecheckMs) {

@@ -43,6 +43,8 @@ export interface SimEngineDeps {
   onFinished(proof: FinishedProof): void;
   /** Whether a proof that has just ended is held: its result is never delivered (the holdAfterProofs fault). Default: never. */
   holdsResult?(): boolean;
+  /** Whether a proof that is about to end sticks instead: it never ends, and stays on a GPU (the stickAfterProofs fault). Default: never. */
+  sticks?(): boolean;
   onOom(detail: OomDetail): void;
   onMemory(bytes: number): void;
   /** Circuits whose PCE file this run loaded at start. Default: none. */
@@ -102,6 +104,8 @@ export function createSimEngine(deps: SimEngineDeps): SimEngine {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
   let gpusUsed = false;
+  /** Proofs that stuck (the stickAfterProofs fault): shown on GPU workers, never ended. */
+  const stuckJobs: { jobId: string; kind: ProofKind }[] = [];
   let disposed = false;
   const model = createPipelineModel(hardware, config);
   const pipeline: Pipeline = createPipeline({
@@ -125,10 +129,24 @@ export function createSimEngine(deps: SimEngineDeps): SimEngine {
     memoryInUseBytes: 0,
   });
 
+  /** The snapshot with each stuck proof on an otherwise idle GPU worker (as a GPU call that never returns). */
+  const withStuckJobs = (snapshot: PipelineSnapshot): PipelineSnapshot => {
+    if (stuckJobs.length === 0) return snapshot;
+    const pending = [...stuckJobs];
+    return {
+      ...snapshot,
+      gpuWorkers: snapshot.gpuWorkers.map((worker) => {
+        if (worker.jobId !== undefined) return worker;
+        const job = pending.shift();
+        return job === undefined ? worker : { ...worker, jobId: job.jobId, kind: job.kind, partition: 0 };
+      }),
+    };
+  };
+
   const statusInput = (): StatusInput => ({
     hardware,
     config,
-    snapshot: options.proofTimeMs === undefined ? pipeline.snapshot() : fixedSnapshot(),
+    snapshot: withStuckJobs(options.proofTimeMs === undefined ? pipeline.snapshot() : fixedSnapshot()),
     counters,
     partitionedCounters,
     preloaded,
@@ -144,6 +162,11 @@ export function createSimEngine(deps: SimEngineDeps): SimEngine {
     outcome: ProofOutcome,
   ) => {
     if (disposed) return;
+    if (deps.sticks?.()) {
+      options.logger.info("proof stuck", { jobId });
+      stuckJobs.push({ jobId, kind });
+      return;
+    }
     if (deps.holdsResult?.()) {
       options.logger.info("proof held", { jobId });
       return;

@@ -182,6 +182,32 @@ describe("hold", () => {
   });
 });
 
+describe("stick", () => {
+  it("never ends a proof after N, keeps it on a GPU, stops the counters, and answers everything else", async () => {
+    const log = logWatcher();
+    const daemon = await track.daemon({
+      proofTimeMs: 0,
+      faults: { stickAfterProofs: 1 },
+      logger: log.logger,
+    });
+    const client = track.client(daemon.address);
+    expect((await client.prove({ submit: porep("1") })).result?.status).toBe(
+      AwaitProofResponse_Status.COMPLETED,
+    );
+    await client.submitProof(porep("2"));
+    await log.logged("proof stuck");
+    const error = await grpcError(client.awaitProof({ jobId: "2" }, { timeoutMs: 300 }));
+    expect(error.grpcCode).toBe(status.DEADLINE_EXCEEDED);
+    // Alive and answering, unlike a stall: the stuck job is a GPU's current job, the counters stand still.
+    const answer = await client.getStatus();
+    expect(answer.totalProofsCompleted).toBe(1n);
+    expect(answer.totalProofsFailed).toBe(0n);
+    expect(answer.gpus.map((gpu) => gpu.currentJobId)).toContain("2");
+    expect(daemon.state).toBe("running");
+    expect(daemon.stats()).toMatchObject({ proofsCompleted: 1, proofsFailed: 0 });
+  });
+});
+
 describe("dropConnections", () => {
   it("cuts calls in flight but keeps listening and keeps the jobs", async () => {
     const daemon = await track.daemon({ proofTimeMs: 200 });

@@ -35,6 +35,7 @@ describe("resolveSimOptions", () => {
     [{ hardware: hardwareFrom({ ram: "64GiB", cores: 8 }) }, /no GPU/],
     [{ faults: { crashAfterProofs: 0 } }, /crashAfterProofs/],
     [{ faults: { stallAfterProofs: 1.5 } }, /stallAfterProofs/],
+    [{ faults: { stickAfterProofs: -1 } }, /stickAfterProofs/],
     [{ faults: { holdAfterProofs: 0 } }, /holdAfterProofs/],
     [{ faults: { startDelayMs: -5 } }, /startDelayMs/],
     [{ faults: { failNextProofs: { count: -1 } } }, /failNextProofs/],

@@ -28,6 +28,14 @@ export interface SimFaults {
   startDelayMs?: number | undefined;
   /** Stall (answer nothing, not even PINGs) once this many proofs have finished in one run; the last of them is still answered. Off when undefined. */
   stallAfterProofs?: number | undefined;
+  /**
+   * Stick once this many proofs have finished in one run (0: from the first): every proof that
+   * would end afterwards never does. The daemon keeps answering everything (GetStatus, PINGs);
+   * the stuck job stays on a GPU worker as its current_job_id, AwaitProof never returns, and the
+   * completed/failed counters stop: a GPU call that never returns. Unlike `stall`, nothing
+   * freezes. Off when undefined.
+   */
+  stickAfterProofs?: number | undefined;
 }
 
 /** Options of startSimDaemon. Every option is optional; defaults are listed per field. */
@@ -73,6 +81,7 @@ export interface ResolvedSimFaults {
   holdAfterProofs: number | undefined;
   startDelayMs: number;
   stallAfterProofs: number | undefined;
+  stickAfterProofs: number | undefined;
 }
 
 /** SimDaemonOptions with every default applied and every value checked. */
@@ -151,6 +160,7 @@ export function resolveSimFaults(faults: SimFaults = {}): ResolvedSimFaults {
     holdAfterProofs: count("faults.holdAfterProofs", faults.holdAfterProofs, 1),
     startDelayMs: milliseconds("faults.startDelayMs", faults.startDelayMs) ?? 0,
     stallAfterProofs: count("faults.stallAfterProofs", faults.stallAfterProofs, 1),
+    stickAfterProofs: count("faults.stickAfterProofs", faults.stickAfterProofs, 0),
   };
 }
 

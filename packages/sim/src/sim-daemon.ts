@@ -315,6 +315,8 @@ export async function startSimDaemon(options: SimDaemonOptions = {}): Promise<Si
       },
       onSubmitted: (jobId) => submissions.set(jobId, (submissions.get(jobId) ?? 0) + 1),
       onFinished: (proof) => onFinished(run, proof),
+      sticks: () =>
+        run.faults.stickAfterProofs !== undefined && run.proofsFinished >= run.faults.stickAfterProofs,
       holdsResult: () =>
         run.faults.holdAfterProofs !== undefined && run.proofsFinished >= run.faults.holdAfterProofs,
       onOom: (detail) => crashNow(run, "oom", detail),

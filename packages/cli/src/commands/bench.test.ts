@@ -61,6 +61,21 @@ describe("cuzkit bench", () => {
     expect(saved.proofsPerHour).toBeCloseTo((3 * 3_600_000) / window, 6);
   });
 
+  it("says UNSTABLE (exit 3) naming DAEMON_STUCK when the daemon answers but finishes nothing (--stuck-after)", async () => {
+    sim = await startSimDaemon({ proofTimeMs: 0, faults: { stickAfterProofs: 0 } });
+    const args = ["--addr", sim.address, "--synthetic", "--count", "2", "--warmup", "none"];
+    const { code, stdout } = await bench([...args, "--stuck-after", "300ms", "--json"]);
+    expect(code).toBe(3);
+    const report = JSON.parse(stdout);
+    expect(report.verdict.status).toBe("UNSTABLE");
+    expect(report.failures[0]).toMatchObject({ code: "DAEMON_STUCK" });
+    expect(report.failures[0].message).toMatch(
+      /made no progress for .* \(window 0\.3 s: the fixed window stuck\.afterMs\)/,
+    );
+    expect(report.stopCause).toMatch(/^the daemon is stuck: /);
+    expect(Object.values(sim.stats().submissionsByRequestId)).toEqual([1]);
+  });
+
   it("prints the full report as JSON with --json", async () => {
     sim = await startSimDaemon({ proofTimeMs: 5 });
     const { code, stdout } = await bench([

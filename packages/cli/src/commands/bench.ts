@@ -36,9 +36,10 @@ import {
   wholeNumberOption,
 } from "../parse.js";
 import { addProofInputOptions, buildProofInput, type ProofInputFlags } from "../proof-input.js";
+import { addStuckOptions, type StuckFlags, stuckOption } from "../stuck-flags.js";
 import { checkWritablePath } from "../writable-path.js";
 
-interface BenchFlags extends ProofInputFlags, HardwareFlags {
+interface BenchFlags extends ProofInputFlags, HardwareFlags, StuckFlags {
   addr?: string;
   count: number;
   concurrency: string;
@@ -122,7 +123,7 @@ export function createBenchCommand(io: CliIO): Command {
       "benchmark a cuzk daemon: warmup, timed batch, proofs/hour and a verdict (MET, BELOW, UNSTABLE, FAILED)",
     )
     .option("--addr <address>", addrHelp);
-  addProofInputOptions(command)
+  addStuckOptions(addProofInputOptions(command))
     .option("--count <n>", "timed proofs", wholeNumberOption("--count", 1, "12"), 12)
     .option(
       "--resubmit <n>",
@@ -381,6 +382,7 @@ Examples:
           statusFile: statusPath,
           earlyVerdict: flags.earlyVerdict,
           proofTimeoutMs: flags.proofTimeout,
+          client: { stuck: stuckOption(flags) },
           warmupTimeoutMs: flags.warmupTimeout,
           readyTimeoutMs: flags.readyTimeout,
           minProofsPerHour: flags.minProofsPerHour,

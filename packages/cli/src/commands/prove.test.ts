@@ -30,6 +30,38 @@ const proveC1ToFile = (address: string) =>
   cli(["prove", "--addr", address, "--c1", "c1.json", "--out", "proof.bin"]);
 
 describe("cuzkit prove", () => {
+  it("exits non-zero naming DAEMON_STUCK, with the evidence and a hint, when the daemon answers but never finishes", async () => {
+    sim = await startSimDaemon({ proofTimeMs: 0, faults: { stickAfterProofs: 0 } });
+    const { code, stderr } = await cli([
+      "prove",
+      "--addr",
+      sim.address,
+      "--synthetic",
+      "--stuck-after",
+      "300ms",
+    ]);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(
+      /DAEMON_STUCK: porep-\S+ made no progress for \d+\.\d s \(window 0\.3 s; --stuck-after sets it\); not resubmitted/,
+    );
+    expect(stderr).toMatch(
+      /error: PoRep C2 proof \S+ made no progress .*the daemon still answers GetStatus .*0 completed, 0 failed/,
+    );
+    expect(stderr).toMatch(/hint: .*nvidia-smi.*restart the daemon.*--stuck-after/);
+    expect(Object.values(sim.stats().submissionsByRequestId)).toEqual([1]);
+  });
+
+  it.each([
+    ["a bare number", ["--stuck-after", "5"], /--stuck-after needs a unit/],
+    ["a zero margin", ["--stuck-margin", "0"], /--stuck-margin must be a number above 0/],
+  ])("refuses %s for the stuck window before contacting the daemon", async (_label, flags, message) => {
+    sim = await startSimDaemon({ proofTimeMs: 0 });
+    const { code, stderr } = await cli(["prove", "--addr", sim.address, "--synthetic", ...flags]);
+    expect(code).not.toBe(0);
+    expect(stderr).toMatch(message);
+    expect(sim.stats().callsReceived).toEqual({});
+  });
+
   it("proves from a C1 file and writes the proof bytes", async () => {
     sim = await startSimDaemon({ proofTimeMs: 5 });
     const { code, stdout } = await proveC1ToFile(sim.address);

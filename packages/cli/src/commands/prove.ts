@@ -5,9 +5,10 @@ import { addrHelp, resolveAddress, secondsText, writeFileAtomic } from "../commo
 import type { CliIO } from "../io.js";
 import { durationOption, durationText, wholeNumberOption } from "../parse.js";
 import { addProofInputOptions, buildProofInput, type ProofInputFlags } from "../proof-input.js";
+import { addStuckOptions, type StuckFlags, stuckOption } from "../stuck-flags.js";
 import { checkWritablePath } from "../writable-path.js";
 
-interface ProveFlags extends ProofInputFlags {
+interface ProveFlags extends ProofInputFlags, StuckFlags {
   addr?: string;
   out?: string;
   warmup?: boolean;
@@ -49,6 +50,11 @@ function describe(event: ProveEvent, startedAtMs: number): string | undefined {
       return `the daemon restarted (${event.evidence}): the job is lost`;
     case "resubmitted":
       return `resubmitted as ${event.requestId}`;
+    case "stuck":
+      return (
+        `DAEMON_STUCK: ${event.requestId} made no progress for ${secondsText(event.evidence.noProgressForMs)} ` +
+        `(window ${secondsText(event.evidence.windowMs)}; --stuck-after sets it); not resubmitted`
+      );
     default:
       return undefined;
   }
@@ -86,7 +92,8 @@ export function createProveCommand(io: CliIO): Command {
       `how long to wait for a daemon that refuses connections to be restarted before failing, e.g. 2m under a supervisor (default ${durationText(defaultRestartWaitMs)})`,
       durationOption("--restart-wait", "2m"),
       defaultRestartWaitMs,
-    )
+    );
+  addStuckOptions(command)
     .option("--json", "print the result as JSON (proof as hex)")
     .option("--verbose", "log every client step")
     .addHelpText(
@@ -107,6 +114,7 @@ Examples:
           ? createConsoleLogger("debug", (line) => io.stderr.write(`${line}\n`))
           : undefined,
         reconnect: { giveUpAfterMs: flags.restartWait },
+        stuck: stuckOption(flags),
       });
       try {
         io.stderr.write(

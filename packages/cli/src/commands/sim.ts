@@ -63,10 +63,11 @@ const faultNames = [
   "fail-next",
   "hold-after",
   "stall-after",
+  "stick-after",
   "start-delay",
 ] as const;
 const faultHint =
-  "use crash-after=N, crash-at=MS, fail-next=N[:message], hold-after=N, stall-after=N or start-delay=MS, e.g. --fault crash-after=3";
+  "use crash-after=N, crash-at=MS, fail-next=N[:message], hold-after=N, stall-after=N, stick-after=N or start-delay=MS, e.g. --fault crash-after=3";
 const logLevels: readonly LogLevel[] = ["debug", "info", "warn", "error"];
 
 function wholeNumber(what: string, text: string, min: number): number {
@@ -98,6 +99,9 @@ export function parseFaults(specs: readonly string[]): SimFaults {
         break;
       case "stall-after":
         faults.stallAfterProofs = wholeNumber("--fault stall-after", value, 1);
+        break;
+      case "stick-after":
+        faults.stickAfterProofs = wholeNumber("--fault stick-after", value, 0);
         break;
       case "start-delay":
         faults.startDelayMs = wholeNumber("--fault start-delay", value, 0);
@@ -214,7 +218,7 @@ export function createSimCommand(io: CliIO, deps: SimCommandDeps = {}): Command 
     .addOption(
       new Option(
         "--fault <fault>",
-        "inject a fault (repeatable): crash-after=N, crash-at=MS, fail-next=N[:message], hold-after=N, stall-after=N, start-delay=MS",
+        "inject a fault (repeatable): crash-after=N, crash-at=MS, fail-next=N[:message], hold-after=N, stall-after=N, stick-after=N (proofs never end, the daemon still answers), start-delay=MS",
       )
         .argParser((value: string, previous: string[]) => [...previous, value])
         .default([], "none"),
