@@ -5,7 +5,7 @@ import type { SimDaemon } from "@cuzkit/sim";
 import { createManualScheduler, type ManualScheduler } from "@cuzkit/sim/testing";
 import { describe, expect, it } from "vitest";
 import type { BenchmarkEvent } from "./progress.js";
-import type { DaemonSupervisor } from "./supervisor.js";
+import { type DaemonExit, DaemonStartError, type DaemonSupervisor } from "./supervisor.js";
 import { benchAgainst, fastReconnect, startTestSim } from "./testing/sim-bench.js";
 import { simSupervisor } from "./testing/sim-supervisor.js";
 
@@ -53,6 +53,97 @@ describe("runBenchmark, deterministically", () => {
     expect(report.verdict.status).toBe("UNSTABLE");
     // Six submissions, each once: the lost proof went again under a new id.
     expect(Object.values(daemon.stats().submissionsByRequestId)).toEqual([1, 1, 1, 1, 1, 1]);
+  });
+
+  it("restarts again when a restarted daemon dies before the supervisor saw it ready, within --max-restarts", async () => {
+    const scheduler = createManualScheduler();
+    const daemon = await startTestSim({ proofTimeMs: 60_000, scheduler });
+    // The first restart's daemon exits before its readiness poll answers (under load the client
+    // can even run proofs on it first): another crash, restarted again, not "could not be restarted".
+    const base = simSupervisor(daemon);
+    const supervisor: DaemonSupervisor = {
+      get running() {
+        return base.running;
+      },
+      get starts() {
+        return base.starts;
+      },
+      crashes: base.crashes,
+      stop: () => base.stop(),
+      kill: (reason) => base.kill(reason),
+      onCrash: (listener) => base.onCrash(listener),
+      logTail: () => base.logTail(),
+      async start(configToml, label, startOptions) {
+        if (base.starts === 1 && !failedOnce) {
+          failedOnce = true;
+          const exit = { ...(base.crashes.at(-1) as DaemonExit), explanation: "killed (exit 137)" };
+          base.crashes.push(exit);
+          throw new DaemonStartError(`the daemon exited while starting: ${exit.explanation}`, { exit });
+        }
+        await base.start(configToml, label, startOptions);
+      },
+    };
+    let failedOnce = false;
+    const driver = driveSubmissions(daemon, scheduler, { submissions: 3, oomAt: 2 });
+    const report = await benchAgainst(daemon, {
+      count: 2,
+      concurrency: 1,
+      warmup: "none",
+      client: fastReconnect(5_000),
+      watchdog: false,
+      supervision: { supervisor, configToml: "", onCrash: "restart", maxRestarts: 3 },
+    });
+    await driver;
+    expect(report.completed).toBe(2);
+    expect(report.failed).toBe(0);
+    expect(report.daemonRestarts).toBe(2);
+    expect(report.verdict.status).toBe("UNSTABLE");
+    expect(report.verdict.incidents.join("\n")).not.toMatch(/could not be restarted/);
+    expect(report.verdict.incidents.filter((i) => i.startsWith("the daemon died"))).toHaveLength(2);
+  });
+
+  it("stops when a restarted daemon keeps dying while starting, at --max-restarts", async () => {
+    const scheduler = createManualScheduler();
+    const daemon = await startTestSim({ proofTimeMs: 60_000, scheduler });
+    const base = simSupervisor(daemon);
+    let restarts = 0;
+    const supervisor: DaemonSupervisor = {
+      get running() {
+        return base.running;
+      },
+      get starts() {
+        return base.starts;
+      },
+      crashes: base.crashes,
+      stop: () => base.stop(),
+      kill: (reason) => base.kill(reason),
+      onCrash: (listener) => base.onCrash(listener),
+      logTail: () => base.logTail(),
+      async start(configToml, label, startOptions) {
+        if (base.starts === 0) return base.start(configToml, label, startOptions);
+        restarts++;
+        const exit = { ...(base.crashes.at(-1) as DaemonExit), explanation: "killed (exit 137)" };
+        base.crashes.push(exit);
+        throw new DaemonStartError(`the daemon exited while starting: ${exit.explanation}`, { exit });
+      },
+    };
+    const driver = driveSubmissions(daemon, scheduler, { submissions: 2, oomAt: 2 });
+    const report = await benchAgainst(daemon, {
+      count: 2,
+      concurrency: 1,
+      warmup: "none",
+      client: fastReconnect(5_000),
+      watchdog: false,
+      supervision: { supervisor, configToml: "", onCrash: "restart", maxRestarts: 2 },
+    });
+    await driver;
+    // A crash loop is bounded: two restarts tried, then the run stops naming the failed restart.
+    expect(restarts).toBe(2);
+    expect(report.completed).toBe(1);
+    expect(report.verdict.status).toBe("UNSTABLE");
+    expect(report.verdict.incidents.join("\n")).toMatch(
+      /could not be restarted: the daemon exited while starting/,
+    );
   });
 
   it("ends when the batch finishes on a restarted daemon before the supervisor saw it ready", async () => {

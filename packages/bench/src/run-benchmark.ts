@@ -16,7 +16,7 @@ import { classifyFailure, type FailureClass, type ProofRecord } from "./records.
 import type { BenchmarkReport, PhaseRecord, ProofFailure } from "./report.js";
 import { proofsPerHour, summarizeDurations } from "./stats.js";
 import { type BenchPhase, type BenchStatusFile, createStatusFileWriter } from "./status-file.js";
-import type { DaemonExit } from "./supervisor.js";
+import { type DaemonExit, DaemonStartError } from "./supervisor.js";
 import { decideVerdict, type EarlyVerdictInfo } from "./verdict.js";
 import { startWatchdog, type Unresponsive } from "./watchdog.js";
 
@@ -464,6 +464,19 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
           // The batch ended while the supervisor still waited for GetStatus (the client reached the
           // new daemon first, and it froze after): there is nothing left to restart for.
           if (teardown.signal.aborted) return;
+          // A restarted daemon can serve proofs before the supervisor's readiness poll sees it
+          // (the client reconnects on its own), and then crash again: that is another crash,
+          // not a failed start. Restart again while restarts remain; a crash loop still ends
+          // at --max-restarts.
+          const again = error instanceof DaemonStartError ? error.exit : undefined;
+          if (again !== undefined && !stop.signal.aborted) {
+            emit({ type: "daemon-exit", message: again.explanation });
+            if (phase === "timed") incidents.push(`the daemon died: ${again.explanation}`);
+            if (restartsUsed < (supervised.maxRestarts ?? benchDefaults.maxRestarts)) {
+              restartAfterCrash(again);
+              return;
+            }
+          }
           const text = `the daemon could not be restarted: ${toCuzkitError(error).message}`;
           if (phase === "timed") incidents.push(text);
           stopWith(

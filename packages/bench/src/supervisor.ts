@@ -99,8 +99,15 @@ export type DaemonStartErrorCode = "DAEMON_START_FAILED" | "ADDRESS_IN_USE" | "D
 
 /** Error thrown when the daemon cannot be started, does not answer, or is not the one we started. */
 export class DaemonStartError extends CuzkitError<DaemonStartErrorCode> {
-  constructor(message: string, options: CuzkitErrorOptions<DaemonStartErrorCode> = {}) {
-    super(message, { ...options, code: options.code ?? "DAEMON_START_FAILED" });
+  /** The child's exit when it exited before it was seen ready; undefined for other failures. */
+  readonly exit: DaemonExit | undefined;
+  constructor(
+    message: string,
+    options: CuzkitErrorOptions<DaemonStartErrorCode> & { exit?: DaemonExit | undefined } = {},
+  ) {
+    const { exit, ...rest } = options;
+    super(message, { ...rest, code: rest.code ?? "DAEMON_START_FAILED" });
+    this.exit = exit;
   }
 }
 
@@ -268,6 +275,7 @@ export function createDaemonSupervisor(options: DaemonSupervisorOptions): Daemon
     cancel?.addEventListener("abort", onCancel, { once: true });
     const earlyExit = exited.then((exit) => {
       throw new DaemonStartError(`the daemon exited while starting: ${exit.explanation}`, {
+        exit,
         hint: `check the command and its config; its last output:\n${exit.logTail.slice(-10).join("\n")}`,
       });
     });
