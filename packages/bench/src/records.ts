@@ -62,6 +62,13 @@ export interface ProofRecord {
   failureClass?: FailureClass | undefined;
   /** The error message when it failed. */
   message?: string | undefined;
+  /** The worker (1-based, up to the concurrency) that ran a timed proof. */
+  slot?: number | undefined;
+  /**
+   * A completed timed proof's cycle: ms from its slot's previous completion (or the slot's first
+   * timed submit) to its completion; the report's proofs/hour is slots x 1 h x completed / their sum.
+   */
+  cycleMs?: number | undefined;
   /** The daemon's own timings when it completed (synthesis and GPU are sums over partitions). */
   timings?: ProofTimings | undefined;
 }

@@ -18,6 +18,7 @@ const base: BenchmarkReport = {
   abandoned: 0,
   notStarted: 0,
   proofsPerHour: 1800,
+  rateBasis: { proofs: 2, slots: 2, slotTimeMs: 8000 },
   timedWindowMs: 4000,
   wallTime: stats,
   daemonTimings: { queueWait: stats, synthesisSum: stats, gpuComputeSum: stats, total: stats, note: "" },
@@ -142,17 +143,52 @@ describe("verdicts", () => {
     expect(verdictExitCodes).toEqual({ MET: 0, FAILED: 1, BELOW: 2, UNSTABLE: 3 });
   });
 
-  it("states an early verdict's confidence and sample count", () => {
+  it("states an early verdict's rate, bound, confidence and sample count", () => {
     const verdict = decideVerdict({
       ...judged,
       early: {
         above: true,
-        info: { test: "sprt", confidence: 0.95, indifference: 0.1, samples: 4, logLikelihoodRatio: -3.1 },
+        info: {
+          test: "confidence-bound",
+          confidence: 0.95,
+          indifference: 0.1,
+          samples: 4,
+          slots: 2,
+          proofsPerHour: 40,
+          boundProofsPerHour: 33.25,
+        },
       },
     });
     expect(verdict).toMatchObject({ status: "MET", early: { samples: 4 } });
     expect(verdict.reason).toBe(
-      "early verdict after 4 proofs: above 30 proofs/hour with 95% confidence (40.0 proofs/hour so far)",
+      "early verdict after 4 proofs: 40.0 proofs/hour, at or above 30 with 95% confidence (lower bound 33.3)",
     );
+  });
+
+  it("converts an early verdict's rate and bound to machine time with the report's rate", () => {
+    const info = {
+      test: "confidence-bound" as const,
+      confidence: 0.95,
+      indifference: 0.1,
+      samples: 2,
+      slots: 2,
+      proofsPerHour: 1800,
+      boundProofsPerHour: 1500,
+    };
+    const report = {
+      ...base,
+      failed: 0,
+      failures: [],
+      verdict: decideVerdict({
+        ...judged,
+        proofsPerHour: 1800,
+        minProofsPerHour: 1000,
+        early: { above: true, info },
+      }),
+    };
+    const machine = toMachineTime(report, 0.01);
+    expect(machine.verdict.early).toMatchObject({ proofsPerHour: 18, boundProofsPerHour: 15 });
+    expect(machine.verdict.early?.proofsPerHour).toBe(machine.proofsPerHour);
+    expect(machine.rateBasis.slotTimeMs).toBe(800_000);
   });
 });

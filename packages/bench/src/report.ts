@@ -1,4 +1,5 @@
 import { formatBytes, type ProofKind, proofKindLabel } from "@cuzkit/core";
+import type { RateBasis } from "./proof-rate.js";
 import type { ProofRecord } from "./records.js";
 import type { DurationStats } from "./stats.js";
 import type { BenchPhase } from "./status-file.js";
@@ -65,8 +66,14 @@ export interface BenchmarkReport {
   abandoned: number;
   /** Timed proofs never sent because the run ended early. */
   notStarted: number;
-  /** Completed timed proofs per hour over the timed window (warmup excluded). */
+  /**
+   * What this machine sustains, in completed timed proofs per hour: slots x completions per
+   * slot-hour over the proofs in `rateBasis` (each worker's time from its first timed submit to
+   * its last completion). The verdict, early or not, is decided on this figure.
+   */
   proofsPerHour: number;
+  /** The completed proofs `proofsPerHour` covers, the slots they ran on and the slot time they took. */
+  rateBasis: RateBasis;
   /** From the first timed submit to the last timed settle (completion or failure), in ms. */
   timedWindowMs: number;
   /** Client wall time per completed timed proof (`count` is the number of samples). */
@@ -128,13 +135,23 @@ export function toMachineTime(report: BenchmarkReport, timeScale: number): Bench
           minProofsPerHour: v.minProofsPerHour === undefined ? undefined : v.minProofsPerHour * timeScale,
           incidents: [],
           couldNotBenchmark: undefined,
-          early: v.early ? { above: v.status === "MET", info: v.early } : undefined,
+          early: v.early
+            ? {
+                above: v.status === "MET",
+                info: {
+                  ...v.early,
+                  proofsPerHour: v.early.proofsPerHour * timeScale,
+                  boundProofsPerHour: v.early.boundProofsPerHour * timeScale,
+                },
+              }
+            : undefined,
         })
       : {
           ...v,
           minProofsPerHour: v.minProofsPerHour === undefined ? undefined : v.minProofsPerHour * timeScale,
           reason: v.reason.replace(/[\d.]+ proofs\/hour/, `${proofsPerHour.toFixed(1)} proofs/hour`),
         },
+    rateBasis: { ...report.rateBasis, slotTimeMs: report.rateBasis.slotTimeMs * slower },
     timedWindowMs: report.timedWindowMs * slower,
     wallTime: scaleStats(report.wallTime, slower),
     daemonTimings: {
@@ -148,6 +165,7 @@ export function toMachineTime(report: BenchmarkReport, timeScale: number): Bench
       ...r,
       submitMs: r.submitMs * slower,
       settleMs: r.settleMs * slower,
+      cycleMs: r.cycleMs === undefined ? undefined : r.cycleMs * slower,
       timings: r.timings && {
         queueWaitMs: r.timings.queueWaitMs * slower,
         synthesisMs: r.timings.synthesisMs * slower,
@@ -179,7 +197,7 @@ export function formatReport(
     `${proofKindLabel[report.kind]} benchmark against ${report.address}${label}`,
     `  warmup:      ${report.warmup.completed}/${report.warmup.proofs} proof(s) in ${seconds(report.warmup.durationMs)}`,
     `  timed:       ${report.completed} completed, ${report.failed} failed${report.abandoned > 0 ? `, ${report.abandoned} abandoned` : ""}${report.notStarted > 0 ? `, ${report.notStarted} not started` : ""} of ${report.count} (concurrency ${report.concurrency})`,
-    `  throughput:  ${report.proofsPerHour.toFixed(1)} proofs/hour over ${seconds(report.timedWindowMs)} (first timed submit to last timed settle)`,
+    `  throughput:  ${report.proofsPerHour.toFixed(1)} proofs/hour over ${report.rateBasis.proofs} completed proof(s) on ${report.rateBasis.slots} slot(s) (${seconds(report.rateBasis.slotTimeMs)} of slot time); timed window ${seconds(report.timedWindowMs)}`,
     w.count > 0
       ? `  wall time:   p50 ${seconds(w.p50Ms)}, p95 ${seconds(w.p95Ms)}, max ${seconds(w.maxMs)} (${w.count} sample${w.count === 1 ? "" : "s"})`
       : "  wall time:   no completed timed proof",

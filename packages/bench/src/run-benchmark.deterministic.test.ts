@@ -6,7 +6,7 @@ import { createManualScheduler, type ManualScheduler } from "@cuzkit/sim/testing
 import { describe, expect, it } from "vitest";
 import type { BenchmarkEvent } from "./progress.js";
 import { type DaemonExit, DaemonStartError, type DaemonSupervisor } from "./supervisor.js";
-import { benchAgainst, fastReconnect, startTestSim } from "./testing/sim-bench.js";
+import { benchAgainst, fastReconnect, rateFromRecords, startTestSim } from "./testing/sim-bench.js";
 import { simSupervisor } from "./testing/sim-supervisor.js";
 
 // runBenchmark where the outcome must not depend on the machine's speed: proofs run on the
@@ -77,7 +77,7 @@ describe("runBenchmark, deterministically", () => {
         if (base.starts === 1 && !failedOnce) {
           failedOnce = true;
           const exit = { ...(base.crashes.at(-1) as DaemonExit), explanation: "killed (exit 137)" };
-          base.crashes.push(exit);
+          (base.crashes as DaemonExit[]).push(exit);
           throw new DaemonStartError(`the daemon exited while starting: ${exit.explanation}`, { exit });
         }
         await base.start(configToml, label, startOptions);
@@ -123,7 +123,7 @@ describe("runBenchmark, deterministically", () => {
         if (base.starts === 0) return base.start(configToml, label, startOptions);
         restarts++;
         const exit = { ...(base.crashes.at(-1) as DaemonExit), explanation: "killed (exit 137)" };
-        base.crashes.push(exit);
+        (base.crashes as DaemonExit[]).push(exit);
         throw new DaemonStartError(`the daemon exited while starting: ${exit.explanation}`, { exit });
       },
     };
@@ -263,4 +263,56 @@ describe("runBenchmark, deterministically", () => {
     expect(clientClock.now() - 1_000_000).toBeLessThan(defaultDeadlines.proofMs / 2);
     expect(Object.values(sim.stats().submissionsByRequestId)).toEqual([1, 1]);
   });
+
+  it("stops on an early verdict whose rate is the report's rate, over the same proofs, on the simulator's clock", async () => {
+    const scheduler = createManualScheduler();
+    // 60 s +-20% per proof, two in flight: ~120 proofs/hour, three times the 40/h threshold.
+    const daemon = await startTestSim({ proofTimeMs: 60_000, proofTimeJitter: 0.2, seed: 7, scheduler });
+    let finished = false;
+    // Lets each proof finish once both in-flight proofs are at the daemon, one timer at a time.
+    const driver = (async () => {
+      for (let n = 2; !finished; n++) {
+        const received = (async () => {
+          await daemon.whenReceived("SubmitProof", { count: n });
+          for (const jobId of Object.keys(daemon.stats().submissionsByRequestId).slice(n - 2, n))
+            await daemon.whenReceived("AwaitProof", { jobId });
+        })();
+        await Promise.race([received, until(() => finished)]);
+        if (finished) return;
+        const before = daemon.stats().proofsCompleted;
+        while (daemon.stats().proofsCompleted === before && scheduler.pendingTimers() > 0)
+          scheduler.runAll(1);
+      }
+    })();
+    const report = await benchAgainst(daemon, {
+      count: 12,
+      concurrency: 2,
+      warmup: "none",
+      minProofsPerHour: 40,
+      earlyVerdict: true,
+      clock: scheduler,
+      client: fastReconnect(5_000),
+      watchdog: false,
+    }).finally(() => {
+      finished = true;
+    });
+    await driver;
+    expect(report.verdict.status).toBe("MET");
+    const early = report.verdict.early;
+    expect(early).toMatchObject({ test: "confidence-bound", samples: 5, slots: 2 });
+    // One figure: the verdict's rate is the report's, over the same completed proofs.
+    expect(early?.proofsPerHour).toBe(report.proofsPerHour);
+    expect(report.rateBasis).toMatchObject({ proofs: early?.samples, slots: early?.slots });
+    expect(report.completed).toBe(5);
+    expect(report.proofsPerHour).toBeCloseTo(rateFromRecords(report), 9);
+    expect(report.verdict.reason).toContain(`${report.proofsPerHour.toFixed(1)} proofs/hour`);
+    // Simulated time: each proof took 48-72 s, so the rate is ~100-150/h, not a loopback's millions.
+    expect(report.proofsPerHour).toBeGreaterThan(90);
+    expect(report.proofsPerHour).toBeLessThan(160);
+  });
 });
+
+/** Resolves once `done()` is true (checked each macrotask). */
+async function until(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((resolve) => setImmediate(resolve));
+}

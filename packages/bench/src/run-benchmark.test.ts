@@ -6,7 +6,7 @@ import { recommend } from "@cuzkit/tuner";
 import { describe, expect, it, onTestFinished } from "vitest";
 import type { BenchmarkEvent, ProgressSnapshot } from "./progress.js";
 import { runBenchmark } from "./run-benchmark.js";
-import { benchAgainst, fastReconnect, startTestSim } from "./testing/sim-bench.js";
+import { benchAgainst, fastReconnect, rateFromRecords, startTestSim } from "./testing/sim-bench.js";
 import { verdictExitCode } from "./verdict.js";
 
 // Short reconnect budget so a dead daemon is given up on in about a second.
@@ -27,7 +27,9 @@ describe("runBenchmark against the simulator", () => {
     expect(report.failed).toBe(0);
     expect(report.warmup).toMatchObject({ proofs: 1, completed: 1 });
     expect(report.warmup.durationMs).toBeGreaterThan(0);
-    expect(report.proofsPerHour).toBeCloseTo((4 * 3_600_000) / report.timedWindowMs, 6);
+    // Slots x completions per slot-hour, recomputable from the records.
+    expect(report.proofsPerHour).toBeCloseTo(rateFromRecords(report), 6);
+    expect(report.rateBasis).toMatchObject({ proofs: 4, slots: 2 });
     // The warmup was slower than the whole timed batch's average: including it would lower the rate.
     const totalMs = Date.parse(report.finishedAt) - Date.parse(report.startedAt);
     expect(report.timedWindowMs).toBeLessThan(totalMs - report.warmup.durationMs + 1);
@@ -118,12 +120,15 @@ describe("runBenchmark against the simulator", () => {
     });
     expect(report.verdict).toMatchObject({
       status: "MET",
-      early: { test: "sprt", confidence: 0.95, samples: 3 },
+      early: { test: "confidence-bound", confidence: 0.99, samples: 5, slots: 2 },
     });
     expect(report.verdict.reason).toMatch(
-      /^early verdict after 3 proofs: above 1000 proofs\/hour with 95% confidence/,
+      /^early verdict after 5 proofs: [\d.]+ proofs\/hour, at or above 1000 with 99% confidence/,
     );
-    expect(report.completed).toBe(3);
+    expect(report.completed).toBe(5);
+    // The verdict's rate is the report's, over the same proofs.
+    expect(report.verdict.early?.proofsPerHour).toBe(report.proofsPerHour);
+    expect(report.rateBasis.proofs).toBe(5);
     expect(report.completed + report.abandoned + report.notStarted).toBe(12);
     expect(report.failed).toBe(0);
   });

@@ -8,16 +8,17 @@ import {
   type ProveEvent,
 } from "@cuzkit/client";
 import { CuzkitError, linkSignals, toCuzkitError } from "@cuzkit/core";
-import { createEarlyVerdictTest, type EarlyVerdictTest } from "./early-verdict.js";
+import { createEarlyVerdictTest, type EarlyDecision, type EarlyVerdictTest } from "./early-verdict.js";
 import { type BenchmarkOptions, benchDefaults, resolveBenchmarkOptions } from "./options.js";
 import { modelPhaseEtas, type PhaseEtas, phaseDeadlines, type TimedPhase } from "./phase-deadlines.js";
 import type { BenchmarkEvent, ProgressSnapshot } from "./progress.js";
+import { basisProofsPerHour, type ProofCycle, rateBasis } from "./proof-rate.js";
 import { classifyFailure, type FailureClass, type ProofRecord } from "./records.js";
 import type { BenchmarkReport, PhaseRecord, ProofFailure } from "./report.js";
 import { proofsPerHour, summarizeDurations } from "./stats.js";
 import { type BenchPhase, type BenchStatusFile, createStatusFileWriter } from "./status-file.js";
 import { type DaemonExit, DaemonStartError } from "./supervisor.js";
-import { decideVerdict, type EarlyVerdictInfo } from "./verdict.js";
+import { decideVerdict } from "./verdict.js";
 import { startWatchdog, type Unresponsive } from "./watchdog.js";
 
 /** Client steps worth showing while a proof recovers. */
@@ -131,11 +132,18 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
   let restarting: Promise<void> | undefined;
   /** Ends a restart's readiness wait when the run is over: the batch can finish on the new daemon first. */
   const teardown = new AbortController();
-  let early: { above: boolean; info: EarlyVerdictInfo } | undefined;
+  let early: EarlyDecision | undefined;
   const earlyTest: EarlyVerdictTest | undefined =
     o.earlyVerdict && o.minProofsPerHour !== undefined
-      ? createEarlyVerdictTest(o.minProofsPerHour, o.concurrency, o.earlyVerdict)
+      ? createEarlyVerdictTest(o.minProofsPerHour, o.concurrency, {
+          ...o.earlyVerdict,
+          maxSamples: o.earlyVerdict.maxSamples ?? o.count,
+        })
       : undefined;
+  /** Completed timed proofs' cycles in completion order: what the report's rate and the early verdict both rest on. */
+  const cycles: ProofCycle[] = [];
+  /** Per slot: its last timed completion, or its first timed submit before that. */
+  const slotMarks = new Map<number, number>();
 
   let phase: BenchPhase = sup ? "starting-daemon" : "waiting-for-daemon";
   let phaseStartMs = since();
@@ -190,7 +198,7 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
         completed: done,
         failed,
         inFlight,
-        proofsPerHour: proofsPerHour(done, windowMs()),
+        proofsPerHour: basisProofsPerHour(rateBasis(cycles)),
         restarts: restartsUsed + restartsSeenByClient,
         crashes: crashCount(),
       },
@@ -322,7 +330,7 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
       })
     : undefined;
 
-  async function proveOne(index: number, warmup: boolean): Promise<void> {
+  async function proveOne(index: number, warmup: boolean, slot = 0): Promise<void> {
     inFlight++;
     if (!warmup) started++;
     const record: ProofRecord = {
@@ -334,6 +342,10 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
       settleMs: 0,
       outcome: "failed",
     };
+    if (!warmup) {
+      record.slot = slot;
+      if (!slotMarks.has(slot)) slotMarks.set(slot, record.submitMs);
+    }
     emit({ type: "proof-started", index, warmup });
     const timeoutMs = warmup ? (o.warmupTimeoutMs ?? deadlines.warmup) : o.proofTimeoutMs;
     try {
@@ -353,6 +365,16 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
       });
       watchdog?.noteLife();
       record.settleMs = since();
+      if (!warmup && early) {
+        // Finished while the early stop cut the batch: left out, so the report's rate stays the
+        // one the verdict was decided on.
+        record.outcome = "abandoned";
+        record.message = "completed after the early verdict decided; not counted";
+        records.push(record);
+        inFlight--;
+        emit({ type: "proof-failed", index, warmup, code: "BENCHMARK_STOPPED", message: record.message });
+        return;
+      }
       record.outcome = "completed";
       record.requestId = result.jobId;
       record.attempts = result.attempts;
@@ -364,7 +386,11 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
         consecutiveFailures = 0;
         done++;
         results.push(result);
-        const decision = earlyTest?.add(record.settleMs - record.submitMs);
+        const cycleMs = record.settleMs - (slotMarks.get(slot) ?? record.submitMs);
+        slotMarks.set(slot, record.settleMs);
+        record.cycleMs = cycleMs;
+        cycles.push({ slot, cycleMs });
+        const decision = earlyTest?.add(cycleMs, slot);
         if (decision && !early && !stop.signal.aborted) {
           early = decision;
           stopWith(new StopBenchmark("the early verdict decided", "early"));
@@ -589,10 +615,10 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
 
     enterPhase("timed", `timed batch: ${o.count} proofs, ${o.concurrency} in flight`);
     let next = 1;
-    const worker = async () => {
-      while (!stop.signal.aborted && next <= o.count) await proveOne(next++, false);
+    const worker = async (slot: number) => {
+      while (!stop.signal.aborted && next <= o.count) await proveOne(next++, false, slot);
     };
-    await Promise.all(Array.from({ length: o.concurrency }, worker));
+    await Promise.all(Array.from({ length: o.concurrency }, (_, i) => worker(i + 1)));
     throwIfStopped(stop.signal);
   } catch (caught) {
     const stopped = caught instanceof StopBenchmark ? caught : stopInfo();
@@ -619,7 +645,8 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
 
   const stopped = stopInfo();
   const timedWindowMs = windowMs();
-  const rate = proofsPerHour(done, timedWindowMs);
+  const basis = rateBasis(cycles);
+  const rate = basisProofsPerHour(basis);
   const abandoned = records.filter((r) => !r.warmup && r.outcome === "abandoned").length;
   const couldNotBenchmark =
     stopped && (stopped.kind === "failed" || stopped.kind === "interrupted") ? stopped.message : undefined;
@@ -646,6 +673,7 @@ export async function runBenchmark(options: BenchmarkOptions): Promise<Benchmark
     abandoned,
     notStarted: o.count - started,
     proofsPerHour: rate,
+    rateBasis: basis,
     timedWindowMs,
     wallTime: summarizeDurations(results.map((r) => r.wallMs)),
     daemonTimings: {

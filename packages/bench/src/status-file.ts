@@ -37,7 +37,7 @@ export interface BenchStatusFile {
     completed: number;
     failed: number;
     inFlight: number;
-    /** Timed proofs per hour so far. */
+    /** Timed proofs per hour so far: the report's figure (slots x completions per slot-hour) over the proofs completed. */
     proofsPerHour: number;
     /** Daemon restarts done by the benchmark. */
     restarts: number;

@@ -20,16 +20,20 @@ export const verdictExitCodes: Readonly<Record<VerdictStatus, number>> = {
 
 /** How an early verdict was reached (see earlyVerdict). */
 export interface EarlyVerdictInfo {
-  /** The test: a Wald sequential probability ratio test on proof latencies. */
-  test: "sprt";
-  /** Stated confidence: 1 - the error rate at each edge of the indifference zone, e.g. 0.95. */
+  /** The test: a one-sided confidence bound on the report's proofs/hour, checked after each completion. */
+  test: "confidence-bound";
+  /** Stated confidence that the verdict is on the right side of the threshold, over all looks, e.g. 0.95. */
   confidence: number;
-  /** Half-width of the indifference zone around the threshold, as a share (0.1 = +-10%). */
+  /** Estimates within this share of the threshold never stop early (0.1 = +-10%). */
   indifference: number;
-  /** Timed proofs the decision rests on. */
+  /** Completed timed proofs the decision rests on (the report's `rateBasis.proofs`). */
   samples: number;
-  /** Log-likelihood ratio when it decided ("below" positive). */
-  logLikelihoodRatio: number;
+  /** Slots (workers) those proofs ran on. */
+  slots: number;
+  /** Proofs/hour over those proofs: the report's `proofsPerHour`. */
+  proofsPerHour: number;
+  /** The confidence bound that cleared the threshold: the lower one for MET, the upper one for BELOW. */
+  boundProofsPerHour: number;
 }
 
 /** The conclusion of a run. */
@@ -54,7 +58,7 @@ export function verdictExitCode(verdict: Pick<Verdict, "status">): number {
 export interface VerdictInput {
   /** Timed proofs completed. */
   completed: number;
-  /** Proofs/hour over the timed window. */
+  /** The report's proofs/hour (slots x completions per slot-hour, see proof-rate.ts). */
   proofsPerHour: number;
   /** The threshold, when given. */
   minProofsPerHour: number | undefined;
@@ -62,7 +66,7 @@ export interface VerdictInput {
   incidents: readonly string[];
   /** Why the run could not benchmark (never ready, bad start, interrupted); undefined when it could. */
   couldNotBenchmark: string | undefined;
-  /** An early decision of the sequential test, when it made one. */
+  /** An early decision of the sequential test, when it made one (decided on `proofsPerHour` above). */
   early?: { above: boolean; info: EarlyVerdictInfo } | undefined;
 }
 
@@ -91,7 +95,7 @@ export function decideVerdict(input: VerdictInput): Verdict {
     return {
       status: above ? "MET" : "BELOW",
       ...threshold,
-      reason: `early verdict after ${info.samples} proofs: ${above ? "above" : "below"} ${min} proofs/hour with ${Math.round(info.confidence * 100)}% confidence (${rate} so far)`,
+      reason: `early verdict after ${info.samples} proofs: ${rate}, ${above ? "at or above" : "below"} ${min} with ${Math.round(info.confidence * 100)}% confidence (${above ? "lower" : "upper"} bound ${info.boundProofsPerHour.toFixed(1)})`,
       incidents,
       early: info,
     };

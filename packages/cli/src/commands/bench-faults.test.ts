@@ -123,11 +123,23 @@ function leftovers(): string[] {
   return processesMentioning(dir);
 }
 
+/** The report's proofs/hour from its records: slots x completions per slot-hour (first timed submit to last completion per slot). */
 function recomputedRate(report: BenchmarkReport): number {
-  const timed = report.records.filter((r) => !r.warmup && r.outcome !== "abandoned");
-  if (timed.length === 0) return 0;
-  const window = Math.max(...timed.map((r) => r.settleMs)) - Math.min(...timed.map((r) => r.submitMs));
-  return (timed.filter((r) => r.outcome === "completed").length * 3_600_000) / window;
+  const spans = new Map<number, { from: number; to: number; completed: number }>();
+  for (const r of report.records) {
+    if (r.warmup || r.slot === undefined) continue;
+    const span = spans.get(r.slot) ?? { from: r.submitMs, to: r.submitMs, completed: 0 };
+    span.from = Math.min(span.from, r.submitMs);
+    if (r.outcome === "completed") {
+      span.completed++;
+      span.to = Math.max(span.to, r.settleMs);
+    }
+    spans.set(r.slot, span);
+  }
+  const used = [...spans.values()].filter((s) => s.completed > 0);
+  const completed = used.reduce((sum, s) => sum + s.completed, 0);
+  const slotTimeMs = used.reduce((sum, s) => sum + s.to - s.from, 0);
+  return slotTimeMs > 0 ? (used.length * completed * 3_600_000) / slotTimeMs : 0;
 }
 
 interface Row {

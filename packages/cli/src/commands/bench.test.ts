@@ -55,10 +55,8 @@ describe("cuzkit bench", () => {
     expect(timed).toHaveLength(3);
     expect(timed[0]).toMatchObject({ outcome: "completed", attempts: 1 });
     expect(timed[0].requestId).toMatch(/^porep-/);
-    const window =
-      Math.max(...timed.map((r: { settleMs: number }) => r.settleMs)) -
-      Math.min(...timed.map((r: { submitMs: number }) => r.submitMs));
-    expect(saved.proofsPerHour).toBeCloseTo((3 * 3_600_000) / window, 6);
+    expect(saved.proofsPerHour).toBeCloseTo(slotRate(saved.records), 6);
+    expect(saved.rateBasis).toMatchObject({ proofs: 3, slots: 2 });
   });
 
   it("says UNSTABLE (exit 3) naming DAEMON_STUCK when the daemon answers but finishes nothing (--stuck-after)", async () => {
@@ -103,6 +101,7 @@ describe("cuzkit bench", () => {
         "completed",
         "failed",
         "proofsPerHour",
+        "rateBasis",
         "timedWindowMs",
         "wallTime",
         "daemonTimings",
@@ -340,4 +339,31 @@ describe("cuzkit bench", () => {
  */
 function socketAddress(): string {
   return `unix://${join(dir, "cuzk.sock")}`;
+}
+
+/** The report's proofs/hour from its records: slots x completions per slot-hour (first timed submit to last completion per slot). */
+function slotRate(
+  records: {
+    warmup: boolean;
+    slot?: number | undefined;
+    outcome: string;
+    submitMs: number;
+    settleMs: number;
+  }[],
+): number {
+  const spans = new Map<number, { from: number; to: number; completed: number }>();
+  for (const r of records) {
+    if (r.warmup || r.slot === undefined) continue;
+    const span = spans.get(r.slot) ?? { from: r.submitMs, to: r.submitMs, completed: 0 };
+    span.from = Math.min(span.from, r.submitMs);
+    if (r.outcome === "completed") {
+      span.completed++;
+      span.to = Math.max(span.to, r.settleMs);
+    }
+    spans.set(r.slot, span);
+  }
+  const used = [...spans.values()].filter((s) => s.completed > 0);
+  const completed = used.reduce((sum, s) => sum + s.completed, 0);
+  const slotTimeMs = used.reduce((sum, s) => sum + s.to - s.from, 0);
+  return slotTimeMs > 0 ? (used.length * completed * 3_600_000) / slotTimeMs : 0;
 }

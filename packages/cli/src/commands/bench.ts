@@ -170,7 +170,7 @@ export function createBenchCommand(io: CliIO): Command {
     )
     .option(
       "--early-verdict",
-      "stop the batch once a sequential test (SPRT, 95% confidence) knows the side of the threshold",
+      "stop the batch once a 99% confidence bound on the report's proofs/hour clears the threshold (from 5 proofs)",
     )
     .option("--json", "print the full report as JSON on stdout")
     .option("--out <file>", "append the report (with per-proof records) to FILE as one JSON line")
