@@ -15,7 +15,7 @@ export {
   type ProgressOutputOptions,
   type ProgressSnapshot,
 } from "./progress.js";
-export type { RateBasis } from "./proof-rate.js";
+export { cyclesFromIntervals, proofsPerHourFromIntervals, type RateBasis } from "./proof-rate.js";
 export type { FailureClass, ProofOutcome, ProofRecord } from "./records.js";
 export {
   type BenchmarkReport,

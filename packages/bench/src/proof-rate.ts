@@ -42,3 +42,37 @@ export function rateBasis(cycles: readonly ProofCycle[]): RateBasis {
 export function basisProofsPerHour(basis: RateBasis): number {
   return basis.slotTimeMs > 0 ? (basis.slots * basis.proofs * 3_600_000) / basis.slotTimeMs : 0;
 }
+
+/**
+ * The cycles of completed proofs known only by their submit and settle times (ms), as a reader
+ * of a report (the fleet manager checking an agent's claim) has them: each proof is given to the
+ * slot that freed last at or before its submit (a worker submits its next proof as its previous
+ * one settles), else to a new slot. On the bench's own records this rebuilds its slots, so
+ * `basisProofsPerHour(rateBasis(cyclesFromIntervals(...)))` is the report's figure.
+ */
+export function cyclesFromIntervals(intervals: readonly (readonly [number, number])[]): ProofCycle[] {
+  const bySubmit = [...intervals].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  /** Each slot's last settle. */
+  const slotFreeAtMs: number[] = [];
+  const cycles: ProofCycle[] = [];
+  for (const [submitMs, settleMs] of bySubmit) {
+    let best = -1;
+    for (let i = 0; i < slotFreeAtMs.length; i++) {
+      const freeAt = slotFreeAtMs[i] as number;
+      if (freeAt <= submitMs && (best < 0 || freeAt > (slotFreeAtMs[best] as number))) best = i;
+    }
+    if (best < 0) {
+      slotFreeAtMs.push(settleMs);
+      cycles.push({ slot: slotFreeAtMs.length, cycleMs: settleMs - submitMs });
+    } else {
+      cycles.push({ slot: best + 1, cycleMs: settleMs - (slotFreeAtMs[best] as number) });
+      slotFreeAtMs[best] = settleMs;
+    }
+  }
+  return cycles;
+}
+
+/** Proofs/hour from completed proofs' submit and settle times: the report's figure, rebuilt by a reader. */
+export function proofsPerHourFromIntervals(intervals: readonly (readonly [number, number])[]): number {
+  return basisProofsPerHour(rateBasis(cyclesFromIntervals(intervals)));
+}

@@ -5,6 +5,7 @@ import type { SimDaemon } from "@cuzkit/sim";
 import { createManualScheduler, type ManualScheduler } from "@cuzkit/sim/testing";
 import { describe, expect, it } from "vitest";
 import type { BenchmarkEvent } from "./progress.js";
+import { proofsPerHourFromIntervals } from "./proof-rate.js";
 import { type DaemonExit, DaemonStartError, type DaemonSupervisor } from "./supervisor.js";
 import { benchAgainst, fastReconnect, rateFromRecords, startTestSim } from "./testing/sim-bench.js";
 import { simSupervisor } from "./testing/sim-supervisor.js";
@@ -305,6 +306,13 @@ describe("runBenchmark, deterministically", () => {
     expect(report.rateBasis).toMatchObject({ proofs: early?.samples, slots: early?.slots });
     expect(report.completed).toBe(5);
     expect(report.proofsPerHour).toBeCloseTo(rateFromRecords(report), 9);
+    // A reader with only submit and settle times (the fleet checking an agent's claim) rebuilds
+    // the same figure.
+    const completed = report.records.filter((r) => !r.warmup && r.outcome === "completed");
+    expect(proofsPerHourFromIntervals(completed.map((r) => [r.submitMs, r.settleMs] as const))).toBeCloseTo(
+      report.proofsPerHour,
+      6,
+    );
     expect(report.verdict.reason).toContain(`${report.proofsPerHour.toFixed(1)} proofs/hour`);
     // Simulated time: each proof took 48-72 s, so the rate is ~100-150/h, not a loopback's millions.
     expect(report.proofsPerHour).toBeGreaterThan(90);

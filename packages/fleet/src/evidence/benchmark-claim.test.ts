@@ -29,6 +29,21 @@ describe("checkBenchmarkClaim", () => {
     expect(check(55)).toMatchObject({ outcome: "accepted", countedProofsPerHour: 55 });
   });
 
+  it("rebuilds the bench's own figure from the records: an honest small batch is not read low", () => {
+    // Three 60 s proofs, two workers: the second worker's second proof never started (the batch
+    // had 3). The bench reports slots x completions per slot-hour = 2 x 3 / (2 min + 1 min) = 120/h;
+    // a count over the whole window (3 in 2 min) would read 90/h and call the honest 120 a lie.
+    const proofs = [
+      { index: 1, warmup: false, ok: true, wallMs: 60_000, submitMs: 0, settleMs: 60_000 },
+      { index: 2, warmup: false, ok: true, wallMs: 60_000, submitMs: 0, settleMs: 60_000 },
+      { index: 3, warmup: false, ok: true, wallMs: 60_000, submitMs: 60_000, settleMs: 120_000 },
+    ];
+    const c = check(120, proofs, { minTimedProofs: 3, modelProofsPerHour: 125 });
+    expect(c).toMatchObject({ outcome: "accepted", recordsProofsPerHour: 120, countedProofsPerHour: 120 });
+    // A claim well past what those records produce is still a lie.
+    expect(check(160, proofs, { minTimedProofs: 3, modelProofsPerHour: 125 }).contradicted).toBe(true);
+  });
+
   it("demotes a claim a little above its records to the records' rate, saying both", () => {
     const c = check(70);
     expect(c).toMatchObject({

@@ -1,6 +1,7 @@
 // A benchmark report is the agent's word, and the agent's token lives where the machine's host
 // can read it. This file is the one place that decides what a report's rate is worth: it
 // recomputes the rate from the report's own timed proof records and bounds it by the model.
+import { proofsPerHourFromIntervals } from "@cuzkit/bench";
 import { fleetDefaults } from "../defaults.js";
 import type { ProofRecord } from "../manager/agent-schemas.js";
 
@@ -104,7 +105,7 @@ function maxOverlap(intervals: ReadonlyArray<readonly [number, number]>): number
  *   run says it kept. A refused report is no evidence of anything: counted at 0.
  *   A claim over `contradictionFactor` times its records' rate, or one over the suspect bound
  *   with too few records, is also refused and marked `contradicted`: a lie, not an old agent.
- * - demoted: the claim is above what the records produce (completed timed proofs / window) by
+ * - demoted: the claim is above what the records produce (the bench's slot rate, rebuilt) by
  *   less than `contradictionFactor`: judged at the records' rate.
  * - suspect: the judged rate is more than `suspectFactor` times the model's: the machine may
  *   serve on probation, counted at the model's rate until production confirms it.
@@ -158,7 +159,9 @@ export function checkBenchmarkClaim(input: BenchmarkClaimInput): BenchmarkClaimC
     return refuse(`claimed ${rate(claimed)}, but a proof record settles before it was submitted`);
   }
   if (!(windowMs > 0)) return refuse(`claimed ${rate(claimed)}, but the timed proofs span no time`);
-  const records = (timed.length * 3_600_000) / windowMs;
+  // The bench's own figure rebuilt from the records (slots x completions per slot-hour): a
+  // window-wide count would read an honest small batch up to a third low and call it a lie.
+  const records = proofsPerHourFromIntervals(intervals);
   if (input.statedConcurrency !== undefined && maxInFlight > input.statedConcurrency) {
     return refuse(
       `claimed ${rate(claimed)}, but the records show ${maxInFlight} proofs in flight where the run kept ${input.statedConcurrency}`,
