@@ -36,8 +36,5 @@ export function addStuckOptions(command: Command): Command {
 /** The client's `stuck` option from the flags; undefined keeps the client's defaults. */
 export function stuckOption(flags: StuckFlags): StuckOptions | undefined {
   if (flags.stuckAfter === undefined && flags.stuckMargin === undefined) return undefined;
-  return {
-    ...(flags.stuckAfter === undefined ? {} : { afterMs: flags.stuckAfter }),
-    ...(flags.stuckMargin === undefined ? {} : { marginFactor: flags.stuckMargin }),
-  };
+  return { afterMs: flags.stuckAfter, marginFactor: flags.stuckMargin };
 }

@@ -222,7 +222,7 @@ await store.close();
 await fake.close();
 rmSync(dir, { recursive: true, force: true });
 
-// Trust: seeds the tests never use (the test runs seed 7), each a fresh market with its own
+// Trust: seeds the tests never use (the test runs seed 3), each a fresh market with its own
 // liars (absurd or inconsistent claims, inflated production) and hosts that throttle to 0.6x.
 const trustSeeds = Number(process.env.TRUST_SEEDS ?? 6);
 /** Runs `seeds` fresh days of one scenario and prints them with the targets' verdicts. */

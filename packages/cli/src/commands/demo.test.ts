@@ -16,7 +16,7 @@ describe("cuzkit demo", () => {
     // Shown in the simulated machine's time: a PoRep proof takes minutes, not milliseconds.
     const throughput = Number(/throughput: +([\d.]+) proofs\/hour/.exec(out)?.[1]);
     expect(throughput).toBeGreaterThan(5);
-    expect(throughput).toBeLessThan(50);
+    expect(throughput).toBeLessThan(200); // a loopback would read thousands
     expect(out).toContain("(machine time)");
     // The incident's own config, and the OOM explained from what a supervisor sees: exit 137 and the log.
     expect(out).toContain("partition_workers=10, 2 proofs in flight");

@@ -18,7 +18,9 @@ describe("trust day", () => {
   });
 
   it("keeps no lie at its claim and delivers the target on a day with liars and degraders", async () => {
-    const day = await runTrustDay(7, { hours: 12, targetProofsPerHour: 400 });
+    // Seed 3: its 12 hours rent liars and degraders at this target (seed 7 stopped renting any
+    // once honest small batches were no longer read 8% low, so it proved nothing).
+    const day = await runTrustDay(3, { hours: 12, targetProofsPerHour: 400 });
     // The day must exercise the faults, else the outcome proves nothing.
     expect(day.liarsRented).toBeGreaterThan(0);
     expect(day.degraded).toBeGreaterThan(0);
