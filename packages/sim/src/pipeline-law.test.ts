@@ -1,4 +1,10 @@
-import { type DaemonConfig, defaultDaemonConfig, type HardwareSpec, hardwareFrom, modelDaemon } from "@cuzkit/core";
+import {
+  type DaemonConfig,
+  defaultDaemonConfig,
+  type HardwareSpec,
+  hardwareFrom,
+  modelDaemon,
+} from "@cuzkit/core";
 import { describe, expect, it } from "vitest";
 import { createPipeline, type OomDetail } from "./pipeline.js";
 import { createPipelineModel } from "./pipeline-model.js";

@@ -158,7 +158,8 @@ export function createPipelineModel(hw: HardwareSpec, config: DaemonConfig): Pip
       stages(kind, pceResident, proofsInFlight).synthesisSec,
     workingSetBytes,
     inFlightBaseline: K.porepEnvelopeInFlightBaseline.value,
-    porepBatchPeakBytes: config.maxBatchSize > 1 ? (K.batchPorepPeakBytes.value * config.maxBatchSize) / 2 : 0,
+    porepBatchPeakBytes:
+      config.maxBatchSize > 1 ? (K.batchPorepPeakBytes.value * config.maxBatchSize) / 2 : 0,
     gpuWorkers: gpuWorkerCount(hw, config),
     gpuWorkersPerDevice: perDevice,
     coldSynthesisFactor: K.coldSynthesisFactor.value,

@@ -175,7 +175,17 @@ export function estimateTiming(
   const cpuSideSecPerProof = combineBounds([synthesisSecPerProof, cpuSecPerProof]);
   const latencyBoundSec = Math.max(
     singleProofSec / concurrency,
-    winning ? 0 : starvedPoolSecPerProof({ partitions, slots: p, concurrency, cpuSideSecPerProof, gpuSec, gpus, scale }),
+    winning
+      ? 0
+      : starvedPoolSecPerProof({
+          partitions,
+          slots: p,
+          concurrency,
+          cpuSideSecPerProof,
+          gpuSec,
+          gpus,
+          scale,
+        }),
   );
   const secPerProof = Math.max(capacitySec, latencyBoundSec);
   const largest = Math.max(synthesisSecPerProof, gpuSecPerProof, cpuSecPerProof);
