@@ -79,6 +79,7 @@ export function formatDemoSummary(result: DemoResult): string {
     ...(result.model.whyNotTuned
       ? [`   why the tuner did not pick the hand-set config: ${result.model.whyNotTuned}`]
       : []),
+    `   (model: proofs/h in steady state, the law the simulator runs; a ${incident.count}-proof window also pays the restarted daemon's parameter load and the pipeline's fill, so it reads lower)`,
     "",
     "A model predicts and a benchmark decides: on a real GPU machine run `cuzkit tune --detect` and `cuzkit bench --spawn ...` (see the README).",
   );
