@@ -74,6 +74,33 @@ describe("the demo tells the model's story", () => {
     }
   });
 
+  it.each(cases)(
+    "%s: the tuned batch on the simulated pipeline reads what the model predicts for its window",
+    (_, options) => {
+      const plan = planDemo(options);
+      const tuned = plan.tuned as SimRun;
+      const predicted = predictDemoRun(plan.hardware, { ...tuned, count: 12 });
+      const config = readCuzkConfig(tuned.configToml).config;
+      // The timed batch from its first submit, as the benchmark's window: after the warmup
+      // restart on a fresh daemon, or right after the warmup proof on the same one.
+      const restarts = tuned.warmupConfigToml !== undefined;
+      const run = simulateProofs({
+        hardware: plan.hardware,
+        config,
+        warmupProofs: restarts ? 0 : 1,
+        proofs: 12,
+        concurrency: tuned.concurrency,
+        pceCached: restarts && config.dialect === "partition-workers",
+      });
+      const windowSec =
+        (run.completedAtSec.at(-1) ?? Number.POSITIVE_INFINITY) -
+        (restarts ? 0 : (run.completedAtSec[0] ?? 0));
+      const simulated = (12 * 3600) / windowSec;
+      expect(simulated / predicted.windowProofsPerHour).toBeGreaterThan(0.85);
+      expect(simulated / predicted.windowProofsPerHour).toBeLessThan(1.15);
+    },
+  );
+
   it("the default demo's warmup with partition_workers=2 completes and is not called an OOM", () => {
     const plan = planDemo({ profile: "czechia-2x3090" });
     const predicted = predictDemoRun(plan.hardware, plan.incident);

@@ -1,4 +1,11 @@
-import { type DaemonPhase, formatBytes, type HardwareSpec, modelDaemon, readCuzkConfig } from "@cuzkit/core";
+import {
+  type DaemonPhase,
+  formatBytes,
+  type HardwareSpec,
+  modelConstants as K,
+  modelDaemon,
+  readCuzkConfig,
+} from "@cuzkit/core";
 
 // What core's daemon model says about one demo run, phase by phase as the run goes through
 // them: the warmup proof (with the warmup config when there is one), then either the restart
@@ -14,6 +21,8 @@ export interface DemoRunPlan {
   warmupConfigToml?: string | undefined;
   /** Proofs in flight in the timed batch. */
   concurrency: number;
+  /** Timed proofs. */
+  count: number;
 }
 
 /** One phase the run goes through, with the model's peak. */
@@ -37,6 +46,12 @@ export interface RunPrediction {
   usableRamBytes: number;
   /** The model's steady-state proofs per hour of the timed config at the run's concurrency. */
   proofsPerHour: number;
+  /**
+   * The model's proofs per hour over the benchmark's window (first timed submit to last
+   * settle): the restarted daemon's parameter load, the first proofs' latency, then the steady
+   * rate. What a short simulated benchmark should read; 0 when the run is expected to die.
+   */
+  windowProofsPerHour: number;
 }
 
 /** Whether the daemon reading `toml` loads a PCE file written by an earlier run (as the simulator decides it). */
@@ -82,12 +97,27 @@ export function predictDemoRun(hardware: HardwareSpec, run: DemoRunPlan): RunPre
       full.memory.steady.peakBytes,
     ),
   );
+  const oomPhase = phases.find((p) => p.oom)?.phase;
+  // Onto a PCE file, the restarted daemon loads its parameters, then runs warm. Otherwise the
+  // first proofs in flight run cold next to the PCE extraction (the model's worst case), after
+  // a parameter load only if the daemon was restarted.
+  const t = full.timing;
+  const concurrent = Math.min(run.count, run.concurrency);
+  const windowSec = restartsOntoPce
+    ? K.srsLoadSec.value + t.proofLatencySec + Math.max(0, run.count - 1) * t.secPerProof
+    : t.worstCaseProofSec -
+      (run.warmupConfigToml === undefined ? K.srsLoadSec.value : 0) +
+      Math.max(0, run.count - concurrent) * t.secPerProof;
   return {
     phases,
-    oomPhase: phases.find((p) => p.oom)?.phase,
+    oomPhase,
     peakBytes: Math.max(...phases.map((p) => p.peakBytes)),
     usableRamBytes: usable,
     proofsPerHour: full.timing.proofsPerHour,
+    windowProofsPerHour:
+      oomPhase === undefined && Number.isFinite(windowSec) && windowSec > 0
+        ? (run.count * 3600) / windowSec
+        : 0,
   };
 }
 

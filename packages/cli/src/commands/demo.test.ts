@@ -17,7 +17,9 @@ describe("cuzkit demo", () => {
     const throughput = Number(/throughput: +([\d.]+) proofs\/hour/.exec(out)?.[1]);
     expect(throughput).toBeGreaterThan(5);
     // The simulator runs the model's law: a short window after a restart cannot beat its steady state.
-    const model = Number(/tuned: .* proofs\/h simulated \(model ([\d.]+)\)/.exec(out)?.[1]);
+    const model = Number(
+      /tuned: .* proofs\/h simulated \(model [\d.]+\/h over this window, ([\d.]+)\/h steady\)/.exec(out)?.[1],
+    );
     expect(throughput).toBeLessThanOrEqual(model);
     expect(out).toContain("(machine time)");
     // The incident's own config, and the OOM explained from what a supervisor sees: exit 137 and the log.

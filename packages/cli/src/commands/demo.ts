@@ -8,7 +8,7 @@ import {
   exampleMinProofsPerHour,
   runDemo,
 } from "../demo.js";
-import { formatRunPrediction } from "../demo-prediction.js";
+import { formatRunPrediction, type RunPrediction } from "../demo-prediction.js";
 import {
   addHardwareOptions,
   describesMachine,
@@ -30,6 +30,12 @@ interface DemoFlags extends HardwareFlags {
 
 const gib = (bytes: number) => formatBytes(bytes);
 const machineTime = "machine time";
+
+/** "model 120.3/h over this window, 147.6/h steady". */
+function modelRates(prediction: RunPrediction | undefined): string {
+  if (!prediction) return "no model figure";
+  return `model ${prediction.windowProofsPerHour.toFixed(1)}/h over this window, ${prediction.proofsPerHour.toFixed(1)}/h steady`;
+}
 
 /** The closing comparison: the tuned config against the incident's own, both in machine time. */
 export function formatDemoSummary(result: DemoResult): string {
@@ -74,12 +80,12 @@ export function formatDemoSummary(result: DemoResult): string {
   lines.push(
     "",
     `== side by side (${machineTime}; minimum ${result.minProofsPerHour} proofs/h, an example: the incidents' value is not stated, only that 35.9/h fell below it)`,
-    `   tuned:     ${tunedSettings}; ${tuned ? `${tuned.proofsPerHour.toFixed(1)} proofs/h simulated (model ${rec.predicted.proofsPerHour.toFixed(1)}): ${tuned.verdict.status}` : "not run"}`,
-    `   incident:  ${run.label}; ${incidentOutcome}${exit ? "" : ` (model ${predicted.proofsPerHour.toFixed(1)})`}: ${incident.verdict.status}`,
+    `   tuned:     ${tunedSettings}; ${tuned ? `${tuned.proofsPerHour.toFixed(1)} proofs/h simulated (${modelRates(result.model.tuned)}): ${tuned.verdict.status}` : "not run"}`,
+    `   incident:  ${run.label}; ${incidentOutcome}${exit ? "" : ` (${modelRates(predicted)})`}: ${incident.verdict.status}`,
     ...(result.model.whyNotTuned
       ? [`   why the tuner did not pick the hand-set config: ${result.model.whyNotTuned}`]
       : []),
-    `   (model: proofs/h in steady state, the law the simulator runs; a ${incident.count}-proof window also pays the restarted daemon's parameter load and the pipeline's fill, so it reads lower)`,
+    `   (model: the law the simulator runs; "window" includes the restarted daemon's parameter load and the first proofs' latency, as the ${incident.count}-proof benchmark does)`,
     "",
     "A model predicts and a benchmark decides: on a real GPU machine run `cuzkit tune --detect` and `cuzkit bench --spawn ...` (see the README).",
   );
