@@ -4,6 +4,7 @@ import {
   type HardwareSpec,
   modelConstants as K,
   modelDaemon,
+  partitionsPerProof,
   readCuzkConfig,
 } from "@cuzkit/core";
 
@@ -59,6 +60,23 @@ function reusesPceFile(toml: string): boolean {
   return readCuzkConfig(toml).config.dialect === "partition-workers";
 }
 
+/**
+ * When the first proof of a freshly started daemon with a PCE file completes: the parameter load,
+ * its partitions' synthesis in waves of the slots (each slot held for the CPU side's time per
+ * proof x slots / partitions, as the simulator runs it), the GPU stage of the last wave, assembly.
+ */
+function firstWarmProofSec(hardware: HardwareSpec, model: ReturnType<typeof modelDaemon>): number {
+  const t = model.timing;
+  const partitions = partitionsPerProof.porep;
+  const slots = Math.max(1, model.memory.steady.synthesizingPartitions);
+  const perWave = Math.min(slots, partitions);
+  const waves = Math.ceil(partitions / perWave);
+  const lastWave = partitions - (waves - 1) * perWave;
+  const slotSec = (t.cpuSideSecPerProof * slots) / partitions;
+  const gpuTailSec = (lastWave * t.gpuSecPerPartition) / Math.max(1, hardware.gpus.length);
+  return K.srsLoadSec.value + waves * slotSec + gpuTailSec + K.perProofOverheadSec.value;
+}
+
 /** Predicts, from core's daemon model, the phases of a demo run on `hardware`, and which one OOM-kills it. */
 export function predictDemoRun(hardware: HardwareSpec, run: DemoRunPlan): RunPrediction {
   const config = readCuzkConfig(run.configToml).config;
@@ -104,7 +122,7 @@ export function predictDemoRun(hardware: HardwareSpec, run: DemoRunPlan): RunPre
   const t = full.timing;
   const concurrent = Math.min(run.count, run.concurrency);
   const windowSec = restartsOntoPce
-    ? K.srsLoadSec.value + t.proofLatencySec + Math.max(0, run.count - 1) * t.secPerProof
+    ? firstWarmProofSec(hardware, full) + Math.max(0, run.count - 1) * t.secPerProof
     : t.worstCaseProofSec -
       (run.warmupConfigToml === undefined ? K.srsLoadSec.value : 0) +
       Math.max(0, run.count - concurrent) * t.secPerProof;
