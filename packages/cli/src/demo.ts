@@ -11,6 +11,7 @@ import {
 import { porepRequest } from "@cuzkit/client";
 import {
   type DaemonDialect,
+  formatBytes,
   type HardwareSpec,
   hardwareFrom,
   InvalidInputError,
@@ -20,6 +21,7 @@ import {
 import { createSyntheticC1 } from "@cuzkit/sim";
 import { type CheckResult, checkConfig, emitCuzkToml, type Recommendation, recommend } from "@cuzkit/tuner";
 import { stringify as toToml } from "smol-toml";
+import { predictDemoRun, type RunPrediction } from "./demo-prediction.js";
 import { createSimSupervisor } from "./sim-supervisor.js";
 
 /** The hand-set config an incident ran, replayed on its simulated machine. */
@@ -149,9 +151,46 @@ export interface DemoResult {
   minProofsPerHour: number;
   tuned: { recommendation: Recommendation; report: BenchmarkReport | undefined };
   incident: { run: IncidentRun; check: CheckResult; report: BenchmarkReport };
+  /** What core's daemon model (the law the simulator runs) predicts for both runs. */
+  model: DemoModelComparison;
 }
 
-interface SimRun {
+/** The model's view of both runs, and why the tuner's pick is not the faster one when it is not. */
+export interface DemoModelComparison {
+  /** The tuned run, phase by phase; undefined when nothing fits. */
+  tuned: RunPrediction | undefined;
+  /** The hand-set run, phase by phase. */
+  incident: RunPrediction;
+  /** Set when the hand-set config makes more proofs/h than the tuner's pick under the model: why the tuner did not pick it. */
+  whyNotTuned?: string | undefined;
+}
+
+/** Compares both runs under the model; explains a hand-set config the model rates faster than the tuner's pick. */
+export function compareUnderModel(
+  hardware: HardwareSpec,
+  recommendation: Recommendation,
+  tuned: SimRun | undefined,
+  incident: SimRun,
+): DemoModelComparison {
+  const incidentPrediction = predictDemoRun(hardware, incident);
+  const tunedPrediction = tuned ? predictDemoRun(hardware, tuned) : undefined;
+  if (!tunedPrediction || incidentPrediction.proofsPerHour <= tunedPrediction.proofsPerHour) {
+    return { tuned: tunedPrediction, incident: incidentPrediction };
+  }
+  const rate = `${incidentPrediction.proofsPerHour.toFixed(1)} proofs/h vs ${tunedPrediction.proofsPerHour.toFixed(1)}`;
+  const usable = formatBytes(hardware.usableRamBytes);
+  const oom = incidentPrediction.phases.find((phase) => phase.oom);
+  const allowed = recommendation.predicted.allowedPeakBytes;
+  const whyNotTuned = oom
+    ? `the hand-set config would be faster in steady state (${rate}), but the model expects this run of it to be OOM-killed in the ${oom.phase} phase (peak ${formatBytes(oom.peakBytes)} vs ${usable} usable)`
+    : incidentPrediction.peakBytes > allowed
+      ? `the hand-set config is faster under the model (${rate}), but its peak ${formatBytes(incidentPrediction.peakBytes)} leaves less than the tuner's ${formatBytes(recommendation.predicted.safetyMarginBytes)} safety margin below ${usable} usable; the tuner's pick peaks at ${formatBytes(tunedPrediction.peakBytes)}`
+      : `the hand-set config is faster under the model (${rate}) and fits: the tuner's search missed it`;
+  return { tuned: tunedPrediction, incident: incidentPrediction, whyNotTuned };
+}
+
+/** One run of the demo on the simulated machine. */
+export interface SimRun {
   configToml: string;
   warmupConfigToml?: string | undefined;
   count: number;
@@ -223,13 +262,20 @@ function modelledSeconds(hardware: HardwareSpec, run: SimRun): number {
   return Number.isFinite(sec) ? sec : 0;
 }
 
-/**
- * Tunes a machine from the incidents, benchmarks the tuned config on the simulated daemon
- * (warmup with the warmup plan, wait for the PCE file, restart, timed batch), then replays the
- * incident's own config on the same simulated machine. Both reports are in machine time and
- * judged against an example minimum (40 proofs/h).
- */
-export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
+/** The two runs of a demo, before anything runs. */
+export interface DemoPlan {
+  machine: string;
+  hardware: HardwareSpec;
+  recommendation: Recommendation;
+  /** The tuned run; undefined when nothing fits. */
+  tuned: SimRun | undefined;
+  /** The incident's own config, replayed. */
+  incident: SimRun;
+  incidentRun: IncidentRun;
+}
+
+/** Resolves the machine, tunes it and lays out both runs (nothing runs). */
+export function planDemo(options: DemoOptions = {}): DemoPlan {
   const profileName = options.profile ?? defaultDemoProfile;
   const profile = options.hardware ? undefined : demoProfiles[profileName];
   if (!options.hardware && !profile) {
@@ -239,12 +285,9 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
   }
   const hardware = options.hardware ?? (profile as DemoProfile).hardware;
   const incidentRun = profile?.incident ?? defaultIncident;
-  const dialect = options.dialect ?? "partition-workers";
   const proofs = options.proofs ?? 12;
-  const minProofsPerHour = options.minProofsPerHour ?? exampleMinProofsPerHour;
-  const recommendation = recommend(hardware, { dialect });
-
-  const tunedRun: SimRun | undefined = recommendation.feasible
+  const recommendation = recommend(hardware, { dialect: options.dialect ?? "partition-workers" });
+  const tuned: SimRun | undefined = recommendation.feasible
     ? {
         configToml: emitCuzkToml(recommendation),
         warmupConfigToml: recommendation.warmup.restart ? toToml(recommendation.warmup.config) : undefined,
@@ -252,12 +295,34 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
         concurrency: recommendation.bench.concurrency,
       }
     : undefined;
-  const replay: SimRun = {
+  const incident: SimRun = {
     configToml: incidentRun.toml,
     warmupConfigToml: incidentRun.warmupToml,
     count: proofs,
     concurrency: incidentRun.concurrency,
   };
+  return {
+    machine: profile?.description ?? "the given machine",
+    hardware,
+    recommendation,
+    tuned,
+    incident,
+    incidentRun,
+  };
+}
+
+/**
+ * Tunes a machine from the incidents, benchmarks the tuned config on the simulated daemon
+ * (warmup with the warmup plan, wait for the PCE file, restart, timed batch), then replays the
+ * incident's own config on the same simulated machine. Both reports are in machine time and
+ * judged against an example minimum (40 proofs/h).
+ */
+export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
+  const plan = planDemo(options);
+  const { hardware, recommendation, incidentRun } = plan;
+  const tunedRun = plan.tuned;
+  const replay = plan.incident;
+  const minProofsPerHour = options.minProofsPerHour ?? exampleMinProofsPerHour;
   // Scale machine time so both runs together take about targetSeconds of real time.
   const modelled = (tunedRun ? modelledSeconds(hardware, tunedRun) : 0) + modelledSeconds(hardware, replay);
   const timeScale = Math.min(0.05, Math.max(1e-4, (options.targetSeconds ?? 20) / Math.max(1, modelled)));
@@ -270,7 +335,11 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
   const tunedReport = tunedRun
     ? await benchOnSim(hardware, timeScale, minProofsPerHour, tunedRun, progress("tuned"))
     : undefined;
-  const check = checkConfig(hardware, incidentRun.toml, { concurrency: incidentRun.concurrency });
+  // Checked as the daemon the file is written for reads it (the one the simulator runs).
+  const check = checkConfig(hardware, incidentRun.toml, {
+    concurrency: incidentRun.concurrency,
+    dialect: readCuzkConfig(incidentRun.toml).config.dialect,
+  });
   const incidentReport = await benchOnSim(
     hardware,
     timeScale,
@@ -279,11 +348,12 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     progress("incident"),
   );
   return {
-    machine: profile?.description ?? "the given machine",
+    machine: plan.machine,
     hardware,
     timeScale,
     minProofsPerHour,
     tuned: { recommendation, report: tunedReport },
     incident: { run: incidentRun, check, report: incidentReport },
+    model: compareUnderModel(hardware, recommendation, tunedRun, replay),
   };
 }

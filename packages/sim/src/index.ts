@@ -16,6 +16,7 @@ export {
   type SimDaemonOptions,
   type SimFaults,
 } from "./options.js";
+export type { OomDetail } from "./pipeline.js";
 export type { ReceivedCallQuery, SimRpcMethod } from "./received-calls.js";
 export type { SimScheduler } from "./scheduler.js";
 export {
@@ -27,4 +28,9 @@ export {
   type SimStats,
   startSimDaemon,
 } from "./sim-daemon.js";
+export {
+  type SimulatedRun,
+  type SimulateProofsOptions,
+  simulateProofs,
+} from "./simulate-proofs.js";
 export type { StatusJson } from "./status-views.js";

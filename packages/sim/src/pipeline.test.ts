@@ -1,4 +1,4 @@
-import { type DaemonConfig, GiB, type HardwareSpec, hardwareFrom } from "@cuzkit/core";
+import { type DaemonConfig, type HardwareSpec, hardwareFrom, modelDaemon } from "@cuzkit/core";
 import { describe, expect, it } from "vitest";
 import { defaultSimConfig, defaultSimHardware } from "./options.js";
 import { createPipeline, type OomDetail, type PipelineJobSpec, type ProofOutcome } from "./pipeline.js";
@@ -158,37 +158,34 @@ describe("pipeline failures", () => {
 });
 
 describe("pipeline memory", () => {
-  it("tracks resident parameters, partition working sets and per-proof state, then the PCE", () => {
-    const { scheduler, model, pipeline, memory, submit } = setup();
+  it("peaks at core's cold-start peak when the next proof overlaps the PCE extraction, then holds parameters and PCE", () => {
+    const hardware = defaultSimHardware();
+    const config = defaultSimConfig();
+    const { scheduler, model, pipeline, memory, submit } = setup({ hardware, config });
     submit({ jobId: "a" });
     submit({ jobId: "b" });
-    const porep = model.kinds.porep;
     let maxSynthesizing = 0;
     for (let t = 0; scheduler.pendingTimers() > 0 && t < 10_000; t++) {
       scheduler.advance(1000);
       maxSynthesizing = Math.max(maxSynthesizing, pipeline.snapshot().synthesizing);
     }
     expect(maxSynthesizing).toBe(4);
-    const srs = model.srsBytes["porep-32g"];
-    const peak = Math.max(...memory);
-    expect(peak).toBeGreaterThanOrEqual(srs + 4 * porep.synthesisBytes + 2 * porep.inFlightBytes);
-    expect(peak).toBeLessThan(250 * GiB);
-    expect(memory.at(-1)).toBe(srs + model.pceBytes["porep-32g"]);
+    const expected = modelDaemon(hardware, config, { kind: "porep", concurrency: 2 });
+    expect(Math.max(...memory)).toBe(expected.memory["cold-start"].peakBytes);
+    expect(memory.at(-1)).toBe(model.srsBytes["porep-32g"] + model.pceBytes["porep-32g"]);
   });
 
   it("is OOM-killed when a config overshoots usable RAM, and stops all work", () => {
     const hardware = hardwareFrom({ ram: "128GiB", cores: 32, gpus: "2xRTX3090" });
-    const { scheduler, model, ooms, outcomes, submit } = setup({
-      hardware,
-      config: { ...defaultSimConfig(), partitionWorkers: 10 },
-    });
+    const config = { ...defaultSimConfig(), partitionWorkers: 10 };
+    const { scheduler, ooms, outcomes, submit } = setup({ hardware, config });
     submit({ jobId: "a" });
     scheduler.runAll();
+    const expected = modelDaemon(hardware, config, { kind: "porep", concurrency: 1 }).memory.warmup;
+    expect(expected.peakBytes).toBeGreaterThan(hardware.usableRamBytes);
     expect(ooms).toHaveLength(1);
     expect(ooms[0]!.memoryInUseBytes).toBeGreaterThan(hardware.usableRamBytes);
-    expect(ooms[0]!.memoryInUseBytes).toBeLessThanOrEqual(
-      model.srsBytes["porep-32g"] + model.kinds.porep.inFlightBytes + 10 * model.kinds.porep.synthesisBytes,
-    );
+    expect(ooms[0]!.memoryInUseBytes).toBeLessThanOrEqual(expected.peakBytes);
     expect(outcomes.size).toBe(0);
     expect(scheduler.pendingTimers()).toBe(0);
   });

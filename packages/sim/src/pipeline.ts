@@ -5,8 +5,10 @@ import type { SimScheduler } from "./scheduler.js";
 // The simulated proving pipeline of one daemon run. A proof goes: dispatch (at most
 // synthesis_concurrency at once; loads the circuit's parameters on first use) -> its partitions
 // wait for a synthesis slot (at most the model's synthesizing partitions at once) -> synthesis
-// -> a GPU worker -> assembly -> done. Memory in use is tracked at every step with the model's
-// constants; when it exceeds usable RAM the daemon is OOM-killed (onOom). After the first
+// -> a GPU worker -> assembly -> done. Memory in use is recomputed at every step with core's
+// envelope (see pipeline-model.ts): parameters and PCE resident or being built, the extraction
+// transient, the working set of the partitions synthesizing at once, per-proof state beyond the
+// envelope's baseline; when it exceeds usable RAM the daemon is OOM-killed (onOom). After the first
 // completed proof of a kind, its PCE is extracted in the background; until then synthesis is
 // slower by the model's cold factor.
 
@@ -165,6 +167,12 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   let seq = 0;
   let activeDispatch = 0;
   let synthesizing = 0;
+  // What memory in use is made of; memory is recomputed from these at every change.
+  let residentBytes = 0;
+  let transientBytes = 0;
+  const synthesizingByKind = new Map<ProofKind, number>();
+  let gpuStageBytes = 0;
+  const inFlight = new Set<Job>();
   const dispatchQueue: Job[] = [];
   const synthQueue: Partition[] = [];
   const gpuQueue: Partition[] = [];
@@ -192,9 +200,22 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     timers.clear();
   };
 
-  /** Adds bytes in use; returns false when that OOM-killed the daemon. */
-  const allocate = (bytes: number): boolean => {
-    memory += bytes;
+  /** Memory in use from the pipeline's state, by the model's law. */
+  const memoryNow = (): number => {
+    let bytes = residentBytes + transientBytes + gpuStageBytes;
+    for (const [kind, count] of synthesizingByKind) bytes += model.workingSetBytes(count, kind);
+    let rank = 0;
+    let porepInFlight = false;
+    for (const job of inFlight) {
+      if (rank++ >= model.inFlightBaseline) bytes += model.kinds[job.spec.kind].inFlightBytes;
+      if (job.spec.kind === "porep") porepInFlight = true;
+    }
+    return porepInFlight ? Math.max(bytes, model.porepBatchPeakBytes) : bytes;
+  };
+
+  /** Recomputes memory in use after a change; returns false when that OOM-killed the daemon. */
+  const updateMemory = (): boolean => {
+    memory = memoryNow();
     deps.onMemory?.(memory);
     if (memory > deps.usableRamBytes) {
       const detail = { memoryInUseBytes: memory, usableRamBytes: deps.usableRamBytes };
@@ -204,9 +225,9 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     }
     return true;
   };
-  const release = (bytes: number) => {
-    memory = Math.max(0, memory - bytes);
-    deps.onMemory?.(memory);
+  const setSynthesizing = (kind: ProofKind, delta: number) => {
+    synthesizing += delta;
+    synthesizingByKind.set(kind, (synthesizingByKind.get(kind) ?? 0) + delta);
   };
 
   const pceResident = (kind: ProofKind) => pce.get(circuitForKind[kind]) === "resident";
@@ -215,7 +236,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     job.finishedAt = scheduler.now();
     // /status keeps a finished partitioned proof for a while; one that never started is dropped.
     if (job.registeredAt === undefined) jobs.delete(job);
-    release(model.kinds[job.spec.kind].inFlightBytes);
+    inFlight.delete(job);
+    updateMemory();
     if (outcome.status === "completed") extractPce(job.spec.kind);
     job.onDone(outcome);
   };
@@ -224,11 +246,15 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const circuit = circuitForKind[kind];
     if (pce.has(circuit)) return;
     pce.set(circuit, "extracting");
-    if (!allocate(model.pceExtractionBytes)) return;
+    // The PCE being built counts from the start, with the extraction's working memory on top
+    // (the model's cold-start peak: PCE + transient + the next proofs' synthesis).
+    residentBytes += model.pceBytes[circuit];
+    transientBytes += model.pceExtractionBytes;
+    if (!updateMemory()) return;
     after(model.pceExtractionSec, () => {
-      release(model.pceExtractionBytes);
+      transientBytes -= model.pceExtractionBytes;
       pce.set(circuit, "resident");
-      if (!allocate(model.pceBytes[circuit])) return;
+      updateMemory();
       deps.onPceExtracted?.(circuit);
       pumpSynthesis();
     });
@@ -247,12 +273,13 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     }
     const loading: SrsState = { state: "loading", waiters: [ready] };
     srs.set(circuit, loading);
-    if (!allocate(model.srsBytes[circuit])) return;
+    residentBytes += model.srsBytes[circuit];
     if (deps.pceCached(circuit) && !pce.has(circuit)) {
       // A PCE file from an earlier run is loaded along with the parameters.
       pce.set(circuit, "resident");
-      if (!allocate(model.pceBytes[circuit])) return;
+      residentBytes += model.pceBytes[circuit];
     }
+    if (!updateMemory()) return;
     after(model.srsLoadSec, () => {
       srs.set(circuit, { state: "loaded", lastUsedAt: scheduler.now() });
       for (const waiter of loading.waiters) if (!disposed) waiter();
@@ -287,19 +314,22 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   };
 
   const startSynthesis = (partition: Partition) => {
-    const figures = model.kinds[partition.job.spec.kind];
-    const warm = pceResident(partition.job.spec.kind);
-    synthesizing++;
+    const kind = partition.job.spec.kind;
+    const figures = model.kinds[kind];
+    const warm = pceResident(kind);
+    setSynthesizing(kind, 1);
     partition.state = "synthesizing";
-    if (!allocate(figures.synthesisBytes)) return;
-    const synthesisSec = figures.synthesisSec * (warm ? 1 : model.coldSynthesisFactor);
+    if (!updateMemory()) return;
+    let sameKind = 0;
+    for (const job of inFlight) if (job.spec.kind === kind) sameKind++;
+    const synthesisSec = model.synthesisSecAt(kind, warm, sameKind) * (warm ? 1 : model.coldSynthesisFactor);
     after(synthesisSec, () => {
-      synthesizing--;
+      setSynthesizing(kind, -1);
       partition.state = "synth_done";
       // The modelled duration, not the timer's: a late timer on a busy machine is not the daemon's time.
       partition.synthMs = realMs(synthesisSec);
-      release(figures.synthesisBytes);
-      if (!allocate(figures.gpuStageBytes)) return;
+      gpuStageBytes += figures.gpuStageBytes;
+      if (!updateMemory()) return;
       insertByJobOrder(gpuQueue, partition);
       pumpGpu();
       pumpSynthesis();
@@ -319,7 +349,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         worker.partition = undefined;
         partition.state = "done";
         partition.gpuMs = realMs(figures.gpuWorkerSec);
-        release(figures.gpuStageBytes);
+        gpuStageBytes -= figures.gpuStageBytes;
+        updateMemory();
         const job = partition.job;
         job.partitionsDone++;
         if (job.partitionsDone === job.partitions.length) after(figures.overheadSec, () => complete(job));
@@ -376,7 +407,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         gpuMs: null,
       }));
       if (spec.kind === "porep" || spec.kind === "snap") jobs.add(job);
-      if (!allocate(figures.inFlightBytes)) return;
+      inFlight.add(job);
+      if (!updateMemory()) return;
       // Higher priority first, then submission order.
       const at = dispatchQueue.findIndex((queued) => queued.spec.priority < spec.priority);
       if (at < 0) dispatchQueue.push(job);

@@ -8,6 +8,7 @@ import {
   exampleMinProofsPerHour,
   runDemo,
 } from "../demo.js";
+import { formatRunPrediction, type RunPrediction } from "../demo-prediction.js";
 import {
   addHardwareOptions,
   describesMachine,
@@ -30,16 +31,26 @@ interface DemoFlags extends HardwareFlags {
 const gib = (bytes: number) => formatBytes(bytes);
 const machineTime = "machine time";
 
+/** "model 120.3/h over this window, 147.6/h steady". */
+function modelRates(prediction: RunPrediction | undefined): string {
+  if (!prediction) return "no model figure";
+  return `model ${prediction.windowProofsPerHour.toFixed(1)}/h over this window, ${prediction.proofsPerHour.toFixed(1)}/h steady`;
+}
+
 /** The closing comparison: the tuned config against the incident's own, both in machine time. */
 export function formatDemoSummary(result: DemoResult): string {
   const rec = result.tuned.recommendation;
   const { check, report: incident, run } = result.incident;
+  const predicted = result.model.incident;
   const lines = ["", `== the incident's own config on the same machine (${machineTime})`];
   lines.push(
     `   ${run.label}`,
-    `   the model predicts: peak ${gib(check.peakBytes)} vs ${gib(check.usableRamBytes)} usable${check.oom ? `: OOM kill expected${check.oomPhase ? ` (${check.oomPhase} peak)` : ""}` : ": fits"}`,
+    `   the model predicts for this run (peak ${gib(predicted.peakBytes)} vs ${gib(predicted.usableRamBytes)} usable${predicted.oomPhase ? `: OOM kill expected in the ${predicted.oomPhase} phase` : ": fits"}):`,
   );
-  for (const problem of check.problems) lines.push(`   - ${problem}`);
+  for (const line of formatRunPrediction(predicted)) lines.push(`   - ${line}`);
+  // The run's own phases replace the check's OOM lines, which judge the timed config without its warmup plan.
+  for (const problem of check.problems.filter((p) => !p.startsWith("OOM expected")))
+    lines.push(`   - ${problem}`);
   const exit = incident.daemonExits[0];
   lines.push(
     `   the simulated run: ${incident.completed} of ${incident.count} timed proofs completed${exit ? "; then the daemon process ended:" : "; the daemon never died"}`,
@@ -51,8 +62,11 @@ export function formatDemoSummary(result: DemoResult): string {
     );
     for (const line of exit.logTail.slice(-4)) lines.push(`     | ${line}`);
   }
-  if (check.oom && !exit)
-    lines.push("   (the model's prediction is conservative; the simulated run is the benchmark here)");
+  // The simulator runs the model's law: a disagreement is a bug to report, not a story to tell.
+  if (predicted.oomPhase && !exit)
+    lines.push("   (the model expected an OOM kill that the simulated run did not have: please report this)");
+  if (!predicted.oomPhase && exit)
+    lines.push("   (the daemon ended although the model expected no OOM kill: see the exit above)");
   lines.push(`   verdict: ${incident.verdict.status}: ${incident.verdict.reason}`);
   const tuned = result.tuned.report;
   const tunedSettings = rec.feasible
@@ -66,8 +80,12 @@ export function formatDemoSummary(result: DemoResult): string {
   lines.push(
     "",
     `== side by side (${machineTime}; minimum ${result.minProofsPerHour} proofs/h, an example: the incidents' value is not stated, only that 35.9/h fell below it)`,
-    `   tuned:     ${tunedSettings}; ${tuned ? `${tuned.proofsPerHour.toFixed(1)} proofs/h simulated (model ${rec.predicted.proofsPerHour.toFixed(1)}): ${tuned.verdict.status}` : "not run"}`,
-    `   incident:  ${run.label}; ${incidentOutcome}: ${incident.verdict.status}`,
+    `   tuned:     ${tunedSettings}; ${tuned ? `${tuned.proofsPerHour.toFixed(1)} proofs/h simulated (${modelRates(result.model.tuned)}): ${tuned.verdict.status}` : "not run"}`,
+    `   incident:  ${run.label}; ${incidentOutcome}${exit ? "" : ` (${modelRates(predicted)})`}: ${incident.verdict.status}`,
+    ...(result.model.whyNotTuned
+      ? [`   why the tuner did not pick the hand-set config: ${result.model.whyNotTuned}`]
+      : []),
+    `   (model: the law the simulator runs; "window" includes the restarted daemon's parameter load and the first proofs' latency, as the ${incident.count}-proof benchmark does)`,
     "",
     "A model predicts and a benchmark decides: on a real GPU machine run `cuzkit tune --detect` and `cuzkit bench --spawn ...` (see the README).",
   );
@@ -147,7 +165,7 @@ export function createDemoCommand(io: CliIO): Command {
       outputs.incident?.finish();
       if (flags.json) {
         io.stdout.write(
-          `${JSON.stringify({ machine: result.machine, timeScale: result.timeScale, time: machineTime, minProofsPerHour: result.minProofsPerHour, tuned: result.tuned.report, incident: result.incident.report, incidentCheck: { oom: result.incident.check.oom, peakBytes: result.incident.check.peakBytes, problems: result.incident.check.problems } }, null, 2)}\n`,
+          `${JSON.stringify({ machine: result.machine, timeScale: result.timeScale, time: machineTime, minProofsPerHour: result.minProofsPerHour, tuned: result.tuned.report, incident: result.incident.report, incidentCheck: { oom: result.model.incident.oomPhase !== undefined, oomPhase: result.model.incident.oomPhase, peakBytes: result.model.incident.peakBytes, problems: result.incident.check.problems.filter((p) => !p.startsWith("OOM expected")) }, model: result.model }, null, 2)}\n`,
         );
         return;
       }

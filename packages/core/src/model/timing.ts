@@ -97,6 +97,36 @@ function combineBounds(bounds: number[]): number {
   return top * finite.reduce((sum, b) => sum + (b / top) ** n, 0) ** (1 / n);
 }
 
+/** What starvedPoolSecPerProof needs. */
+interface StarvedPoolInput {
+  partitions: number;
+  slots: number;
+  concurrency: number;
+  cpuSideSecPerProof: number;
+  gpuSec: number;
+  gpus: number;
+  scale: number;
+}
+
+/**
+ * Seconds per proof when the proofs in flight cannot keep the synthesis slots fed: more slots
+ * than the partitions of the other proofs while one is on the GPU (slots > (concurrency - 1) x
+ * partitions). The partitions then synthesize together in waves (each slot holding one for the
+ * CPU side's time per proof x slots / partitions), reach the GPUs in one burst and queue there:
+ * on average a proof waits for half the burst of the proofs in flight. 0 when the pool is fed.
+ */
+function starvedPoolSecPerProof(input: StarvedPoolInput): number {
+  const { partitions, slots, concurrency, cpuSideSecPerProof, gpuSec, gpus, scale } = input;
+  if (slots <= 0 || slots <= (concurrency - 1) * partitions) return 0;
+  if (!Number.isFinite(cpuSideSecPerProof) || !Number.isFinite(gpuSec) || gpus === 0) return 0;
+  const perWave = Math.min(slots, partitions);
+  const waves = Math.ceil(partitions / perWave);
+  const lastWave = partitions - (waves - 1) * perWave;
+  const slotSec = (cpuSideSecPerProof * slots) / partitions;
+  const gpuBurstSec = (((concurrency + 1) / 2) * lastWave * gpuSec) / gpus;
+  return (waves * slotSec + gpuBurstSec + K.perProofOverheadSec.value * scale) / concurrency;
+}
+
 /**
  * Throughput and latency of the daemon. Steady state: seconds per proof combine three
  * bounds: the partitions synthesizing at once (partitions x synthesis time / partitions at
@@ -142,7 +172,21 @@ export function estimateTiming(
     K.perProofOverheadSec.value * scale;
 
   const capacitySec = combineBounds([synthesisSecPerProof, gpuSecPerProof, cpuSecPerProof]);
-  const latencyBoundSec = singleProofSec / concurrency;
+  const cpuSideSecPerProof = combineBounds([synthesisSecPerProof, cpuSecPerProof]);
+  const latencyBoundSec = Math.max(
+    singleProofSec / concurrency,
+    winning
+      ? 0
+      : starvedPoolSecPerProof({
+          partitions,
+          slots: p,
+          concurrency,
+          cpuSideSecPerProof,
+          gpuSec,
+          gpus,
+          scale,
+        }),
+  );
   const secPerProof = Math.max(capacitySec, latencyBoundSec);
   const largest = Math.max(synthesisSecPerProof, gpuSecPerProof, cpuSecPerProof);
   const bottleneck: Bottleneck =
@@ -178,7 +222,7 @@ export function estimateTiming(
     synthesisSecPerProof,
     cpuSecPerProof,
     gpuSecPerProof,
-    cpuSideSecPerProof: combineBounds([synthesisSecPerProof, cpuSecPerProof]),
+    cpuSideSecPerProof,
     singleProofSec,
     secPerProof,
     proofsPerHour: Number.isFinite(secPerProof) && secPerProof > 0 ? 3600 / secPerProof : 0,
