@@ -46,6 +46,8 @@ export type { FleetDecision, FleetMember, FleetPlanInput, FleetTarget } from "./
 export {
   FleetBudgetError,
   FleetConfigError,
+  FleetCurioDbError,
+  FleetCurioNodeError,
   FleetError,
   type FleetErrorCode,
   type FleetErrorOptions,
