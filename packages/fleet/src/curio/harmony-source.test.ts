@@ -103,7 +103,10 @@ describe("Curio's HarmonyDB as a production source", () => {
     const harmony = openHarmonySource({ url: postgres.url, schema: "no_such_schema" });
     try {
       const error = await harmony.machines().catch((e: unknown) => e);
-      expect(error).toMatchObject({ code: "FLEET_CURIO_DB", hint: expect.stringContaining("--curio-schema") });
+      expect(error).toMatchObject({
+        code: "FLEET_CURIO_DB",
+        hint: expect.stringContaining("--curio-schema"),
+      });
       expect((error as Error).message).not.toContain(new URL(postgres.url).password);
     } finally {
       await harmony.close();
@@ -120,7 +123,12 @@ describe("Curio's HarmonyDB as a production source", () => {
     try {
       await harmony.check();
       expect(await harmony.machines()).toStrictEqual([
-        { id: 1, hostAndPort: "203.0.113.5:12300", unschedulable: false, name: "cuzkit-fleet-default-i-0000000a" },
+        {
+          id: 1,
+          hostAndPort: "203.0.113.5:12300",
+          unschedulable: false,
+          name: "cuzkit-fleet-default-i-0000000a",
+        },
         // Curio writes "" when started without --name: unnamed.
         { id: 2, hostAndPort: "203.0.113.9:12300", unschedulable: false, name: undefined },
       ]);
@@ -150,7 +158,9 @@ describe("Curio's HarmonyDB as a production source", () => {
       const old = postgres.freshSchema("curio");
       await seedCurio(old);
       await postgres.query(`ALTER TABLE ${old}.harmony_machine_details DROP COLUMN machine_name`);
-      expect(await checked(postgres.url, old)).toMatchObject({ hint: expect.stringContaining("machine_name") });
+      expect(await checked(postgres.url, old)).toMatchObject({
+        hint: expect.stringContaining("machine_name"),
+      });
     });
 
     it("wrong credentials, without the password", async () => {

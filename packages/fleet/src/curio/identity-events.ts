@@ -37,7 +37,7 @@ export async function noteCurioConflict(
   await ctx.store.appendEvent(instanceId, conflictType, { reason, curioMachineIds: [...candidateIds] });
 }
 
-/** Records a mapping's conflicts, and clears the flag of instances matched again. */
+/** Records a mapping's conflicts, and clears the flag of instances no longer in conflict. */
 export async function noteCurioMapping(ctx: ManagerContext, mapping: CurioMapping): Promise<void> {
   for (const c of mapping.conflicts)
     await noteCurioConflict(
@@ -46,12 +46,17 @@ export async function noteCurioMapping(ctx: ManagerContext, mapping: CurioMappin
       c.reason,
       c.candidates.map((m) => m.id),
     );
-  for (const m of mapping.matched) {
-    if ((await latestIdentityEvent(ctx.store, m.instance.id))?.type !== conflictType) continue;
-    await ctx.store.appendEvent(m.instance.id, resolvedType, {
+  const settled = [
+    ...mapping.matched.map((m) => ({
+      id: m.instance.id,
       curioMachineId: m.machine.id,
       matchedBy: m.matchedBy,
-    });
+    })),
+    ...mapping.unmatched.map((r) => ({ id: r.id, curioMachineId: null, matchedBy: null })),
+  ];
+  for (const { id, ...detail } of settled) {
+    if ((await latestIdentityEvent(ctx.store, id))?.type !== conflictType) continue;
+    await ctx.store.appendEvent(id, resolvedType, detail);
   }
 }
 

@@ -24,6 +24,8 @@ export interface CurioIdentityConflict {
 export interface CurioMapping {
   matched: CurioInstance[];
   conflicts: CurioIdentityConflict[];
+  /** Live instances with no Curio node (yet). */
+  unmatched: InstanceRecord[];
 }
 
 /**
@@ -50,9 +52,9 @@ export async function mapCurioInstances(
   ctx: ManagerContext,
   harmony: HarmonySource | undefined = ctx.curio?.harmony,
 ): Promise<CurioMapping> {
-  if (harmony === undefined) return { matched: [], conflicts: [] };
+  if (harmony === undefined) return { matched: [], conflicts: [], unmatched: [] };
   const live = (await ctx.store.list()).filter((r) => r.vastId !== undefined && mayBeBilling(r.state));
-  if (live.length === 0) return { matched: [], conflicts: [] };
+  if (live.length === 0) return { matched: [], conflicts: [], unmatched: [] };
   const machines = await harmony.machines();
   const matched: CurioInstance[] = [];
   const conflicts: CurioIdentityConflict[] = [];
@@ -69,7 +71,11 @@ export async function mapCurioInstances(
       });
     else unnamed.push(instance);
   }
-  if (unnamed.length === 0) return { matched, conflicts };
+  const withNode = () => {
+    const found = new Set([...matched, ...conflicts].map((c) => c.instance.id));
+    return { matched, conflicts, unmatched: live.filter((r) => !found.has(r.id)) };
+  };
+  if (unnamed.length === 0) return withNode();
   // The fallback: Vast's public IP of each instance, against nodes that carry no name.
   const ipOf = new Map<number, string>();
   for await (const instance of ctx.vast.listInstances()) {
@@ -100,7 +106,7 @@ export async function mapCurioInstances(
         reason: `Curio node ${nodeText(entry.machine)} is the only one at ${entry.ip}, which instances ${sharing.join(", ")} share`,
       });
   }
-  return { matched, conflicts };
+  return withNode();
 }
 
 /** The live instances that are Curio nodes (conflicts left out: see mapCurioInstances). */
