@@ -237,7 +237,9 @@ describe("two candidates: no cordon, no destroy, an event and a flag say why", (
       const conflict = (await eventsOf(t, id)).filter((e) => e.type === "curio-identity-conflict");
       expect(conflict).toHaveLength(1);
       const reason = String(conflict[0]?.detail?.reason);
-      expect(reason).toMatch(/^Curio node \d+ \(198\.51\.100\.20:12300\) is the only one at 198\.51\.100\.20, which instances .* share$/);
+      expect(reason).toMatch(
+        /^Curio node \d+ \(198\.51\.100\.20:12300\) is the only one at 198\.51\.100\.20, which instances .* share$/,
+      );
       for (const both of [a.id, b.id]) expect(reason).toContain(both);
     }
     // The next pass does not repeat the event.
