@@ -31,13 +31,17 @@ afterEach(async () => {
 const sharedIp = "198.51.100.20";
 
 /** A fleet on a fresh Curio schema; the drain's sleeps advance the clock and call `onSleep`. */
-async function curioFleet(onSleep: (count: number) => Promise<void> | void = () => {}) {
+async function curioFleet(
+  onSleep: (count: number) => Promise<void> | void = () => {},
+  dashboard: { adminToken: string } | undefined = undefined,
+) {
   const schema = postgres.freshSchema("curio");
   await postgres.query(curioTestSchemaSql(schema));
   const source = openHarmonySource({ url: postgres.url, schema });
   harmony = source;
   let sleeps = 0;
   const t = await startTestFleet({
+    dashboard,
     curio: {
       harmony: source,
       drainPollMs: 60_000,
@@ -197,7 +201,8 @@ describe("an instance's Curio node, by identity", () => {
 
 describe("two candidates: no cordon, no destroy, an event and a flag say why", () => {
   it("two unnamed nodes at the instance's IP", async () => {
-    const { t, active, node, snapshot } = await curioFleet();
+    const adminToken = "a".repeat(32);
+    const { t, active, node, snapshot } = await curioFleet(undefined, { adminToken });
     const a = await active(1002, sharedIp);
     await node(`${sharedIp}:12300`, undefined);
     await node(`${sharedIp}:12301`, undefined);
@@ -206,6 +211,17 @@ describe("two candidates: no cordon, no destroy, an event and a flag say why", (
     expect(error).toMatchObject({
       code: "FLEET_CURIO_NODE",
       message: expect.stringContaining(`2 unnamed Curio nodes at ${sharedIp}`),
+      hint: expect.stringContaining("CURIO_NODE_NAME"),
+    });
+    // The dashboard's destroy is refused the same way, with the reason and the hint.
+    const answer = await t.app.inject({
+      method: "POST",
+      url: `/api/instances/${a.id}/destroy`,
+      headers: { authorization: `Bearer ${adminToken}` },
+    });
+    expect(answer.statusCode).toBe(409);
+    expect(answer.json()).toMatchObject({
+      error: "FLEET_CURIO_NODE",
       hint: expect.stringContaining("CURIO_NODE_NAME"),
     });
     expect(await snapshot()).toEqual(before); // nothing in Curio's tables changed
@@ -219,6 +235,17 @@ describe("two candidates: no cordon, no destroy, an event and a flag say why", (
     // The flag status and the dashboard show.
     const issues = await curioIdentityIssues(t.manager.store, await t.manager.store.list());
     expect(issues.get(a.id)).toMatch(/2 unnamed Curio nodes/);
+    const list = await t.app.inject({
+      method: "GET",
+      url: "/api/instances",
+      headers: { authorization: `Bearer ${adminToken}` },
+    });
+    expect(list.json().instances).toEqual([
+      expect.objectContaining({
+        id: a.id,
+        curioIdentityIssue: expect.stringMatching(/^2 unnamed Curio nodes at /),
+      }),
+    ]);
   });
 
   it("one unnamed node at an IP two instances share: neither is cordoned nor shown its production; naming it clears the flag", async () => {
