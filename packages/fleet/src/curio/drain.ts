@@ -21,7 +21,7 @@ export type DrainOutcome =
    */
   | "conflict";
 
-/** The last drain outcome's detail when it was a conflict (for the caller's error). */
+/** What a drain that answered "conflict" found (for the caller's error). */
 export interface DrainConflict {
   reason: string;
 }
@@ -31,7 +31,8 @@ export interface DrainConflict {
  * address) with `UPDATE harmony_machines SET unschedulable = true WHERE id = $1`, and waits until it
  * owns no `harmony_task`, or the deadline (the link's, else the longest mean work time of a
  * proving task type in the window, else 30 min). When `signal` aborts, the node is uncordoned and
- * "cancelled" is answered. Each step is an event on the instance.
+ * "cancelled" is answered. Each step is an event on the instance. When the node cannot be told
+ * apart, nothing is written to Curio, "conflict" is answered and `onConflict` (default none) hears why.
  */
 export async function cordonAndDrain(
   ctx: ManagerContext,
