@@ -142,6 +142,8 @@ const fleetHints: Readonly<Record<FleetErrorCode, CliHintRule>> = {
   FLEET_LEASE_HELD: same,
   FLEET_LEASE_LOST: same,
   FLEET_MANAGER_URL: same,
+  FLEET_CURIO_DB: same,
+  FLEET_CURIO_NODE: same,
   PARAMS_COMMAND_FAILED: "the --params-command exited non-zero; run it by hand on the machine to see why",
   NO_SAFE_CONFIG:
     "the tuner found no safe daemon config for this machine: `cuzkit tune` on it says what it lacks",

@@ -15,6 +15,8 @@ export const fleetErrorCodes = [
   "FLEET_LEASE_HELD",
   "FLEET_LEASE_LOST",
   "FLEET_MANAGER_URL",
+  "FLEET_CURIO_DB",
+  "FLEET_CURIO_NODE",
   // A failed vetting step on the machine, as the agent reports it to the manager.
   "PARAMS_COMMAND_FAILED",
   "NO_SAFE_CONFIG",
@@ -247,6 +249,36 @@ export class FleetManagerUrlError extends FleetError<"FLEET_MANAGER_URL"> {
         "FLEET_MANAGER_URL",
         false,
         "pass --manager-url https://HOST:PORT, the manager's address reachable from the rented machines",
+      ),
+    );
+  }
+}
+
+/** Curio's HarmonyDB (`--curio-db`) cannot be reached, refuses the credentials, or holds no Curio schema. */
+export class FleetCurioDbError extends FleetError<"FLEET_CURIO_DB"> {
+  constructor(message: string, options: FleetSubclassOptions = {}) {
+    super(
+      message,
+      classDefaults(
+        options,
+        "FLEET_CURIO_DB",
+        false,
+        "check --curio-db (postgres://USER@HOST:PORT/DB, or CUZKIT_CURIO_DB) and --curio-schema (default curio)",
+      ),
+    );
+  }
+}
+
+/** An instance's Curio node cannot be told apart: none found, or two candidates (nothing was cordoned). */
+export class FleetCurioNodeError extends FleetError<"FLEET_CURIO_NODE"> {
+  constructor(message: string, options: FleetSubclassOptions = {}) {
+    super(
+      message,
+      classDefaults(
+        options,
+        "FLEET_CURIO_NODE",
+        false,
+        "start each instance's Curio with its own name (the agent sets CURIO_NODE_NAME to the instance's label; pass no --name in --serve-command), or cordon the node with `curio cordon`",
       ),
     );
   }

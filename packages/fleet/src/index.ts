@@ -14,6 +14,13 @@ export {
   type HarmonySourceOptions,
   openHarmonySource,
 } from "./curio/harmony-source.js";
+export { curioIdentityIssues } from "./curio/identity-events.js";
+export {
+  type CurioIdentityConflict,
+  type CurioInstance,
+  type CurioMapping,
+  curioNodeNameOf,
+} from "./curio/machine-map.js";
 export { latestCurioRates } from "./curio/production-sync.js";
 export {
   type DeadlineInputs,
@@ -46,6 +53,8 @@ export type { FleetDecision, FleetMember, FleetPlanInput, FleetTarget } from "./
 export {
   FleetBudgetError,
   FleetConfigError,
+  FleetCurioDbError,
+  FleetCurioNodeError,
   FleetError,
   type FleetErrorCode,
   type FleetErrorOptions,

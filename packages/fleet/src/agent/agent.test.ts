@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, watch } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, watch } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { porepRequest, type SubmitProofInput } from "@cuzkit/client";
@@ -170,6 +170,39 @@ describe("runAgent", () => {
     expect(report.proofs.filter((p) => !p.warmup && p.ok)).toHaveLength(3);
     expect(report.proofs.some((p) => p.warmup)).toBe(true);
     expect(timers.active).toBe(0); // the heartbeat stopped with the agent
+  });
+
+  it("starts the serve command with CURIO_NODE_NAME set to the name the manager gave at register", async () => {
+    const stop = new AbortController();
+    const recorded = recordingReporter(() => ({ state: "active", keep: true, reason: "kept" }));
+    const reporter: AgentReporter = {
+      ...recorded.reporter,
+      register: async (body) => ({
+        ...(await recorded.reporter.register(body)),
+        curioNodeName: "cuzkit-fleet-test-i-0000abcd",
+      }),
+    };
+    const written = join(dir, "curio-node-name");
+    // The serve command (Curio here) records the name it was started with, then serves until stopped.
+    const named = new Promise<void>((resolve) => {
+      const watcher = watch(dir, (_event, file) => {
+        if (file === "curio-node-name") {
+          watcher.close();
+          resolve();
+        }
+      });
+    });
+    const outcome = runAgent(
+      options(reporter, {
+        signal: stop.signal,
+        timers: manualTimers(),
+        serveCommand: `printf %s "$CURIO_NODE_NAME" > ${written}.part && mv ${written}.part ${written} && exec sleep 60`,
+      }),
+    );
+    await named;
+    stop.abort();
+    expect(await outcome).toMatchObject({ status: "served" });
+    expect(readFileSync(written, "utf8")).toBe("cuzkit-fleet-test-i-0000abcd");
   });
 
   it("reports a failed params command with its class and stops there", async () => {

@@ -15,6 +15,7 @@ import { agentDefaults } from "../defaults.js";
 import { FleetError, type FleetErrorOptions } from "../errors.js";
 import type { AgentInstructions } from "../manager/agent-handlers.js";
 import type { FailureBody, ProofRecord } from "../manager/agent-schemas.js";
+import { curioNodeNameEnv } from "./env-names.js";
 import { type CompletedReading, productionWindow } from "./production-window.js";
 import type { AgentReporter } from "./reporter.js";
 import { type CommandOutcome, runShellCommand } from "./run-command.js";
@@ -46,7 +47,11 @@ export interface AgentOptions {
   detectHardware?: (() => Promise<HardwareSpec | DetectedHardware>) | undefined;
   /** Runs the params command. Default: `sh -c`. */
   runCommand?: ((command: string, signal: AbortSignal) => Promise<CommandOutcome>) | undefined;
-  /** Shell command started once the machine is kept (Curio), with CUZK_ADDR set. Default none. */
+  /**
+   * Shell command started once the machine is kept (Curio), with CUZK_ADDR set, and
+   * CURIO_NODE_NAME set to the manager's name for the node (pass no `--name` in it: a flag beats
+   * the variable). Default none.
+   */
   serveCommand?: string | undefined;
   /** How often a kept machine reports its production throughput, ms. Default 30 minutes. */
   throughputIntervalMs?: number | undefined;
@@ -340,7 +345,13 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
       await supervisor.start(configToml, "serve", { signal: stop.signal });
       logger.info("agent serving", { address: options.daemonAddress });
       if (options.serveCommand !== undefined) {
-        const env = { ...process.env, CUZK_ADDR: options.daemonAddress };
+        // The node's Curio name is the manager's for this instance, so the manager finds it by
+        // identity, not by an IP that other instances on the host share.
+        const env = {
+          ...process.env,
+          CUZK_ADDR: options.daemonAddress,
+          [curioNodeNameEnv]: instructions.curioNodeName ?? process.env[curioNodeNameEnv],
+        };
         void runShellCommand(options.serveCommand, { signal: stop.signal, env }).then((outcome) => {
           if (!stop.signal.aborted)
             logger.warn("agent: the serve command exited", { exitCode: outcome.exitCode });

@@ -3,7 +3,8 @@
 // (filecoin-project/curio harmony/harmonydb/sql/20230719-harmony.sql for the tables,
 // 20231113-harmony_taskhistory_oops.sql for completed_by_host_and_port,
 // 20240522-ts-to-timestampz.sql for the TIMESTAMPTZ columns, 20250111-machine-maintenance.sql
-// for unschedulable). Written here from those definitions; Curio's other tables are left out.
+// for unschedulable; harmony_machine_details from 20240404-machine_detail.sql with
+// 20240527-machine_name.sql's machine_name and 20260501-machine-detail-version.sql's version). Written here from those definitions; Curio's other tables are left out.
 
 /** DDL creating the subset in `schema`. */
 export function curioTestSchemaSql(schema: string): string {
@@ -18,6 +19,17 @@ export function curioTestSchemaSql(schema: string): string {
       gpu FLOAT NOT NULL,
       unschedulable BOOLEAN DEFAULT FALSE
     );
+    CREATE TABLE ${schema}.harmony_machine_details (
+      id SERIAL PRIMARY KEY,
+      tasks TEXT,
+      layers TEXT,
+      startup_time TIMESTAMPTZ,
+      miners TEXT,
+      machine_id INTEGER REFERENCES ${schema}.harmony_machines (id) ON DELETE CASCADE,
+      machine_name TEXT,
+      version TEXT
+    );
+    CREATE UNIQUE INDEX ON ${schema}.harmony_machine_details (machine_id);
     CREATE TABLE ${schema}.harmony_task (
       id SERIAL PRIMARY KEY NOT NULL,
       initiated_by INTEGER,

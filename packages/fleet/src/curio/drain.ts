@@ -1,7 +1,8 @@
 import type { ManagerContext } from "../manager/context.js";
 import type { InstanceRecord } from "../store/records.js";
 import { fallbackDrainDeadlineMs } from "./curio-link.js";
-import { curioMachineOf } from "./machine-map.js";
+import { noteCurioConflict } from "./identity-events.js";
+import { curioNodeOf } from "./machine-map.js";
 
 /** How a drain ended. */
 export type DrainOutcome =
@@ -12,23 +13,48 @@ export type DrainOutcome =
   /** The deadline passed with tasks still owned: destroyed anyway. */
   | "deadline"
   /** The destroy was cancelled: the node is schedulable again. */
-  | "cancelled";
+  | "cancelled"
+  /**
+   * Two nodes could be the instance's (or its node is another instance's too): nothing was
+   * cordoned, and the instance must not be destroyed automatically (a `curio-identity-conflict`
+   * event says why).
+   */
+  | "conflict";
+
+/** What a drain that answered "conflict" found (for the caller's error). */
+export interface DrainConflict {
+  reason: string;
+}
 
 /**
- * Cordons the instance's Curio node (`harmony_machines.unschedulable = true`) and waits until it
+ * Cordons the instance's Curio node (found by mapCurioInstances: by name, else by a unique
+ * address) with `UPDATE harmony_machines SET unschedulable = true WHERE id = $1`, and waits until it
  * owns no `harmony_task`, or the deadline (the link's, else the longest mean work time of a
  * proving task type in the window, else 30 min). When `signal` aborts, the node is uncordoned and
- * "cancelled" is answered. Each step is an event on the instance.
+ * "cancelled" is answered. Each step is an event on the instance. When the node cannot be told
+ * apart, nothing is written to Curio, "conflict" is answered and `onConflict` (default none) hears why.
  */
 export async function cordonAndDrain(
   ctx: ManagerContext,
   record: InstanceRecord,
   signal?: AbortSignal,
+  onConflict?: (conflict: DrainConflict) => void,
 ): Promise<DrainOutcome> {
   const link = ctx.curio;
   if (link === undefined) return "not-curio";
-  const machine = await curioMachineOf(ctx, record.id);
-  if (machine === undefined) return "not-curio";
+  const node = await curioNodeOf(ctx, record.id);
+  if (node.kind === "none") return "not-curio";
+  if (node.kind === "conflict") {
+    await noteCurioConflict(
+      ctx,
+      record.id,
+      node.reason,
+      node.candidates.map((m) => m.id),
+    );
+    onConflict?.({ reason: node.reason });
+    return "conflict";
+  }
+  const { machine } = node;
   const { harmony } = link;
   const now = ctx.clock.now();
   let deadlineMs = link.drainDeadlineMs;
@@ -41,6 +67,8 @@ export async function cordonAndDrain(
   await ctx.store.appendEvent(record.id, "curio-cordoned", {
     curioMachineId: machine.id,
     hostAndPort: machine.hostAndPort,
+    curioNodeName: machine.name ?? null,
+    matchedBy: node.matchedBy,
     deadlineAt,
   });
   ctx.logger.info("fleet cordoned a Curio machine before destroying it", {

@@ -103,10 +103,81 @@ describe("Curio's HarmonyDB as a production source", () => {
     const harmony = openHarmonySource({ url: postgres.url, schema: "no_such_schema" });
     try {
       const error = await harmony.machines().catch((e: unknown) => e);
-      expect(error).toMatchObject({ code: "FLEET_STORE", hint: expect.stringContaining("--curio-schema") });
+      expect(error).toMatchObject({
+        code: "FLEET_CURIO_DB",
+        hint: expect.stringContaining("--curio-schema"),
+      });
       expect((error as Error).message).not.toContain(new URL(postgres.url).password);
     } finally {
       await harmony.close();
     }
+  });
+
+  it("reads each node's Curio name from harmony_machine_details", async () => {
+    const schema = postgres.freshSchema("curio");
+    await seedCurio(schema);
+    await postgres.query(
+      `INSERT INTO ${schema}.harmony_machine_details (machine_id, machine_name, tasks, layers) VALUES (1, 'cuzkit-fleet-default-i-0000000a', 'PoRep', 'base'), (2, '', 'PSProve', 'base')`,
+    );
+    const harmony = openHarmonySource({ url: postgres.url, schema });
+    try {
+      await harmony.check();
+      expect(await harmony.machines()).toStrictEqual([
+        {
+          id: 1,
+          hostAndPort: "203.0.113.5:12300",
+          unschedulable: false,
+          name: "cuzkit-fleet-default-i-0000000a",
+        },
+        // Curio writes "" when started without --name: unnamed.
+        { id: 2, hostAndPort: "203.0.113.9:12300", unschedulable: false, name: undefined },
+      ]);
+    } finally {
+      await harmony.close();
+    }
+  });
+
+  describe("check() fails with FLEET_CURIO_DB and a hint that names the cause", () => {
+    const checked = async (url: string, schema: string) => {
+      const harmony = openHarmonySource({ url, schema });
+      try {
+        return await harmony.check().then(
+          () => undefined,
+          (e: unknown) => e as { code: string; hint: string; message: string },
+        );
+      } finally {
+        await harmony.close();
+      }
+    };
+
+    it("a schema without Curio's tables (or without machine_name)", async () => {
+      expect(await checked(postgres.url, "public")).toMatchObject({
+        code: "FLEET_CURIO_DB",
+        hint: expect.stringContaining("no Curio tables"),
+      });
+      const old = postgres.freshSchema("curio");
+      await seedCurio(old);
+      await postgres.query(`ALTER TABLE ${old}.harmony_machine_details DROP COLUMN machine_name`);
+      expect(await checked(postgres.url, old)).toMatchObject({
+        hint: expect.stringContaining("machine_name"),
+      });
+    });
+
+    it("wrong credentials, without the password", async () => {
+      const url = new URL(postgres.url);
+      url.password = "wrong-password";
+      const error = await checked(url.toString(), "curio");
+      expect(error).toMatchObject({ code: "FLEET_CURIO_DB", hint: expect.stringContaining("credentials") });
+      expect(error?.message).not.toContain("wrong-password");
+    });
+
+    it("an unreachable server", async () => {
+      const url = new URL(postgres.url);
+      url.searchParams.set("host", "/nonexistent-cuzkit-socket-dir");
+      expect(await checked(url.toString(), "curio")).toMatchObject({
+        code: "FLEET_CURIO_DB",
+        hint: expect.stringContaining("reachable"),
+      });
+    });
   });
 });

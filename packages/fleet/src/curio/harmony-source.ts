@@ -1,11 +1,13 @@
 import pg from "pg";
 import { fleetDefaults } from "../defaults.js";
-import { FleetStoreError } from "../errors.js";
+import { FleetCurioDbError } from "../errors.js";
 import { checkSchemaName, redactConnectionString } from "../store/connection-string.js";
 import { postgresClientConfig, postgresError } from "../store/postgres-executor.js";
 
 // Curio's HarmonyDB (YugabyteDB or PostgreSQL), as the fleet uses it. Read: harmony_machines
-// (id, host_and_port, unschedulable), harmony_task (id, name, owner_id) and
+// (id, host_and_port, unschedulable), harmony_machine_details (machine_id, machine_name: the
+// node's `curio run --name` / CURIO_NODE_NAME, written at start-up by cmd/curio/tasks/tasks.go
+// machineDetails; column from 20240527-machine_name.sql), harmony_task (id, name, owner_id) and
 // harmony_task_history (name, work_start, work_end, result, completed_by_host_and_port).
 // Written: harmony_machines.unschedulable only (Curio's own cordon flag, from
 // 20250111-machine-maintenance.sql), nothing else. Table and column names checked against
@@ -27,6 +29,8 @@ export interface CurioMachine {
   hostAndPort: string;
   /** Curio's cordon flag: true keeps new tasks off it. */
   unschedulable: boolean;
+  /** harmony_machine_details.machine_name (Curio's `--name`); undefined when unnamed or not yet written. */
+  name: string | undefined;
 }
 
 /** One machine's production of one task type over a window. */
@@ -55,6 +59,11 @@ export interface HarmonySourceOptions {
 export interface HarmonySource {
   /** The connection string with its password hidden, and the schema. */
   readonly location: string;
+  /**
+   * Checks that the database answers and holds Curio's tables and columns the fleet uses; throws
+   * FleetCurioDbError saying which (unreachable, credentials refused, not a Curio schema).
+   */
+  check(): Promise<void>;
   /** Every Curio node. */
   machines(): Promise<CurioMachine[]>;
   /** Production of the proving task types per node, over `[sinceMs, untilMs)` (epoch ms). */
@@ -88,24 +97,39 @@ export function openHarmonySource(options: HarmonySourceOptions): HarmonySource 
       return (await pool.query<T>(sql, params)).rows;
     } catch (error) {
       const wrapped = postgresError(`cannot ${what} in Curio's HarmonyDB`, options.url, error);
-      throw new FleetStoreError(wrapped.message, {
-        hint: "check --curio-db (postgres://USER:PASSWORD@HOST:PORT/DB) and --curio-schema (default curio)",
-        cause: error,
-      });
+      throw new FleetCurioDbError(wrapped.message, { hint: curioDbHint(error, schema), cause: error });
     }
   };
   const types = [...curioProofTaskTypes];
   return {
     location: `${redactConnectionString(options.url)} (schema ${schema})`,
+    async check() {
+      // Every column the fleet reads or writes, no row: a missing one fails here, before any action.
+      await query(
+        "find Curio's tables",
+        `SELECT m.id, m.host_and_port, m.unschedulable, d.machine_name, t.owner_id, t.name,
+            h.completed_by_host_and_port, h.work_start, h.work_end, h.result
+          FROM harmony_machines m, harmony_machine_details d, harmony_task t, harmony_task_history h LIMIT 0`,
+      );
+    },
     async machines() {
-      const rows = await query<{ id: number; host_and_port: string; unschedulable: boolean | null }>(
+      const rows = await query<{
+        id: number;
+        host_and_port: string;
+        unschedulable: boolean | null;
+        machine_name: string | null;
+      }>(
         "read the machines",
-        "SELECT id, host_and_port, unschedulable FROM harmony_machines ORDER BY id",
+        `SELECT m.id, m.host_and_port, m.unschedulable, d.machine_name
+          FROM harmony_machines m LEFT JOIN harmony_machine_details d ON d.machine_id = m.id
+          ORDER BY m.id`,
       );
       return rows.map((r) => ({
         id: r.id,
         hostAndPort: r.host_and_port,
         unschedulable: r.unschedulable === true,
+        // Curio writes "" when started without --name.
+        name: r.machine_name === null || r.machine_name === "" ? undefined : r.machine_name,
       }));
     },
     async production({ sinceMs, untilMs }) {
@@ -164,4 +188,16 @@ export function openHarmonySource(options: HarmonySourceOptions): HarmonySource 
     },
     close: () => pool.end(),
   };
+}
+
+/** The hint of a HarmonyDB failure, by its cause: unreachable, credentials, or not Curio's schema. */
+function curioDbHint(error: unknown, schema: string): string {
+  const code = (error as { code?: unknown })?.code;
+  if (code === "28P01" || code === "28000")
+    return "HarmonyDB refused the credentials: check the user in --curio-db and its password (PGPASSWORD, ~/.pgpass or CUZKIT_CURIO_DB)";
+  if (code === "42P01" || code === "42703" || code === "3F000")
+    return `no Curio tables (harmony_machines, harmony_machine_details, harmony_task, harmony_task_history) in schema ${schema}: check --curio-db names Curio's database and --curio-schema its schema (default curio); machine_name needs a Curio from mid-2024 or later`;
+  if (code === "42501")
+    return "the --curio-db user may not read (or set unschedulable in) Curio's tables: grant it SELECT, and UPDATE on harmony_machines";
+  return "check that HarmonyDB is reachable at --curio-db (postgres://USER@HOST:PORT/DB, or CUZKIT_CURIO_DB) and that --curio-schema (default curio) is Curio's schema";
 }

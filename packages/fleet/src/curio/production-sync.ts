@@ -2,17 +2,21 @@ import { performanceOf } from "../manager/agent-handlers.js";
 import type { ManagerContext } from "../manager/context.js";
 import type { HostPerformanceRecord } from "../store/host-performance.js";
 import type { CurioRate } from "./curio-rate.js";
-import { curioInstances } from "./machine-map.js";
+import { noteCurioMapping } from "./identity-events.js";
+import { mapCurioInstances } from "./machine-map.js";
 
 /**
  * Records Curio's production of each fleet instance that is a Curio node, per proof type, over
  * the link's window ending now: host-performance rows of kind `production`, source `curio`
- * (apart from benchmarks and from the agent's own reports), with the failures.
+ * (apart from benchmarks and from the agent's own reports), with the failures. Instances whose
+ * node cannot be told apart get no rate, and an event (mapCurioInstances, noteCurioMapping).
  */
 export async function recordCurioProduction(ctx: ManagerContext): Promise<HostPerformanceRecord[]> {
   const link = ctx.curio;
   if (link === undefined) return [];
-  const mapped = await curioInstances(ctx);
+  const mapping = await mapCurioInstances(ctx);
+  await noteCurioMapping(ctx, mapping);
+  const mapped = mapping.matched;
   if (mapped.length === 0) return [];
   const untilMs = ctx.clock.now();
   const rates = await link.harmony.production({ sinceMs: untilMs - link.windowMs, untilMs });

@@ -1,4 +1,5 @@
 import type { DaemonDialect } from "@cuzkit/core";
+import { curioNodeNameOf } from "../curio/machine-map.js";
 import { type Decision, decideBenchmark } from "../decision.js";
 import { hardwareClassKey } from "../economics/hardware-class.js";
 import { instanceNotLive, transitionRefused } from "../errors.js";
@@ -31,6 +32,12 @@ export interface AgentInstructions {
   benchmarkProofs: number;
   heartbeatIntervalMs: number;
   dialect: string;
+  /**
+   * The name the instance's Curio node must run under (its label, curioNodeNameOf): the agent
+   * passes it to `--serve-command` as CURIO_NODE_NAME, and the manager finds the node by it.
+   * Absent from older managers.
+   */
+  curioNodeName?: string | undefined;
 }
 
 /** What the manager answers a final report: whether to serve, and why. */
@@ -52,7 +59,7 @@ export function agentHandlers(ctx: ManagerContext) {
   return {
     /** booting -> registered; answers the agent's instructions. */
     async register(id: string, body: RegisterBody): Promise<AgentInstructions> {
-      await store.transition(id, "booting", "registered", {
+      const registered = await store.transition(id, "booting", "registered", {
         eventType: "registered",
         detail: { agentVersion: body.agentVersion, hardware: body.hardware },
       });
@@ -63,6 +70,7 @@ export function agentHandlers(ctx: ManagerContext) {
         benchmarkProofs: config.benchmarkProofs,
         heartbeatIntervalMs: config.heartbeatIntervalMs,
         dialect: config.dialect,
+        curioNodeName: curioNodeNameOf(registered),
       };
     },
     /** The next vetting phase began; a report for a phase already passed is refused. */

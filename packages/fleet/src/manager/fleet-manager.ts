@@ -1,12 +1,14 @@
 import { type Clock, type Logger, silentLogger, systemClock, toCuzkitError } from "@cuzkit/core";
 import type { OfferQuery } from "@cuzkit/vast";
+import { setCurioCordon } from "../curio/cordon.js";
 import { type CurioLinkOptions, resolveCurioLink } from "../curio/curio-link.js";
 import { cordonAndDrain } from "../curio/drain.js";
+import type { CurioMachine } from "../curio/harmony-source.js";
 import { recordCurioProduction } from "../curio/production-sync.js";
 import { fleetDefaults } from "../defaults.js";
 import { knowledgeFromStore } from "../economics/knowledge.js";
 import type { MachineEvidenceRecord } from "../economics/machine-evidence.js";
-import { FleetBudgetError, FleetOfferRefusedError } from "../errors.js";
+import { FleetBudgetError, FleetCurioNodeError, FleetOfferRefusedError } from "../errors.js";
 import { vettingStates } from "../lifecycle.js";
 import type { FleetStore } from "../store/fleet-store.js";
 import type { InstanceRecord } from "../store/records.js";
@@ -87,6 +89,12 @@ export interface FleetManager {
   machines(): Promise<MachinesReport>;
   /** Lifts a machine's exclusion, with an event; throws InvalidInputError when it is not excluded. */
   liftExclusion(machineId: number, reason?: string): Promise<MachineEvidenceRecord>;
+  /**
+   * Sets the Curio cordon flag (`harmony_machines.unschedulable`) of an instance's node, with an
+   * event; throws FleetConfigError without a Curio link, FleetCurioNodeError when its node is not
+   * found or cannot be told apart. Answers the node.
+   */
+  setCordon(id: string, cordoned: boolean): Promise<CurioMachine>;
   /** Records Curio's production rates of the fleet's Curio machines (nothing without a Curio link). */
   recordCurioProduction(): ReturnType<typeof recordCurioProduction>;
   /** Runs reconcile and monitor on timers until the returned function is called. */
@@ -166,6 +174,7 @@ export function createFleetManager(options: FleetManagerOptions): FleetManager {
       await monitor(ctx);
     },
     recordCurioProduction: () => recordCurioProduction(ctx),
+    setCordon: (id, cordoned) => setCurioCordon(ctx, id, cordoned),
     machines: () => machinesReport(store, clock.now(), exclusionPolicyOf(ctx)),
     liftExclusion: (machineId, reason) =>
       liftMachineExclusion(store, machineId, exclusionPolicyOf(ctx), reason),
@@ -184,8 +193,17 @@ export function createFleetManager(options: FleetManagerOptions): FleetManager {
         case "active": {
           // A Curio machine finishes (or runs out of time for) its tasks while still active, so
           // the monitor does not destroy it meanwhile; a cancel leaves it active and schedulable.
-          const drained = await cordonAndDrain(ctx, record, destroyOptions.signal);
+          let conflict = "";
+          const drained = await cordonAndDrain(ctx, record, destroyOptions.signal, (c) => {
+            conflict = c.reason;
+          });
           if (drained === "cancelled") return store.require(id);
+          if (drained === "conflict") {
+            throw new FleetCurioNodeError(
+              `${id} was not destroyed: its Curio node cannot be told apart (${conflict}); nothing was cordoned`,
+              { instanceId: id },
+            );
+          }
           await store.transition(id, "active", "draining", {
             eventType: "operator-destroy",
             detail: drained === "not-curio" ? undefined : { curioDrain: drained },

@@ -1,6 +1,7 @@
 import { type Clock, CuzkitError, systemClock } from "@cuzkit/core";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
+import { curioIdentityIssues } from "../curio/identity-events.js";
 import { latestCurioRates } from "../curio/production-sync.js";
 import { instanceNotFound } from "../errors.js";
 import { isInstanceId } from "../manager/config.js";
@@ -128,11 +129,14 @@ export async function dashboardPlugin(app: FastifyInstance, options: DashboardOp
   app.get("/api/instances", read, async () => {
     // Curio's latest production per proof type, beside the fleet's own measurement.
     const curio = latestCurioRates(await store.performance.list());
+    const records = await store.list();
+    const identity = await curioIdentityIssues(store, records);
     return {
-      instances: (await store.list()).map(
+      instances: records.map(
         (r): InstanceListView => ({
           ...instanceView(r),
           curioProduction: curio.get(r.id) ?? [],
+          curioIdentityIssue: identity.get(r.id) ?? null,
         }),
       ),
     };

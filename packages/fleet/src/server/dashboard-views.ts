@@ -42,6 +42,8 @@ export interface InstanceView {
 /** An instance in /api/instances: its view and, for a Curio node, Curio's latest rates. */
 export interface InstanceListView extends InstanceView {
   curioProduction: CurioRate[];
+  /** Why its Curio node cannot be told apart (nothing is cordoned or destroyed automatically); null when it can. */
+  curioIdentityIssue: string | null;
 }
 
 /** One phase change on the instance page. */

@@ -8,6 +8,7 @@ import Fastify, {
 } from "fastify";
 import type { z } from "zod";
 import {
+  FleetCurioNodeError,
   FleetInstanceNotFoundError,
   FleetInstanceNotLiveError,
   FleetLeaseLostError,
@@ -103,7 +104,12 @@ export function buildFleetServer(options: FleetServerOptions): FastifyInstance {
       // Fastify's own refusals: malformed JSON (400), too large (413), wrong content type (415).
       return refuse(reply, status, error.code ?? "BAD_REQUEST", error.message);
     }
-    if (error instanceof FleetTransitionError || error instanceof FleetInstanceNotLiveError) {
+    // A Curio node that cannot be told apart: the destroy is refused, nothing cordoned; the hint says what to fix.
+    if (
+      error instanceof FleetTransitionError ||
+      error instanceof FleetInstanceNotLiveError ||
+      error instanceof FleetCurioNodeError
+    ) {
       return refuse(reply, 409, error.code, error.message, { hint: error.hint });
     }
     if (error instanceof FleetInstanceNotFoundError) return refuse(reply, 404, error.code, error.message);

@@ -164,6 +164,11 @@ export const openApiDocument = {
               },
             },
           },
+          curioIdentityIssue: {
+            type: ["string", "null"],
+            description:
+              "In /api/instances: why this instance's Curio node cannot be told apart (two candidates); it is then neither cordoned nor destroyed automatically",
+          },
         },
       },
       Event: {

@@ -156,7 +156,15 @@ function instanceRow(
         ? el("div", { class: "muted basis" }, instance.rateBasis)
         : null,
     ),
-    el("td", { class: "curio" }, curioRatesText(instance.curioProduction, "–")),
+    el(
+      "td",
+      { class: "curio" },
+      curioRatesText(instance.curioProduction, "–"),
+      // Two candidate nodes: the reason on hover; nothing is cordoned or destroyed automatically.
+      instance.curioIdentityIssue
+        ? el("div", { class: "basis", title: instance.curioIdentityIssue }, "node ambiguous")
+        : null,
+    ),
     el("td", { class: "num" }, formatNumber(instance.dphPerHour, 3)),
     el("td", { class: "num" }, formatNumber(instance.dollarsPer1000Proofs, 2)),
     el(

@@ -58,7 +58,10 @@ export interface FleetContext {
     store: FleetStore,
     use: (fenced: FleetStore, lease: WriterLease) => Promise<T>,
   ): Promise<T>;
-  /** A manager on the store, with the flags over the saved settings. */
+  /**
+   * A manager on the store, with the flags over the saved settings. With --curio-db (or
+   * CUZKIT_CURIO_DB), HarmonyDB is checked first: a failure throws FLEET_CURIO_DB.
+   */
   managerFor(flags: ConfigFlags, store: FleetStore): Promise<FleetManager>;
   /** Resolves when the command should stop (SIGINT or SIGTERM by default). */
   untilStopped(): Promise<void>;
@@ -158,15 +161,23 @@ export function createFleetContext(io: CliIO, deps: FleetCommandDeps): FleetCont
         baseUrl: flags.url,
         ...deps.clientOptions,
       });
+      const config = configFrom(flags, await store.loadSettings(flags.fleet), timedStates);
+      const harmony =
+        curioDb === undefined ? undefined : openHarmonySource({ url: curioDb, schema: flags.curioSchema });
+      // A bad --curio-db (unreachable, credentials, not Curio's schema) fails here, before the
+      // command rents, destroys or serves anything (FLEET_CURIO_DB).
+      try {
+        await harmony?.check();
+      } catch (error) {
+        await harmony?.close().catch(() => {});
+        throw error;
+      }
       return createFleetManager({
         store,
         vast,
         logger,
-        config: configFrom(flags, await store.loadSettings(flags.fleet), timedStates),
-        curio:
-          curioDb === undefined
-            ? undefined
-            : { harmony: openHarmonySource({ url: curioDb, schema: flags.curioSchema }) },
+        config,
+        curio: harmony === undefined ? undefined : { harmony },
       });
     },
     untilStopped: deps.untilStopped ?? untilSignal,

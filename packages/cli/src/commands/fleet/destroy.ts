@@ -1,11 +1,22 @@
 import type { Command } from "commander";
 import type { FleetContext } from "./context.js";
-import { addLeaseOptions, addStoreOptions, type ConfigFlags, type LeaseFlags } from "./flags.js";
+import {
+  addCurioOptions,
+  addLeaseOptions,
+  addStoreOptions,
+  type ConfigFlags,
+  type LeaseFlags,
+} from "./flags.js";
 
-/** `cuzkit fleet destroy ID`: destroys one instance from whatever state it is in. */
+/**
+ * `cuzkit fleet destroy ID`: destroys one instance from whatever state it is in; with --curio-db
+ * an active Curio node is cordoned and drained first.
+ */
 export function addDestroyCommand(fleet: Command, ctx: FleetContext): void {
-  addLeaseOptions(addStoreOptions(fleet.command("destroy")))
-    .description("destroy one instance (by our id, i-...) from whatever state it is in")
+  addCurioOptions(addLeaseOptions(addStoreOptions(fleet.command("destroy"))))
+    .description(
+      "destroy one instance (by our id, i-...) from whatever state it is in; with --curio-db an active Curio node is cordoned and drained first",
+    )
     .argument("<id>", "the instance id, as cuzkit fleet status shows it")
     .action(async (id: string, flags: ConfigFlags & LeaseFlags) =>
       ctx.withStore(

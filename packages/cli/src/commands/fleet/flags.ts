@@ -33,9 +33,7 @@ export function addLeaseOptions(command: Command): Command {
 }
 
 /** Flags of the subcommands that build a manager (the fleet's config). */
-export interface ConfigFlags extends StoreFlags {
-  curioDb?: string | undefined;
-  curioSchema?: string | undefined;
+export interface ConfigFlags extends StoreFlags, CurioFlags {
   minProofsPerHour?: number | undefined;
   managerUrl?: string | undefined;
   allowLoopbackManagerUrl?: boolean | undefined;
@@ -99,17 +97,28 @@ export function addReplicaOptions(command: Command): Command {
     );
 }
 
-/** The fleet's config flags: the keep rule, what to rent, budget caps, deadlines, the Curio cluster. */
-export function addConfigOptions(command: Command): Command {
+/** Flags of the Curio cluster's HarmonyDB. */
+export interface CurioFlags {
+  curioDb?: string | undefined;
+  curioSchema?: string | undefined;
+}
+
+/** --curio-db, --curio-schema: the Curio cluster (checked before the command acts). */
+export function addCurioOptions(command: Command): Command {
   return command
     .option(
       "--curio-db <url>",
-      "the Curio cluster's HarmonyDB, postgres://USER@HOST:PORT/DB (default $CUZKIT_CURIO_DB; a password from PGPASSWORD or ~/.pgpass, not in the argument): production rates are read from it, and a Curio machine is cordoned and drained before it is destroyed",
+      "the Curio cluster's HarmonyDB, postgres://USER@HOST:PORT/DB (default $CUZKIT_CURIO_DB; a password from PGPASSWORD or ~/.pgpass, not in the argument): production rates are read from it, and a Curio machine is cordoned and drained before it is destroyed; checked before the command acts",
     )
     .option(
       "--curio-schema <name>",
       `the schema of Curio's tables in --curio-db (default ${fleetDefaults.curioSchema})`,
-    )
+    );
+}
+
+/** The fleet's config flags: the keep rule, what to rent, budget caps, deadlines, the Curio cluster. */
+export function addConfigOptions(command: Command): Command {
+  return addCurioOptions(command)
     .option(
       "--min-proofs-per-hour <n>",
       "keep a machine only at or above this measured rate (required)",

@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import type { CliIO } from "../../io.js";
 import { createFleetContext, type FleetCommandDeps } from "./context.js";
+import { addCordonCommands } from "./cordon.js";
 import { addDemoCommand } from "./demo.js";
 import { addDeployCommand } from "./deploy.js";
 import { addDestroyCommand } from "./destroy.js";
@@ -12,7 +13,7 @@ import { addStatusCommand } from "./status.js";
 
 export type { FleetCommandDeps } from "./context.js";
 
-/** `cuzkit fleet serve|deploy|offers|run|demo|status|hosts|destroy`: the fleet manager. */
+/** `cuzkit fleet serve|deploy|offers|run|demo|status|hosts|destroy|cordon|uncordon`: the fleet manager. */
 export function createFleetCommand(io: CliIO, deps: FleetCommandDeps = {}): Command {
   const fleet = new Command("fleet").description(
     "rent GPU machines, let each benchmark itself, keep those whose measured proofs/hour clears the minimum",
@@ -26,5 +27,6 @@ export function createFleetCommand(io: CliIO, deps: FleetCommandDeps = {}): Comm
   addStatusCommand(fleet, ctx);
   addHostsCommand(fleet, ctx);
   addDestroyCommand(fleet, ctx);
+  addCordonCommands(fleet, ctx);
   return fleet;
 }

@@ -1,7 +1,12 @@
 import type { CurioRate, InstanceRecord } from "@cuzkit/fleet";
 
 /** One status row, for people and for --json. */
-export function statusRow(record: InstanceRecord, now: number, curio: readonly CurioRate[] = []) {
+export function statusRow(
+  record: InstanceRecord,
+  now: number,
+  curio: readonly CurioRate[] = [],
+  curioIdentityIssue: string | undefined = undefined,
+) {
   return {
     id: record.id,
     state: record.state,
@@ -19,5 +24,7 @@ export function statusRow(record: InstanceRecord, now: number, curio: readonly C
     destroyManually: record.destroyManual,
     /** Curio's latest production of this machine per proof type (when it is a Curio node). */
     curioProduction: curio,
+    /** Why its Curio node cannot be told apart (then never cordoned or destroyed automatically); null when it can. */
+    curioIdentityIssue: curioIdentityIssue ?? null,
   };
 }

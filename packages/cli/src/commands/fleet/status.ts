@@ -17,13 +17,14 @@ export function addStatusCommand(fleet: Command, ctx: FleetContext): void {
       ctx.withStore(
         flags,
         async (store) => {
-          const { instanceStates, latestCurioRates, curioRatesText } = await fleetLib();
+          const { instanceStates, latestCurioRates, curioRatesText, curioIdentityIssues } = await fleetLib();
           const curio = latestCurioRates(await store.performance.list());
           const now = Date.now();
-          const rows = (await store.list())
+          const records = (await store.list())
             .filter((r) => r.fleet === flags.fleet && (flags.all || r.state !== "destroyed"))
-            .sort((a, b) => instanceStates.indexOf(a.state) - instanceStates.indexOf(b.state))
-            .map((r) => statusRow(r, now, curio.get(r.id)));
+            .sort((a, b) => instanceStates.indexOf(a.state) - instanceStates.indexOf(b.state));
+          const identity = await curioIdentityIssues(store, records);
+          const rows = records.map((r) => statusRow(r, now, curio.get(r.id), identity.get(r.id)));
           if (flags.json) {
             ctx.print(
               JSON.stringify(
@@ -51,7 +52,9 @@ export function addStatusCommand(fleet: Command, ctx: FleetContext): void {
               r.proofsPerHour === null
                 ? "-"
                 : `${r.proofsPerHour.toFixed(1)}${r.rateBasis === "benchmark" ? "" : ` (${r.rateBasis})`}`,
-              curioRatesText(r.curioProduction),
+              r.curioIdentityIssue === null
+                ? curioRatesText(r.curioProduction)
+                : `NODE AMBIGUOUS: ${r.curioIdentityIssue}`,
               r.dphPerHour.toFixed(3),
               r.reason ?? "",
             ]);
