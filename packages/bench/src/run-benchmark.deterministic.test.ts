@@ -4,10 +4,11 @@ import { createManualClock } from "@cuzkit/core/testing";
 import type { SimDaemon } from "@cuzkit/sim";
 import { createManualScheduler, type ManualScheduler } from "@cuzkit/sim/testing";
 import { describe, expect, it } from "vitest";
+import { slotRate } from "../../../test/support/slot-rate.js";
 import type { BenchmarkEvent } from "./progress.js";
 import { proofsPerHourFromIntervals } from "./proof-rate.js";
 import { type DaemonExit, DaemonStartError, type DaemonSupervisor } from "./supervisor.js";
-import { benchAgainst, fastReconnect, rateFromRecords, startTestSim } from "./testing/sim-bench.js";
+import { benchAgainst, fastReconnect, startTestSim } from "./testing/sim-bench.js";
 import { simSupervisor } from "./testing/sim-supervisor.js";
 
 // runBenchmark where the outcome must not depend on the machine's speed: proofs run on the
@@ -30,6 +31,24 @@ async function driveSubmissions(
     if (n === plan.oomAt) daemon.crash("oom");
     else scheduler.advance(60_000);
   }
+}
+
+/** `base` with its start() replaced: the rest (crashes, stop, kill, onCrash) stays the simulator's. */
+function withStart(base: DaemonSupervisor, start: DaemonSupervisor["start"]): DaemonSupervisor {
+  return {
+    get running() {
+      return base.running;
+    },
+    get starts() {
+      return base.starts;
+    },
+    crashes: base.crashes,
+    stop: () => base.stop(),
+    kill: (reason) => base.kill(reason),
+    onCrash: (listener) => base.onCrash(listener),
+    logTail: () => base.logTail(),
+    start,
+  };
 }
 
 describe("runBenchmark, deterministically", () => {
@@ -62,28 +81,15 @@ describe("runBenchmark, deterministically", () => {
     // The first restart's daemon exits before its readiness poll answers (under load the client
     // can even run proofs on it first): another crash, restarted again, not "could not be restarted".
     const base = simSupervisor(daemon);
-    const supervisor: DaemonSupervisor = {
-      get running() {
-        return base.running;
-      },
-      get starts() {
-        return base.starts;
-      },
-      crashes: base.crashes,
-      stop: () => base.stop(),
-      kill: (reason) => base.kill(reason),
-      onCrash: (listener) => base.onCrash(listener),
-      logTail: () => base.logTail(),
-      async start(configToml, label, startOptions) {
-        if (base.starts === 1 && !failedOnce) {
-          failedOnce = true;
-          const exit = { ...(base.crashes.at(-1) as DaemonExit), explanation: "killed (exit 137)" };
-          (base.crashes as DaemonExit[]).push(exit);
-          throw new DaemonStartError(`the daemon exited while starting: ${exit.explanation}`, { exit });
-        }
-        await base.start(configToml, label, startOptions);
-      },
-    };
+    const supervisor = withStart(base, async (configToml, label, startOptions) => {
+      if (base.starts === 1 && !failedOnce) {
+        failedOnce = true;
+        const exit = { ...(base.crashes.at(-1) as DaemonExit), explanation: "killed (exit 137)" };
+        (base.crashes as DaemonExit[]).push(exit);
+        throw new DaemonStartError(`the daemon exited while starting: ${exit.explanation}`, { exit });
+      }
+      await base.start(configToml, label, startOptions);
+    });
     let failedOnce = false;
     const driver = driveSubmissions(daemon, scheduler, { submissions: 3, oomAt: 2 });
     const report = await benchAgainst(daemon, {
@@ -108,26 +114,13 @@ describe("runBenchmark, deterministically", () => {
     const daemon = await startTestSim({ proofTimeMs: 60_000, scheduler });
     const base = simSupervisor(daemon);
     let restarts = 0;
-    const supervisor: DaemonSupervisor = {
-      get running() {
-        return base.running;
-      },
-      get starts() {
-        return base.starts;
-      },
-      crashes: base.crashes,
-      stop: () => base.stop(),
-      kill: (reason) => base.kill(reason),
-      onCrash: (listener) => base.onCrash(listener),
-      logTail: () => base.logTail(),
-      async start(configToml, label, startOptions) {
-        if (base.starts === 0) return base.start(configToml, label, startOptions);
-        restarts++;
-        const exit = { ...(base.crashes.at(-1) as DaemonExit), explanation: "killed (exit 137)" };
-        (base.crashes as DaemonExit[]).push(exit);
-        throw new DaemonStartError(`the daemon exited while starting: ${exit.explanation}`, { exit });
-      },
-    };
+    const supervisor = withStart(base, async (configToml, label, startOptions) => {
+      if (base.starts === 0) return base.start(configToml, label, startOptions);
+      restarts++;
+      const exit = { ...(base.crashes.at(-1) as DaemonExit), explanation: "killed (exit 137)" };
+      (base.crashes as DaemonExit[]).push(exit);
+      throw new DaemonStartError(`the daemon exited while starting: ${exit.explanation}`, { exit });
+    });
     const driver = driveSubmissions(daemon, scheduler, { submissions: 2, oomAt: 2 });
     const report = await benchAgainst(daemon, {
       count: 2,
@@ -154,30 +147,17 @@ describe("runBenchmark, deterministically", () => {
     // against a daemon that froze right after the client reached it (a CI hang of `cuzkit bench`).
     const base = simSupervisor(daemon);
     let restartAborted = false;
-    const supervisor: DaemonSupervisor = {
-      get running() {
-        return base.running;
-      },
-      get starts() {
-        return base.starts;
-      },
-      crashes: base.crashes,
-      stop: () => base.stop(),
-      kill: (reason) => base.kill(reason),
-      onCrash: (listener) => base.onCrash(listener),
-      logTail: () => base.logTail(),
-      async start(configToml, label, startOptions) {
-        await base.start(configToml, label, startOptions);
-        if (base.starts === 1) return;
-        const signal = startOptions?.signal;
-        await new Promise<never>((_, reject) => {
-          signal?.addEventListener("abort", () => {
-            restartAborted = true;
-            reject(signal.reason);
-          });
+    const supervisor = withStart(base, async (configToml, label, startOptions) => {
+      await base.start(configToml, label, startOptions);
+      if (base.starts === 1) return;
+      const signal = startOptions?.signal;
+      await new Promise<never>((_, reject) => {
+        signal?.addEventListener("abort", () => {
+          restartAborted = true;
+          reject(signal.reason);
         });
-      },
-    };
+      });
+    });
     const driver = driveSubmissions(daemon, scheduler, { submissions: 3, oomAt: 2 });
     const report = await benchAgainst(daemon, {
       count: 2,
@@ -305,7 +285,7 @@ describe("runBenchmark, deterministically", () => {
     expect(early?.proofsPerHour).toBe(report.proofsPerHour);
     expect(report.rateBasis).toMatchObject({ proofs: early?.samples, slots: early?.slots });
     expect(report.completed).toBe(5);
-    expect(report.proofsPerHour).toBeCloseTo(rateFromRecords(report), 9);
+    expect(report.proofsPerHour).toBeCloseTo(slotRate(report.records), 9);
     // A reader with only submit and settle times (the fleet checking an agent's claim) rebuilds
     // the same figure.
     const completed = report.records.filter((r) => !r.warmup && r.outcome === "completed");

@@ -4,9 +4,10 @@ import { join } from "node:path";
 import { hardwareFrom, InvalidInputError } from "@cuzkit/core";
 import { recommend } from "@cuzkit/tuner";
 import { describe, expect, it, onTestFinished } from "vitest";
+import { slotRate } from "../../../test/support/slot-rate.js";
 import type { BenchmarkEvent, ProgressSnapshot } from "./progress.js";
 import { runBenchmark } from "./run-benchmark.js";
-import { benchAgainst, fastReconnect, rateFromRecords, startTestSim } from "./testing/sim-bench.js";
+import { benchAgainst, fastReconnect, startTestSim } from "./testing/sim-bench.js";
 import { verdictExitCode } from "./verdict.js";
 
 // Short reconnect budget so a dead daemon is given up on in about a second.
@@ -28,7 +29,7 @@ describe("runBenchmark against the simulator", () => {
     expect(report.warmup).toMatchObject({ proofs: 1, completed: 1 });
     expect(report.warmup.durationMs).toBeGreaterThan(0);
     // Slots x completions per slot-hour, recomputable from the records.
-    expect(report.proofsPerHour).toBeCloseTo(rateFromRecords(report), 6);
+    expect(report.proofsPerHour).toBeCloseTo(slotRate(report.records), 6);
     expect(report.rateBasis).toMatchObject({ proofs: 4, slots: 2 });
     // The warmup was slower than the whole timed batch's average: including it would lower the rate.
     const totalMs = Date.parse(report.finishedAt) - Date.parse(report.startedAt);

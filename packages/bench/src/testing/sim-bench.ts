@@ -30,29 +30,3 @@ export type BenchAgainstOptions = Omit<BenchmarkOptions, "address" | "request">;
 export async function benchAgainst(sim: SimDaemon, options: BenchAgainstOptions): Promise<BenchmarkReport> {
   return runBenchmark({ address: sim.address, request: await syntheticRequest(), ...options });
 }
-
-/**
- * The report's proofs/hour recomputed from its records alone: per slot, its first timed submit to
- * its last timed completion; slots with a completion x completed x 1 h / the sum of those spans.
- */
-export function rateFromRecords(report: BenchmarkReport): number {
-  const spans = new Map<number, { firstSubmitMs: number; lastCompletionMs: number; completed: number }>();
-  for (const r of report.records) {
-    if (r.warmup || r.slot === undefined) continue;
-    const span = spans.get(r.slot) ?? {
-      firstSubmitMs: r.submitMs,
-      lastCompletionMs: r.submitMs,
-      completed: 0,
-    };
-    span.firstSubmitMs = Math.min(span.firstSubmitMs, r.submitMs);
-    if (r.outcome === "completed") {
-      span.completed++;
-      span.lastCompletionMs = Math.max(span.lastCompletionMs, r.settleMs);
-    }
-    spans.set(r.slot, span);
-  }
-  const used = [...spans.values()].filter((s) => s.completed > 0);
-  const completed = used.reduce((sum, s) => sum + s.completed, 0);
-  const slotTimeMs = used.reduce((sum, s) => sum + s.lastCompletionMs - s.firstSubmitMs, 0);
-  return slotTimeMs > 0 ? (used.length * completed * 3_600_000) / slotTimeMs : 0;
-}

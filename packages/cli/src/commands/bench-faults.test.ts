@@ -15,6 +15,7 @@ import {
 } from "../../../../test/support/cuzkit-process.js";
 import { processesMentioning } from "../../../../test/support/processes.js";
 import { settlesWithin } from "../../../../test/support/settles-within.js";
+import { slotRate } from "../../../../test/support/slot-rate.js";
 
 // The fault matrix, end to end: `cuzkit bench` runs as its own process (so signals and orphans
 // are real) against the simulator, either started here (unsupervised) or spawned by the bench
@@ -121,25 +122,6 @@ async function benchProcess(
 /** Processes whose command line mentions this test's folder (a daemon left behind would). */
 function leftovers(): string[] {
   return processesMentioning(dir);
-}
-
-/** The report's proofs/hour from its records: slots x completions per slot-hour (first timed submit to last completion per slot). */
-function recomputedRate(report: BenchmarkReport): number {
-  const spans = new Map<number, { from: number; to: number; completed: number }>();
-  for (const r of report.records) {
-    if (r.warmup || r.slot === undefined) continue;
-    const span = spans.get(r.slot) ?? { from: r.submitMs, to: r.submitMs, completed: 0 };
-    span.from = Math.min(span.from, r.submitMs);
-    if (r.outcome === "completed") {
-      span.completed++;
-      span.to = Math.max(span.to, r.settleMs);
-    }
-    spans.set(r.slot, span);
-  }
-  const used = [...spans.values()].filter((s) => s.completed > 0);
-  const completed = used.reduce((sum, s) => sum + s.completed, 0);
-  const slotTimeMs = used.reduce((sum, s) => sum + s.to - s.from, 0);
-  return slotTimeMs > 0 ? (used.length * completed * 3_600_000) / slotTimeMs : 0;
 }
 
 interface Row {
@@ -317,7 +299,7 @@ describe("cuzkit bench fault matrix", () => {
     expect(run.code).toBe(exitCodeOf[row.verdict]);
     const classes = new Set(report.records.map((r) => r.failureClass).filter((c) => c !== undefined));
     for (const expected of row.classes) expect([...classes]).toContain(expected);
-    expect(report.proofsPerHour).toBeCloseTo(recomputedRate(report), 6);
+    expect(report.proofsPerHour).toBeCloseTo(slotRate(report.records), 6);
     // The report is printed, and was written.
     expect(run.stdout).toMatch(/^verdict: /m);
     await row.check?.({ ...run, report });

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { type SimDaemon, startSimDaemon } from "@cuzkit/sim";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { cuzkitShellCommand } from "../../../../test/support/cuzkit-process.js";
+import { slotRate } from "../../../../test/support/slot-rate.js";
 import { runCli } from "../run-cli.js";
 import { memoryIO } from "../testing/memory-io.js";
 
@@ -339,31 +340,4 @@ describe("cuzkit bench", () => {
  */
 function socketAddress(): string {
   return `unix://${join(dir, "cuzk.sock")}`;
-}
-
-/** The report's proofs/hour from its records: slots x completions per slot-hour (first timed submit to last completion per slot). */
-function slotRate(
-  records: {
-    warmup: boolean;
-    slot?: number | undefined;
-    outcome: string;
-    submitMs: number;
-    settleMs: number;
-  }[],
-): number {
-  const spans = new Map<number, { from: number; to: number; completed: number }>();
-  for (const r of records) {
-    if (r.warmup || r.slot === undefined) continue;
-    const span = spans.get(r.slot) ?? { from: r.submitMs, to: r.submitMs, completed: 0 };
-    span.from = Math.min(span.from, r.submitMs);
-    if (r.outcome === "completed") {
-      span.completed++;
-      span.to = Math.max(span.to, r.settleMs);
-    }
-    spans.set(r.slot, span);
-  }
-  const used = [...spans.values()].filter((s) => s.completed > 0);
-  const completed = used.reduce((sum, s) => sum + s.completed, 0);
-  const slotTimeMs = used.reduce((sum, s) => sum + s.to - s.from, 0);
-  return slotTimeMs > 0 ? (used.length * completed * 3_600_000) / slotTimeMs : 0;
 }
