@@ -6,6 +6,7 @@ export * from "./errors.js";
 export * from "./hardware.js";
 export * from "./logger.js";
 export * from "./model/index.js";
+export { seededRandom } from "./random.js";
 export * from "./resolved.js";
 export * from "./retry.js";
 export * from "./time.js";

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { create } from "@bufbuild/protobuf";
-import { type CircuitId, type ProofKind, proofKindFromWire } from "@cuzkit/core";
+import { type CircuitId, type ProofKind, proofKindFromWire, seededRandom } from "@cuzkit/core";
 import {
   type AwaitProofResponse,
   AwaitProofResponse_Status,
@@ -94,15 +94,8 @@ export function createSimEngine(deps: SimEngineDeps): SimEngine {
   const preloaded: CircuitId[] = [];
   const fixedTimers = new Set<() => void>();
   let fixedInFlight = 0;
-  // mulberry32: a small seeded generator, so a jittered run repeats exactly from its seed.
-  let seedState = options.seed >>> 0;
-  const random = () => {
-    seedState = (seedState + 0x6d2b79f5) >>> 0;
-    let t = seedState;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  // Seeded, so a jittered run repeats exactly from its seed.
+  const random = seededRandom(options.seed);
   let gpusUsed = false;
   /** Proofs that stuck (the stickAfterProofs fault): shown on GPU workers, never ended. */
   const stuckJobs: { jobId: string; kind: ProofKind }[] = [];

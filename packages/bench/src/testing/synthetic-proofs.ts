@@ -4,6 +4,7 @@
 // lognormal with coefficient of variation `cv`. The client keeps `concurrency` proofs in flight,
 // submitting the next one `gapMs` after each completion, so synthesis pipelines behind the GPU.
 // Not exported from the package.
+import { seededRandom } from "@cuzkit/core";
 import { createEarlyVerdictTest, type EarlyDecision, type EarlyVerdictOptions } from "../early-verdict.js";
 import { basisProofsPerHour, type ProofCycle, type RateBasis, rateBasis } from "../proof-rate.js";
 
@@ -29,17 +30,8 @@ export interface SyntheticProof {
   settleMs: number;
 }
 
-/** A seeded uniform generator in [0, 1) (mulberry32). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+/** The workspace's seeded generator (core), re-exported where the simulations import it. */
+export { seededRandom };
 
 /** A lognormal sampler with the given mean and coefficient of variation. */
 function lognormal(random: () => number, mean: number, cv: number): () => number {

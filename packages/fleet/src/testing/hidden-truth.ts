@@ -1,4 +1,4 @@
-import { hardwareFrom } from "@cuzkit/core";
+import { hardwareFrom, seededRandom } from "@cuzkit/core";
 import { recommend } from "@cuzkit/tuner";
 import { hardwareClassKey } from "../economics/hardware-class.js";
 import type { RankCandidate } from "../economics/ranking.js";
@@ -29,17 +29,8 @@ export interface HiddenMarket {
   offers: HiddenOffer[];
 }
 
-/** mulberry32: a small seeded PRNG, so every seed is one reproducible market. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The workspace's seeded generator (core), re-exported where the simulations import it. */
+export { seededRandom };
 
 /** A standard normal draw (Box-Muller). */
 export function gaussian(random: () => number): number {
