@@ -3,12 +3,14 @@
 // between runs (flaky), every test that failed in all runs, and each run's wall time. Exits 1
 // when any test was flaky or always failed, 2 on bad arguments.
 //
-// Usage: pnpm test:stress [-- [--runs N] [--slowest N] [--burners N | --no-load] [vitest args...]]
+// Usage: pnpm test:stress [-- [--runs N] [--slowest N] [--burners N | --no-load] [--out DIR] [vitest args...]]
 //   e.g. pnpm test:stress -- --runs 3 packages/sim examples
-// --slowest N also prints the N slowest test files (median over the runs). The burners are
-// threads of this process, so they end with it whatever happens (Ctrl-C, a crash, SIGKILL).
+// --slowest N also prints the N slowest test files (median over the runs); --out DIR keeps
+// each run's reports there (run-I.json, durations-I.json) instead of a temporary folder. The
+// burners are threads of this process, so they end with it whatever happens (Ctrl-C, a crash,
+// SIGKILL).
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -20,7 +22,7 @@ const durationsReporter = join(root, "scripts", "stress-durations-reporter.mjs")
 
 /** Parses the command line; exits 2 with a hint on a bad value. */
 function parseArgs(argv) {
-  const options = { runs: 5, slowest: 0, burners: availableParallelism(), vitestArgs: [] };
+  const options = { runs: 5, slowest: 0, burners: availableParallelism(), out: undefined, vitestArgs: [] };
   const count = (flag, value, min) => {
     const n = Number(value);
     if (!Number.isInteger(n) || n < min) {
@@ -36,6 +38,7 @@ function parseArgs(argv) {
     else if (arg === "--slowest") options.slowest = count(arg, argv[++i], 1);
     else if (arg === "--burners") options.burners = count(arg, argv[++i], 0);
     else if (arg === "--no-load") options.burners = 0;
+    else if (arg === "--out") options.out = argv[++i];
     else options.vitestArgs.push(arg);
   }
   return options;
@@ -97,13 +100,15 @@ const median = (values) => {
 
 async function main() {
   const options = parseArgs(process.argv.slice(2));
-  const dir = mkdtempSync(join(tmpdir(), "cuzkit-stress-"));
+  // Reports go to a temporary folder, removed at the end, unless --out names one to keep.
+  const dir = options.out ?? mkdtempSync(join(tmpdir(), "cuzkit-stress-"));
+  if (options.out) mkdirSync(options.out, { recursive: true });
   const children = new Set();
   const burners = startBurners(options.burners);
   const cleanup = () => {
     for (const child of children) child.kill("SIGTERM");
     for (const worker of burners) void worker.terminate();
-    rmSync(dir, { recursive: true, force: true });
+    if (!options.out) rmSync(dir, { recursive: true, force: true });
   };
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
     process.on(signal, () => {
