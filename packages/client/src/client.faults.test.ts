@@ -30,15 +30,11 @@ const quickFreezeDetection = {
   reconnect: { probeTimeoutMs: 300 },
 };
 
-/** Proves on `c`, running `freeze` once `daemon` holds the AwaitProof; the error, and how long after the freeze it came. */
+/** Proves on `c`, running `freeze` once `daemon` holds the AwaitProof; the error and the events. */
 async function proveAndFreeze(c: CuzkClient, daemon: Pick<SimDaemon, "whenReceived">, freeze: () => void) {
-  let frozenAt = 0;
-  const rec = faultWhenInFlight(daemon, () => {
-    frozenAt = performance.now();
-    freeze();
-  });
+  const rec = faultWhenInFlight(daemon, freeze);
   const error = await c.prove(await porep(), { onEvent: rec.onEvent }).catch((e) => e);
-  return { error, detectedMs: performance.now() - frozenAt, rec };
+  return { error, rec };
 }
 
 describe("a client whose upload was cut stays healthy", () => {
@@ -51,10 +47,10 @@ describe("a client whose upload was cut stays healthy", () => {
     expect(error.message).toMatch(/not accepted; nothing is running/);
     expect(error.retryable).toBe(true);
     expect(error.hint).toMatch(/submitPerMiBMs/);
-    const started = performance.now();
     await expect(c.getStatus()).resolves.toMatchObject({ uptimeSeconds: expect.any(Number) });
     const result = await c.prove(await porep());
-    expect(performance.now() - started).toBeLessThan(5_000);
+    // The first attempt went through: the cut upload left nothing that a retry had to get past.
+    expect(result).toMatchObject({ attempts: 1, resubmits: 0, resumes: 0 });
     expect(result.proof.byteLength).toBe(1920);
     // Nothing ran under the cut id, so it may be sent again.
     expect(submissions(daemon)["cut-1"]).toBeUndefined();
@@ -180,9 +176,10 @@ describe("a daemon that stops answering", () => {
     const daemon = await sim({ proofTimeMs: 1_500 });
     const proxy = await proxyTo(daemon);
     const c = client(proxy.address, quickFreezeDetection);
-    const { error, detectedMs } = await proveAndFreeze(c, daemon, () => proxy.drop());
-    expect(detectedMs).toBeLessThan(5_000);
+    const { error } = await proveAndFreeze(c, daemon, () => proxy.drop());
     expect(error).toBeInstanceOf(DaemonFrozenError);
+    // Found by the keepalive (the proof deadline is 30 min, past the test's limit).
+    expect(error.message).toMatch(/stopped answering HTTP\/2 PINGs/);
     expect(error.code).toBe("DAEMON_FROZEN");
     expect(error.retryable).toBe(false);
     expect(error.hint).toContain(`awaitProof("${error.jobId}")`);
@@ -198,11 +195,11 @@ describe("a daemon that stops answering", () => {
     const daemon = await startSimProcess(`unix://${join(dir, "cuzk.sock")}`, 1_500);
     defer(() => daemon.stop());
     const c = client(daemon.address, quickFreezeDetection);
-    const { error, detectedMs, rec } = await proveAndFreeze(c, daemon, () => daemon.freeze());
+    const { error, rec } = await proveAndFreeze(c, daemon, () => daemon.freeze());
     expect(error).toBeInstanceOf(DaemonFrozenError);
     expect(error.message).toMatch(/the job may still be running/);
-    // 200 + 200 ms keepalive, one 300 ms probe; the proof deadline is 30 min.
-    expect(detectedMs).toBeLessThan(5_000);
+    // Found by the 200 + 200 ms keepalive and one probe, not by the 30 min proof deadline.
+    expect(error.message).toMatch(/stopped answering HTTP\/2 PINGs/);
     expect(rec.types()).not.toContain("resubmitted");
     daemon.thaw();
     const awaited = await c.awaitProof(error.jobId);

@@ -191,13 +191,11 @@ describe("createCuzkClient over real sockets", () => {
         restarted = daemon.restart();
       }
     });
-    const started = performance.now();
     const error = await c.prove(await porep(), { onEvent: rec.onEvent }).catch((e) => e);
     expect(error).toBeInstanceOf(DaemonRestartedError);
     expect(error.code).toBe("DAEMON_RESTARTED");
     expect(error.message).toMatch(/no longer knows the job|uptime went back|counters went back/);
     expect(error.hint).toMatch(/OOM-killed/);
-    expect(performance.now() - started).toBeLessThan(8_000);
     expect(rec.types()).toEqual(expect.arrayContaining(["connection-lost", "daemon-restarted", "failed"]));
   });
 
@@ -208,15 +206,13 @@ describe("createCuzkClient over real sockets", () => {
     const submitted = await c.submitProof({ ...request, requestId: "stall-1" });
     const pending = c.awaitProof(submitted.jobId).catch((e) => e);
     await daemon.whenReceived("AwaitProof", { jobId: submitted.jobId });
-    const stalledAt = performance.now();
     daemon.stall();
     const error = await pending;
-    const elapsed = performance.now() - stalledAt;
     expect(error).toBeInstanceOf(DaemonFrozenError);
     expect(error.code).toBe("DAEMON_FROZEN");
-    expect(error.message).toMatch(/PING/);
-    // 200 + 200 ms configured; the deadline is 30 min. The bound leaves room for a loaded CI machine.
-    expect(elapsed).toBeLessThan(5_000);
+    // The keepalive found it (the call's deadline is 30 min, past the test's limit): no clock
+    // bound needed, so a loaded machine cannot fail this.
+    expect(error.message).toMatch(/stopped answering HTTP\/2 PINGs/);
   });
 
   it("reports a frozen daemon from prove as DaemonFrozenError after one short probe", async () => {
@@ -242,13 +238,13 @@ describe("createCuzkClient over real sockets", () => {
       reconnect: { initialDelayMs: 50, probeTimeoutMs: 100, giveUpAfterMs: 600 },
     });
     const rec = faultWhenInFlight(daemon, () => daemon.stall());
-    const started = performance.now();
     const error = await c.prove(await porep(), { onEvent: rec.onEvent }).catch((e) => e);
     expect(error).toBeInstanceOf(DaemonFrozenError);
     expect(error.hint).toMatch(/nothing answers/);
+    // Found by the keepalive and one probe, not by the 30 min proof deadline.
+    expect(error.message).toMatch(/stopped answering HTTP\/2 PINGs/);
     expect(error.jobId).toMatch(/^porep-1000-1-a1-/);
     expect(rec.types()).not.toContain("reconnecting");
-    expect(performance.now() - started).toBeLessThan(5_000);
     // The race lives in connect-node's own PING timers, which expose no event: wait until no
     // stream is open (connect-node stops a session's timers with its last stream) and every
     // destroyed session has emitted "close" (after its "error": were it uncaught, it comes first).

@@ -4,6 +4,7 @@ import { status } from "@grpc/grpc-js";
 import { afterEach, describe, expect, it } from "vitest";
 import { createSyntheticC1 } from "./c1-wrapper.js";
 import { defaultSimConfig } from "./options.js";
+import { createManualScheduler } from "./scheduler.js";
 import type { SimCrashDetail, SimCrashReason, SimDaemon } from "./sim-daemon.js";
 import { grpcError } from "./testing/grpc-test-client.js";
 import { createTracker } from "./testing/track.js";
@@ -210,14 +211,20 @@ describe("stick", () => {
 
 describe("dropConnections", () => {
   it("cuts calls in flight but keeps listening and keeps the jobs", async () => {
-    const daemon = await track.daemon({ proofTimeMs: 200 });
+    // The proof ends only when the test moves the manual scheduler, so the call is still in
+    // flight when the connections drop, however slow this machine is.
+    const scheduler = createManualScheduler();
+    const daemon = await track.daemon({ proofTimeMs: 200, scheduler });
     const client = track.client(daemon.address);
     const call = grpcError(client.prove({ submit: porep("survivor") }));
     await daemon.whenReceived("Prove", { jobId: "survivor" });
     daemon.dropConnections();
     expect(transportCodes).toContain((await call).grpcCode);
     expect(daemon.state).toBe("running");
-    const result = await client.awaitProof({ jobId: "survivor" });
+    const awaited = client.awaitProof({ jobId: "survivor" });
+    await daemon.whenReceived("AwaitProof", { jobId: "survivor" });
+    scheduler.advance(200);
+    const result = await awaited;
     expect(result.status).toBe(AwaitProofResponse_Status.COMPLETED);
     expect(daemon.stats().connections).toBe(2);
   });
@@ -225,13 +232,18 @@ describe("dropConnections", () => {
 
 describe("slow start", () => {
   it("refuses connections while loading parameters, then serves on the announced address", async () => {
-    const daemon = await track.daemon({ proofTimeMs: 0, faults: { startDelayMs: 300 } });
+    // The start delay runs on the manual scheduler: the daemon is still loading when the
+    // client calls, however slow this machine is, and listens once the test moves time.
+    const scheduler = createManualScheduler();
+    const daemon = await track.daemon({ proofTimeMs: 0, faults: { startDelayMs: 300 }, scheduler });
     expect(daemon.state).toBe("starting");
     expect(daemon.address).toMatch(/^127\.0\.0\.1:\d+$/);
     expect(daemon.address).not.toMatch(/:0$/);
     const client = track.client(daemon.address);
     const refused = await grpcError(client.getStatus({ timeoutMs: 2000 }));
     expect(refused.grpcCode).toBe(status.UNAVAILABLE);
+    expect(daemon.state).toBe("starting");
+    scheduler.advance(300);
     await daemon.ready();
     expect(daemon.state).toBe("running");
     const fresh = track.client(daemon.address);

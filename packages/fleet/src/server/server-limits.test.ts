@@ -37,16 +37,15 @@ async function limitedServer(options: { maxEventStreams?: number; managerUrl?: s
 }
 
 /** Opens a raw connection, writes `text`, and resolves with what came back when the server closes it. */
-function stall(port: number, text: string): Promise<{ answer: string; closedAfterMs: number }> {
+function stall(port: number, text: string): Promise<{ answer: string }> {
   return new Promise((resolve, reject) => {
-    const started = performance.now();
     const socket = connect({ host: "127.0.0.1", port }, () => socket.write(text));
     let answer = "";
     socket.on("data", (chunk) => {
       answer += chunk.toString("utf8");
     });
     socket.on("error", reject);
-    socket.on("close", () => resolve({ answer, closedAfterMs: performance.now() - started }));
+    socket.on("close", () => resolve({ answer }));
   });
 }
 
@@ -74,22 +73,19 @@ describe("the manager's server limits", () => {
   it("closes a request whose headers stall, without a token, within the header timeout", async () => {
     const { port } = await limitedServer();
     // Headers begun and never finished: no blank line, no Authorization.
-    const { answer, closedAfterMs } = await stall(
-      port,
-      "POST /v1/agent/i-00000000/report HTTP/1.1\r\nHost: x\r\n",
-    );
+    const { answer } = await stall(port, "POST /v1/agent/i-00000000/report HTTP/1.1\r\nHost: x\r\n");
+    // Node's own header limit is 60 s, past the test's 30 s: a 408 at all is the configured one.
     expect(answer).toMatch(/^HTTP\/1\.1 408/);
-    expect(closedAfterMs).toBeLessThan(5_000); // Node alone: 30 s and more
   });
 
   it("closes a request whose body stalls, without a token, within the request timeout", async () => {
     const { port } = await limitedServer();
-    const { answer, closedAfterMs } = await stall(
+    const { answer } = await stall(
       port,
       'POST /v1/agent/i-00000000/report HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"verdict":',
     );
+    // Node's own request limit is 300 s, past the test's 30 s: a 408 at all is the configured one.
     expect(answer).toMatch(/^HTTP\/1\.1 408/);
-    expect(closedAfterMs).toBeLessThan(5_000); // Node alone: 30 s and more
   });
 
   it("closes an idle keep-alive connection after the keep-alive timeout", async () => {
