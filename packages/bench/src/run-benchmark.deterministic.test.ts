@@ -51,6 +51,13 @@ function withStart(base: DaemonSupervisor, start: DaemonSupervisor["start"]): Da
   };
 }
 
+/** What the real supervisor throws when its child dies before it answers: the exit, recorded as a crash. */
+function exitedWhileStarting(base: DaemonSupervisor): DaemonStartError {
+  const exit = { ...(base.crashes.at(-1) as DaemonExit), explanation: "killed (exit 137)" };
+  (base.crashes as DaemonExit[]).push(exit);
+  return new DaemonStartError(`the daemon exited while starting: ${exit.explanation}`, { exit });
+}
+
 describe("runBenchmark, deterministically", () => {
   it("restarts a daemon that crashed with a proof in flight, resubmits that proof, completes the batch, and says UNSTABLE", async () => {
     const scheduler = createManualScheduler();
@@ -84,9 +91,7 @@ describe("runBenchmark, deterministically", () => {
     const supervisor = withStart(base, async (configToml, label, startOptions) => {
       if (base.starts === 1 && !failedOnce) {
         failedOnce = true;
-        const exit = { ...(base.crashes.at(-1) as DaemonExit), explanation: "killed (exit 137)" };
-        (base.crashes as DaemonExit[]).push(exit);
-        throw new DaemonStartError(`the daemon exited while starting: ${exit.explanation}`, { exit });
+        throw exitedWhileStarting(base);
       }
       await base.start(configToml, label, startOptions);
     });
@@ -117,9 +122,7 @@ describe("runBenchmark, deterministically", () => {
     const supervisor = withStart(base, async (configToml, label, startOptions) => {
       if (base.starts === 0) return base.start(configToml, label, startOptions);
       restarts++;
-      const exit = { ...(base.crashes.at(-1) as DaemonExit), explanation: "killed (exit 137)" };
-      (base.crashes as DaemonExit[]).push(exit);
-      throw new DaemonStartError(`the daemon exited while starting: ${exit.explanation}`, { exit });
+      throw exitedWhileStarting(base);
     });
     const driver = driveSubmissions(daemon, scheduler, { submissions: 2, oomAt: 2 });
     const report = await benchAgainst(daemon, {

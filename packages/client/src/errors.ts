@@ -1,4 +1,5 @@
 import { CuzkitError, type CuzkitErrorOptions } from "@cuzkit/core";
+import type { StuckSample } from "./stuck.js";
 
 // The client's error model: one class per failure an operator must tell apart. Every error
 // carries a stable `code`, `retryable`, a `hint` saying what to do, and the original `cause`.
@@ -152,23 +153,8 @@ export interface StuckEvidence {
   marginFactor: number | undefined;
   /** The GPU names GetStatus reported (the ETA assumes the slowest the catalog knows, else a slow default). */
   gpuNames: string[];
-  /** The last GetStatus seen. */
-  lastStatus: {
-    /** The daemon's total completed proofs. */
-    completed: number;
-    /** The daemon's total failed proofs. */
-    failed: number;
-    /** The kind's queue: jobs pending dispatch. */
-    queuePending: number;
-    /** The kind's queue: workers busy with the kind. */
-    queueInProgress: number;
-    /** GPU current_job_id values. */
-    gpuCurrentJobIds: string[];
-    /** Whether this job was on a GPU. */
-    jobOnGpu: boolean;
-    /** Daemon uptime in seconds. */
-    uptimeSeconds: number;
-  };
+  /** The last GetStatus seen: the progress sample, with the daemon's uptime in seconds. */
+  lastStatus: Omit<StuckSample, "atMs"> & { uptimeSeconds: number };
   /** GetStatus answers seen while awaiting the job. */
   samples: number;
 }

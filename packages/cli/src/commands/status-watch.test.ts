@@ -152,12 +152,16 @@ describe("renderWatchFrame", () => {
 });
 
 describe("watchStatus on a stepped system clock", () => {
-  it.each([90_000, -90_000])(
-    "reads a daemon whose uptime kept pace as UP when the system clock steps %i ms between refreshes",
-    async (stepMs) => {
-      // The daemon's uptime stays at 100 s: the refreshes are instant (injected sleep), so on a
-      // clock that measures elapsed time no time passed. Read on Date.now, +90 s would say
-      // "uptime went back" (a restart) and -90 s would hide one: the default clock must not step.
+  it.each([
+    // Uptime kept pace (instant refreshes, no time passed): on Date.now, +90 s reads as a restart.
+    [90_000, [100, 100, 100], ["up", "up", "up"]],
+    // A new process (uptime 100 s, then 9 s): on Date.now, -90 s makes 9 s look like time kept.
+    [-90_000, [100, 9, 9], ["up", "restarted", "up"]],
+  ] as const)(
+    "reads the daemon right when the system clock steps %i ms between refreshes",
+    async (stepMs, uptimes, expected) => {
+      // The refreshes are instant (injected sleep), so on a clock that measures elapsed time no
+      // time passed between them: the default clock must not step with the system's.
       let wallMs = at;
       vi.spyOn(Date, "now").mockImplementation(() => wallMs);
       onTestFinished(() => {
@@ -166,9 +170,10 @@ describe("watchStatus on a stepped system clock", () => {
       const stop = new AbortController();
       const conditions: DaemonCondition[] = [];
       const frames: string[] = [];
+      let calls = 0;
       const client = {
         address: "127.0.0.1:9820",
-        getStatus: async () => status(100),
+        getStatus: async () => status(uptimes[Math.min(calls++, uptimes.length - 1)] ?? 0),
         getMetrics: async () => metrics,
       } as unknown as Parameters<typeof watchStatus>[0]["client"];
       const { io } = memoryIO({ env: { NO_COLOR: "1" } });
@@ -186,7 +191,7 @@ describe("watchStatus on a stepped system clock", () => {
           if (conditions.length === 3) stop.abort();
         },
       });
-      expect(conditions).toEqual(["up", "up", "up"]);
+      expect(conditions).toEqual(expected);
       // The time of day shown follows the system clock, step included.
       expect(frames[1]).toContain(`${new Date(at + stepMs).toISOString().slice(11, 19)} UTC`);
     },
