@@ -311,7 +311,7 @@ describe("/metrics", () => {
     expect(text).toContain('cuzkit_fleet_instances{state="warmup"} 1');
     expect(text).toContain('cuzkit_fleet_instances{state="planned"} 1');
     expect(text).toContain(
-      `cuzkit_fleet_instance_proofs_per_hour{instance="${seeded.kept}",state="active",basis="benchmark"} 48.5`,
+      `cuzkit_fleet_instance_proofs_per_hour{instance_id="${seeded.kept}",state="active",basis="benchmark"} 48.5`,
     );
     expect(text).toContain("cuzkit_fleet_counted_proofs_per_hour 48.5");
     const dph = (await d.fleet.manager.store.list())
@@ -319,11 +319,11 @@ describe("/metrics", () => {
       .reduce((s, r) => s + r.dphPerHour, 0);
     expect(text).toMatch(new RegExp(`cuzkit_fleet_dollars_per_hour ${dph.toFixed(3).replace(/0+$/, "")}`));
     // The kept instance's heartbeat came 30 s of manual clock ago.
-    expect(text).toContain(`cuzkit_fleet_heartbeat_age_seconds{instance="${seeded.kept}"} 30`);
+    expect(text).toContain(`cuzkit_fleet_heartbeat_age_seconds{instance_id="${seeded.kept}"} 30`);
     const vetting = await d.fleet.manager.store.require(seeded.vetting.id);
     const slack = ((vetting.phaseDeadlineAt as number) - d.fleet.clock.now()) / 1000;
     expect(text).toContain(
-      `cuzkit_fleet_phase_deadline_slack_seconds{instance="${seeded.vetting.id}",state="warmup"} ${slack}`,
+      `cuzkit_fleet_phase_deadline_slack_seconds{instance_id="${seeded.vetting.id}",state="warmup"} ${slack}`,
     );
     // Labels are ids, never the operator-written Vast label.
     expect(text).not.toContain("<script>");

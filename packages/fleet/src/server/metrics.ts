@@ -1,14 +1,21 @@
-import { Gauge, Registry } from "prom-client";
+import { Counter, Gauge, Registry } from "prom-client";
 import { countedRate } from "../evidence/counted-rate.js";
+import { fleetFailureClasses } from "../failure-class.js";
 import { instanceStates } from "../lifecycle.js";
 import type { FleetStore } from "../store/fleet-store.js";
 import { fleetSummary } from "./dashboard-views.js";
+import { createEventTally, type DestroyReason } from "./event-tally.js";
+
+const destroyReasons: readonly DestroyReason[] = ["rejected", "failed", "retired"];
 
 /**
  * The manager's Prometheus metrics, read from the store at each scrape (nothing to keep in
- * sync): instances by state, counted proofs/hour per instance (with its basis) and of the fleet,
- * fleet $/h, heartbeat age, deadline slack.
- * Instance labels are our ids (`i-...`), never the Vast label: labels are operator text.
+ * sync). Gauges: instances by state, counted proofs/hour per instance (with its basis) and of
+ * the fleet, fleet $/h, heartbeat age, deadline slack. Counters (`_total`, from the event log
+ * and the production records, so they survive a restart): rentals, destroys by reason, failures
+ * by class, production proofs the agents reported and the manager counted.
+ * Instance labels are `instance_id` with our ids (`i-...`): `instance` is the label Prometheus
+ * itself attaches to every scraped series, and the Vast label is operator text.
  */
 export function createFleetMetrics(store: FleetStore, fleetName: string, now: () => number): Registry {
   const registry = new Registry();
@@ -26,7 +33,7 @@ export function createFleetMetrics(store: FleetStore, fleetName: string, now: ()
   new Gauge({
     name: "cuzkit_fleet_instance_proofs_per_hour",
     help: "Counted proofs/hour of each benchmarked instance (basis: benchmark, probation at the model's rate, or production)",
-    labelNames: ["instance", "state", "basis"],
+    labelNames: ["instance_id", "state", "basis"],
     registers: [registry],
     async collect() {
       const rows = await live();
@@ -37,7 +44,7 @@ export function createFleetMetrics(store: FleetStore, fleetName: string, now: ()
         // A serving machine at its counted rate; a decided one at the rate it was judged at.
         const perHour =
           r.state === "active" || r.state === "draining" ? counted.proofsPerHour : r.proofsPerHour;
-        this.set({ instance: r.id, state: r.state, basis: counted.basis }, perHour);
+        this.set({ instance_id: r.id, state: r.state, basis: counted.basis }, perHour);
       }
     },
   });
@@ -60,20 +67,20 @@ export function createFleetMetrics(store: FleetStore, fleetName: string, now: ()
   new Gauge({
     name: "cuzkit_fleet_heartbeat_age_seconds",
     help: "Seconds since each instance's last heartbeat",
-    labelNames: ["instance"],
+    labelNames: ["instance_id"],
     registers: [registry],
     async collect() {
       const rows = await live();
       this.reset();
       const t = now();
       for (const r of rows)
-        if (r.lastHeartbeatAt !== undefined) this.set({ instance: r.id }, (t - r.lastHeartbeatAt) / 1000);
+        if (r.lastHeartbeatAt !== undefined) this.set({ instance_id: r.id }, (t - r.lastHeartbeatAt) / 1000);
     },
   });
   new Gauge({
     name: "cuzkit_fleet_phase_deadline_slack_seconds",
     help: "Seconds left before each instance's phase deadline (negative: overdue)",
-    labelNames: ["instance", "state"],
+    labelNames: ["instance_id", "state"],
     registers: [registry],
     async collect() {
       const rows = await live();
@@ -81,8 +88,63 @@ export function createFleetMetrics(store: FleetStore, fleetName: string, now: ()
       const t = now();
       for (const r of rows) {
         if (r.phaseDeadlineAt !== undefined)
-          this.set({ instance: r.id, state: r.state }, (r.phaseDeadlineAt - t) / 1000);
+          this.set({ instance_id: r.id, state: r.state }, (r.phaseDeadlineAt - t) / 1000);
       }
+    },
+  });
+  const tally = createEventTally(store);
+  // A counter's value is the log's total: set by reset-then-inc at each scrape (prom-client has
+  // no set for counters), so it is monotonic as long as the log is, across restarts too.
+  const setTotals = (counter: Counter<string>, totals: [Record<string, string>, number][]) => {
+    counter.reset();
+    for (const [labels, total] of totals) counter.inc(labels, total);
+  };
+  new Counter({
+    name: "cuzkit_fleet_rentals_total",
+    help: "Rentals Vast created for the fleet (instances that reached booting)",
+    registers: [registry],
+    async collect() {
+      setTotals(this, [[{}, (await tally.read()).rentals]]);
+    },
+  });
+  new Counter({
+    name: "cuzkit_fleet_destroys_total",
+    help: "Rentals destroyed, by the decision that led there (rejected by its benchmark, failed, retired from service)",
+    labelNames: ["reason"],
+    registers: [registry],
+    async collect() {
+      const { destroys } = await tally.read();
+      setTotals(
+        this,
+        destroyReasons.map((reason) => [{ reason }, destroys.get(reason) ?? 0]),
+      );
+    },
+  });
+  new Counter({
+    name: "cuzkit_fleet_failures_total",
+    help: "Instances that failed, by class (daemon-died, daemon-froze, phase-deadline, heartbeat-lost, ...)",
+    labelNames: ["class"],
+    registers: [registry],
+    async collect() {
+      const { failures } = await tally.read();
+      setTotals(
+        this,
+        fleetFailureClasses.map((failureClass) => [{ class: failureClass }, failures.get(failureClass) ?? 0]),
+      );
+    },
+  });
+  new Counter({
+    name: "cuzkit_fleet_production_proofs_total",
+    help: "Proofs the agents reported from production and the manager counted (implausible reports are not counted)",
+    registers: [registry],
+    async collect() {
+      // Agent windows are disjoint (each starts where the last ended); Curio's rows are sliding
+      // windows over its task history, so they would count a proof many times: left out.
+      const rows = await store.performance.list();
+      const proofs = rows
+        .filter((r) => r.kind === "production" && (r.source ?? "agent") === "agent")
+        .reduce((sum, r) => sum + Math.round((r.proofsPerHour * (r.windowMs ?? 0)) / 3_600_000), 0);
+      setTotals(this, [[{}, proofs]]);
     },
   });
   return registry;
