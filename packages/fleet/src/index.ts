@@ -3,6 +3,13 @@
 // The agent (also its own entry, @cuzkit/fleet/agent).
 export * from "./agent/index.js";
 export type { VettingResult } from "./agent/vetting.js";
+export type { AlertKind, FleetAlert } from "./alerts/alert.js";
+export {
+  checkAlertWebhookUrl,
+  type FleetAlerts,
+  type FleetAlertsOptions,
+  startFleetAlerts,
+} from "./alerts/fleet-alerts.js";
 export type { CurioLinkOptions } from "./curio/curio-link.js";
 export { type CurioRate, curioRatesText } from "./curio/curio-rate.js";
 export type { DrainOutcome } from "./curio/drain.js";
@@ -31,6 +38,7 @@ export {
 } from "./deadlines.js";
 export type { BenchVerdict } from "./decision.js";
 export { agentDefaults, fleetDefaults } from "./defaults.js";
+export type { BudgetBound } from "./economics/budget-bound.js";
 export type { ClassCalibration, RateSample } from "./economics/calibration.js";
 export type { ClassHardware } from "./economics/hardware-class.js";
 export {
@@ -90,6 +98,7 @@ export {
   readCountedRate,
   reviewProduction,
 } from "./evidence/counted-rate.js";
+export { type FleetFailureClass, fleetFailureClasses } from "./failure-class.js";
 export {
   type InstanceState,
   instanceStates,

@@ -62,6 +62,48 @@ describe("the admin token off the command line", () => {
   });
 });
 
+describe("the alert webhook off the command line", () => {
+  const hook = "https://hooks.example.test/services/T0/B0/secret-webhook-path";
+  it("is read from CUZKIT_FLEET_ALERT_WEBHOOK or --alert-webhook-file, with no warning", async () => {
+    const fromEnv = await cli.run(serve(), {}, { CUZKIT_FLEET_ALERT_WEBHOOK: hook });
+    expect(fromEnv.error).toBeUndefined();
+    expect(fromEnv.stderr).not.toMatch(/warning/);
+    const file = join(cli.home, "hook.txt");
+    writeFileSync(file, `${hook}\n`, { mode: 0o600 });
+    const fromFile = await cli.run([...serve(), "--alert-webhook-file", file]);
+    expect(fromFile.error).toBeUndefined();
+    expect(`${fromFile.stdout}${fromFile.stderr}`).not.toContain("secret-webhook-path");
+  });
+
+  it("warns when given as an argument, without repeating it", async () => {
+    const { error, stderr } = await cli.run([...serve(), "--alert-webhook", hook]);
+    expect(error).toBeUndefined();
+    expect(stderr).toContain("warning: --alert-webhook on the command line is visible to other users (ps)");
+    expect(stderr).not.toContain("secret-webhook-path");
+  });
+
+  it("refuses both flags and a URL that is not http(s), named by its source, before any store exists", async () => {
+    const file = join(cli.home, "hook.txt");
+    writeFileSync(file, `${hook}\n`, { mode: 0o600 });
+    const both = await cli.run([...serve(), "--alert-webhook", hook, "--alert-webhook-file", file]);
+    expect(both.error).toMatchObject({
+      code: "INVALID_INPUT",
+      message: expect.stringContaining("both give"),
+    });
+    const bad = await cli.run(
+      serve(),
+      {},
+      { CUZKIT_FLEET_ALERT_WEBHOOK: "ftp://hooks.example.test/secret-webhook-path" },
+    );
+    expect(bad.error).toMatchObject({
+      code: "INVALID_INPUT",
+      message: "CUZKIT_FLEET_ALERT_WEBHOOK is not an http(s) URL",
+    });
+    expect(JSON.stringify(bad.error)).not.toContain("secret-webhook-path");
+    expect(existsSync(cli.db)).toBe(false);
+  });
+});
+
 describe("the store off the command line", () => {
   it("is read from CUZKIT_FLEET_DB, and a missing one is named by it", async () => {
     expect((await cli.run(serve())).error).toBeUndefined();

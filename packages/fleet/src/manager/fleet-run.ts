@@ -1,6 +1,7 @@
 import { type Clock, type Sleep, systemClock, toCuzkitError } from "@cuzkit/core";
 import type { OfferQuery } from "@cuzkit/vast";
 import { fleetDefaults } from "../defaults.js";
+import { type BudgetBound, budgetBound } from "../economics/budget-bound.js";
 import {
   type FleetDecision,
   type FleetMember,
@@ -32,6 +33,8 @@ export interface FleetRunStep {
   decisions: FleetDecision[];
   /** Decisions that could not be carried out, with the error code. */
   skipped: Array<{ decision: FleetDecision; code: string }>;
+  /** Set when the $/h cap is what keeps the fleet under target (the budget alert). */
+  budgetBound?: BudgetBound | undefined;
 }
 
 /** States before the keep decision: planned, then every timed phase of renting and vetting. */
@@ -84,11 +87,12 @@ export async function runFleetStep(manager: FleetManager, options: FleetRunOptio
   const ranked = (await manager.rank(options.query))
     .filter((r) => !rentedOffers.has(r.offer.id))
     .map((r) => r.ranking);
+  const maxDph = options.maxDph ?? manager.config.maxDph;
   const decisions = planFleetStep({
     members,
     ranked,
     target: options.target,
-    maxDph: options.maxDph ?? manager.config.maxDph,
+    maxDph,
     maxVetting: options.maxVetting,
     replaceMargin: options.replaceMargin,
   });
@@ -118,7 +122,11 @@ export async function runFleetStep(manager: FleetManager, options: FleetRunOptio
       if (error instanceof FleetBudgetError) break;
     }
   }
-  return { decisions, skipped };
+  return {
+    decisions,
+    skipped,
+    budgetBound: budgetBound({ members, decisions, ranked, target: options.target, maxDph }),
+  };
 }
 
 /** Options of {@link startFleetRun}. */

@@ -91,6 +91,11 @@ export function addReplicaOptions(command: Command): Command {
     )
     .option("--admin-token-file <file>", "read the admin token from FILE (not with --admin-token)")
     .option(
+      "--alert-webhook <url>",
+      "POST alerts (a machine failed, excluded, the fleet under target, the $/h cap reached, a Curio node left cordoned) as JSON with a Slack-compatible text field; better: env CUZKIT_FLEET_ALERT_WEBHOOK or --alert-webhook-file (the URL is a secret; an argument shows in ps); default: no alerts",
+    )
+    .option("--alert-webhook-file <file>", "read the alert webhook URL from FILE (not with --alert-webhook)")
+    .option(
       "--lease-check-every <duration>",
       `how often a follower tries to take the writer lease, and the leader renews it (default ${durationText(fleetDefaults.leaseCheckEveryMs)}, at most a third of --lease-period)`,
       durationOption("--lease-check-every"),

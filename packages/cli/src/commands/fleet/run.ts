@@ -4,7 +4,7 @@ import type { Command } from "commander";
 import { durationOption, durationText, positiveNumberOption, wholeNumberOption } from "../../parse.js";
 import { type FleetContext, fleetLib } from "./context.js";
 import { addConfigOptions, addReplicaOptions, addStoreOptions, type ConfigFlags } from "./flags.js";
-import { defaultListen, type ReplicaFlags, replicaSetup, serveManager } from "./serve.js";
+import { defaultListen, givenAlertWebhook, type ReplicaFlags, replicaSetup, serveManager } from "./serve.js";
 
 interface RunFlags extends ConfigFlags, ReplicaFlags {
   targetProofsPerHour?: number;
@@ -57,6 +57,7 @@ measured cost by 25%, and let the over-target rule drop the dearer one if it mea
       const { runFleetStep, startFleetRun, checkFleetTarget } = await fleetLib();
       const target = { proofsPerHour: flags.targetProofsPerHour, instances: flags.targetInstances };
       checkFleetTarget(target);
+      const webhookUrl = await givenAlertWebhook(ctx, flags);
       await ctx.withStore(flags, async (store, keep) => {
         const print = (step: FleetRunStep) => {
           for (const d of step.decisions) {
@@ -84,11 +85,15 @@ measured cost by 25%, and let the over-target rule drop the dearer one if it mea
           onStarted: keep,
           // This process rents: refuse to start unless agents can reach it at the URL it hands them.
           rentingUrl: { given: flags.managerUrl, required: true },
-          whileLeading: () =>
+          alerts: webhookUrl === undefined ? undefined : { webhookUrl, target },
+          whileLeading: ({ alerts }) =>
             startFleetRun(manager, {
               target,
               intervalMs: flags.every,
-              onStep: print,
+              onStep: (step) => {
+                print(step);
+                void alerts?.check(step);
+              },
               onError: (error) => ctx.logger.warn("fleet run step failed", { error: String(error) }),
             }),
         });

@@ -1,5 +1,5 @@
 import { InvalidInputError } from "@cuzkit/core";
-import type { FleetManager, FleetStore, WriterLease } from "@cuzkit/fleet";
+import type { FleetAlerts, FleetManager, FleetStore, FleetTarget, WriterLease } from "@cuzkit/fleet";
 import { fleetDefaults } from "@cuzkit/fleet/defaults";
 import type { Command } from "commander";
 import { durationOption, durationText } from "../../parse.js";
@@ -28,8 +28,10 @@ interface ServeOptions {
   lease: WriterLease;
   /** Called once it serves and its manager URL is settled: a failure before leaves nothing behind. */
   onStarted?: (() => void) | undefined;
-  /** More to run while this replica acts (fleet run's steps); returns its stop. Default: nothing. */
-  whileLeading?: (() => () => Promise<void>) | undefined;
+  /** More to run while this replica acts (fleet run's steps), told the alert loop; returns its stop. Default: nothing. */
+  whileLeading?: ((leading: { alerts: FleetAlerts | undefined }) => () => Promise<void>) | undefined;
+  /** The alert webhook and what the alerts need (fleet run's target). Default: no alerts. */
+  alerts?: { webhookUrl: string; target?: FleetTarget | undefined } | undefined;
   /**
    * The --manager-url flag, and whether a URL agents reach is required to start (fleet run) or,
    * when missing, only turns renting off (fleet serve: its dashboard deploy and resumed rentals).
@@ -41,7 +43,49 @@ interface ServeOptions {
 export interface ReplicaFlags extends StoreFlags, LeaseFlags {
   adminToken?: string;
   adminTokenFile?: string;
+  alertWebhook?: string;
+  alertWebhookFile?: string;
   leaseCheckEvery?: number;
+}
+
+/**
+ * The alert webhook URL: --alert-webhook (warned: it shows in ps), else --alert-webhook-file,
+ * else CUZKIT_FLEET_ALERT_WEBHOOK; undefined when none. Checked here, before anything acts.
+ */
+export async function givenAlertWebhook(ctx: FleetContext, flags: ReplicaFlags): Promise<string | undefined> {
+  if (flags.alertWebhook !== undefined && flags.alertWebhookFile !== undefined) {
+    throw new InvalidInputError("--alert-webhook and --alert-webhook-file both give the alert webhook", {
+      hint: "keep --alert-webhook-file and leave --alert-webhook out",
+    });
+  }
+  let url: string | undefined;
+  let source = "CUZKIT_FLEET_ALERT_WEBHOOK";
+  if (flags.alertWebhook !== undefined) {
+    warnSecretArgument(
+      ctx.io,
+      "--alert-webhook",
+      "use CUZKIT_FLEET_ALERT_WEBHOOK or --alert-webhook-file FILE",
+    );
+    url = flags.alertWebhook;
+    source = "--alert-webhook";
+  } else if (flags.alertWebhookFile !== undefined) {
+    url = readSecretFile("--alert-webhook-file", flags.alertWebhookFile, ctx.io);
+    source = "--alert-webhook-file";
+  } else {
+    const fromEnv = ctx.io.env.CUZKIT_FLEET_ALERT_WEBHOOK;
+    url = fromEnv === undefined || fromEnv === "" ? undefined : fromEnv;
+  }
+  if (url === undefined) return undefined;
+  const { checkAlertWebhookUrl } = await fleetLib();
+  try {
+    checkAlertWebhookUrl(url);
+  } catch (error) {
+    throw new InvalidInputError(`${source} is not an http(s) URL`, {
+      hint: `give the webhook's full URL (https://...) in ${source}`,
+      cause: error,
+    });
+  }
+  return url;
 }
 
 /**
@@ -163,7 +207,7 @@ async function actUntilStopped(
   options: ServeOptions,
   server: { url: string; nonce: string },
 ): Promise<void> {
-  const { runLeadership } = await fleetLib();
+  const { runLeadership, startFleetAlerts } = await fleetLib();
   const serverUrl = server.url;
   // The URL is saved as given, never the listen address: agents on rented machines cannot
   // reach a loopback or 0.0.0.0 address. The nonce lets a later deploy check that the URL
@@ -188,10 +232,21 @@ async function actUntilStopped(
       reconcileEveryMs: options.reconcileEveryMs,
       monitorEveryMs: options.monitorEveryMs,
     });
-    const stopMore = options.whileLeading?.();
+    const alerts =
+      options.alerts === undefined
+        ? undefined
+        : startFleetAlerts({
+            manager,
+            webhookUrl: options.alerts.webhookUrl,
+            target: options.alerts.target,
+            everyMs: options.monitorEveryMs,
+            logger: ctx.logger,
+          });
+    const stopMore = options.whileLeading?.({ alerts });
     return async () => {
       await stopMore?.();
       await stopLoops();
+      await alerts?.stop();
     };
   };
   await runLeadership({
@@ -260,19 +315,23 @@ export function addServeCommand(fleet: Command, ctx: FleetContext): void {
             reconcileEvery?: number;
             monitorEvery?: number;
           },
-      ) =>
-        ctx.withStore(flags, async (store, keep) => {
+      ) => {
+        // Checked before the store is opened: a bad flag leaves nothing behind.
+        const webhookUrl = await givenAlertWebhook(ctx, flags);
+        return ctx.withStore(flags, async (store, keep) => {
           const { dashboard, lease, fenced } = await replicaSetup(ctx, flags, store);
           const manager = await ctx.managerFor(flags, fenced);
           await serveManager(ctx, manager, fenced, {
             listen: flags.listen,
             dashboard,
             lease,
+            alerts: webhookUrl === undefined ? undefined : { webhookUrl },
             onStarted: keep,
             reconcileEveryMs: flags.reconcileEvery,
             monitorEveryMs: flags.monitorEvery,
             rentingUrl: { given: flags.managerUrl, required: false },
           });
-        }),
+        });
+      },
     );
 }
