@@ -124,6 +124,7 @@ export {
   type FleetManager,
   type FleetManagerOptions,
   type LoopOptions,
+  type LoopState,
 } from "./manager/fleet-manager.js";
 export {
   checkFleetTarget,

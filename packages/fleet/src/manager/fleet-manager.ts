@@ -99,6 +99,18 @@ export interface FleetManager {
   recordCurioProduction(): ReturnType<typeof recordCurioProduction>;
   /** Runs reconcile and monitor on timers until the returned function is called. */
   startLoops(options?: LoopOptions): () => Promise<void>;
+  /** When the loops last finished a pass (the dashboard's "last step"); all undefined before the loops run. */
+  loopState(): LoopState;
+}
+
+/** What the manager's loops last did. */
+export interface LoopState {
+  /** When the last pass ended (ok or not), epoch ms. */
+  lastPassAt: number | undefined;
+  /** Which loop it was: `reconcile`, `monitor` or `curio`. */
+  lastPass: string | undefined;
+  /** The monitor's interval while the loops run, ms: a pass older than a few of these is news. */
+  monitorEveryMs: number | undefined;
 }
 
 /** Creates the manager. Nothing runs until a method or startLoops is called. */
@@ -128,6 +140,7 @@ export function createFleetManager(options: FleetManagerOptions): FleetManager {
   }
   const rank = async (query: OfferQuery = {}): Promise<RankedOffer[]> => (await rankAll(query)).ranked;
 
+  const loops: LoopState = { lastPassAt: undefined, lastPass: undefined, monitorEveryMs: undefined };
   const manager: FleetManager = {
     config,
     store,
@@ -234,8 +247,11 @@ export function createFleetManager(options: FleetManagerOptions): FleetManager {
           .catch((error) => ctx.logger.warn(`fleet ${name} pass failed`, { code: toCuzkitError(error).code }))
           .finally(() => {
             busy = false;
+            loops.lastPassAt = clock.now();
+            loops.lastPass = name;
           });
       };
+      loops.monitorEveryMs = loopOptions.monitorEveryMs ?? fleetDefaults.monitorEveryMs;
       const curio = ctx.curio;
       const timers = [
         ...(curio === undefined
@@ -258,8 +274,10 @@ export function createFleetManager(options: FleetManagerOptions): FleetManager {
       return async () => {
         for (const timer of timers) clearInterval(timer);
         await running;
+        loops.monitorEveryMs = undefined;
       };
     },
+    loopState: () => ({ ...loops }),
   };
   return manager;
 }

@@ -283,6 +283,36 @@ describe("the dashboard's JSON API over HTTP", () => {
     controller.abort();
   });
 
+  it("says its tick interval at hello, and each tick carries when the manager's loops last passed", async () => {
+    d = await startDashboardFleet({ streamTickMs: 50 });
+    const stopLoops = d.fleet.manager.startLoops({ monitorEveryMs: 20, reconcileEveryMs: 3_600_000 });
+    const controller = new AbortController();
+    try {
+      const response = await fetch(`${d.url}/api/stream`, { signal: controller.signal });
+      const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+      const decoder = new TextDecoder();
+      let text = "";
+      const ticks = () =>
+        text
+          .split("event: tick\ndata: ")
+          .slice(1)
+          .map((chunk) => JSON.parse(chunk.split("\n\n")[0] as string) as Record<string, unknown>);
+      // Until a tick reports a pass (the first ticks may come before the monitor's first pass).
+      while (!ticks().some((t) => t.lastPassAt !== null))
+        text += decoder.decode((await reader.read()).value, { stream: true });
+      expect(JSON.parse(text.split("event: hello\ndata: ")[1]?.split("\n\n")[0] as string)).toMatchObject({
+        tickMs: 50,
+      });
+      const passed = ticks().find((t) => t.lastPassAt !== null);
+      expect(passed).toMatchObject({ lastPass: "monitor", monitorEveryMs: 20, now: d.fleet.clock.now() });
+      expect(passed?.lastPassAt).toBe(d.fleet.clock.now());
+    } finally {
+      controller.abort();
+      await stopLoops();
+    }
+    expect(d.fleet.manager.loopState().monitorEveryMs).toBeUndefined();
+  });
+
   // A browser left open on the dashboard must not hold `fleet serve` up when it stops: the
   // server ends its event streams before it waits for in-flight requests, not after.
   it("ends an open event stream when the server closes, and the close completes", async () => {

@@ -223,7 +223,9 @@ export async function dashboardPlugin(app: FastifyInstance, options: DashboardOp
     }
     openEventStream(request, reply, streams, (stream) => {
       let cursor = initialSeq;
-      stream.send("hello", { seq: cursor });
+      const tickMs = options.streamTickMs ?? 10_000;
+      // The page marks itself stale when nothing arrives for 2 ticks: it must know the tick.
+      stream.send("hello", { seq: cursor, tickMs });
       let polling = false;
       const poll = setInterval(() => {
         if (polling) return; // a slow read delays the next poll rather than overlapping it
@@ -241,10 +243,17 @@ export async function dashboardPlugin(app: FastifyInstance, options: DashboardOp
             polling = false;
           });
       }, options.streamPollMs ?? 1000);
-      const tick = setInterval(
-        () => stream.send("tick", String(clock.now())),
-        options.streamTickMs ?? 10_000,
-      );
+      // Each tick says the server is alive and when the manager's loops last finished a pass: a
+      // live server whose loops hang is news too.
+      const tick = setInterval(() => {
+        const loops = manager.loopState();
+        stream.send("tick", {
+          now: clock.now(),
+          lastPassAt: loops.lastPassAt ?? null,
+          lastPass: loops.lastPass ?? null,
+          monitorEveryMs: loops.monitorEveryMs ?? null,
+        });
+      }, tickMs);
       return () => {
         clearInterval(poll);
         clearInterval(tick);

@@ -8,6 +8,7 @@ import chromium from "@sparticuz/chromium";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { cuzkitArgv, cuzkitShellCommand } from "../../../../test/support/cuzkit-process.js";
+import { startFreezableProxy } from "../../../../test/support/freezable-proxy.js";
 import { killProcesses, processesMentioning } from "../../../../test/support/processes.js";
 import { settlesWithin } from "../../../../test/support/settles-within.js";
 import { type DashboardFleet, seedDashboardFleet, startDashboardFleet } from "../testing/dashboard-fleet.js";
@@ -297,6 +298,66 @@ describe("the fleet dashboard in Chromium", () => {
     );
     expect(await p.$$eval("main script, main img", (nodes) => nodes.length)).toBe(0);
     expect(await p.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+  });
+
+  it("says stale when the manager goes silent, keeps ages counting, and goes live again", async () => {
+    // The page reaches the manager through a proxy that can freeze; the manager's Host check
+    // must allow the proxy's address.
+    const proxy = await startFreezableProxy(() => Number(new URL((d as DashboardFleet).url).port));
+    d = await startDashboardFleet({ streamTickMs: 400, allowedHosts: [`127.0.0.1:${proxy.port}`] });
+    const seeded = await seedDashboardFleet(d);
+    try {
+      const p = await open("/", proxy.url);
+      // Every state the page shows, in order.
+      await p.evaluate(() => {
+        const seen: string[] = [];
+        (window as unknown as { liveStates: string[] }).liveStates = seen;
+        seen.push(document.body.getAttribute("data-live") ?? "");
+        // Each change of state (the page sets the attribute on every message; repeats are not changes).
+        const note = () => {
+          const now = document.body.getAttribute("data-live") ?? "";
+          if (seen.at(-1) !== now) seen.push(now);
+        };
+        new MutationObserver(note).observe(document.body, {
+          attributes: true,
+          attributeFilter: ["data-live"],
+        });
+      });
+      const states = () => p.evaluate(() => (window as unknown as { liveStates: string[] }).liveStates);
+      expect(await p.$eval("#stream-state", (e) => e.textContent)).toBe("live");
+      // Ticks keep it live: five ticks (of 400 ms) on, it has never been anything but live.
+      const heardBefore = await p.$eval("#stream-state", (e) => Number(e.getAttribute("data-heard")));
+      await p.waitForFunction(
+        (before) => Number(document.querySelector("#stream-state")?.getAttribute("data-heard")) >= before + 5,
+        {},
+        heardBefore,
+      );
+      expect(await states()).toEqual(["yes"]);
+      const ageCell = `tr[data-instance-id="${seeded.kept}"] span.age`;
+
+      // The manager goes silent (as a paused process: the connection stays open).
+      proxy.freeze();
+      await p.waitForSelector('body[data-live="stale"]');
+      expect(await p.$eval("#stream-state", (e) => e.textContent)).toMatch(
+        /^stale since \d\d:\d\d:\d\d: nothing from the manager for \d+s$/,
+      );
+      // Nothing refreshes the table now, and the heartbeat's age still counts, on the page's clock.
+      const frozenAge = Number.parseInt((await p.$eval(ageCell, (e) => e.textContent)) ?? "", 10);
+      expect(frozenAge).toBeGreaterThanOrEqual(30);
+      await p.waitForFunction(
+        (sel, first) => Number.parseInt(document.querySelector(sel)?.textContent ?? "0", 10) >= first + 2,
+        {},
+        ageCell,
+        frozenAge,
+      );
+
+      // It speaks again: live.
+      proxy.thaw();
+      await p.waitForSelector('body[data-live="yes"]');
+      expect(await states()).toEqual(["yes", "stale", "yes"]);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it("refuses a destroy without the admin token and does it with the token", async () => {

@@ -16,6 +16,7 @@ import { ApiError, followStream, getJson, postJson } from "./api.js";
 import { lineChart } from "./charts.js";
 import { el, formatDuration, formatNumber, replaceChildren, table } from "./dom.js";
 import { header, notice } from "./layout.js";
+import { liveAge, liveness, startAgeTicker } from "./liveness.js";
 
 type OfferEstimate = OfferView["source"];
 
@@ -170,7 +171,7 @@ function instanceRow(
     el(
       "td",
       { class: "muted" },
-      instance.lastHeartbeatAt === null ? "–" : `${formatDuration(now - instance.lastHeartbeatAt)} ago`,
+      instance.lastHeartbeatAt === null ? "–" : liveAge(instance.lastHeartbeatAt, now),
     ),
     el(
       "td",
@@ -261,8 +262,9 @@ export function fleetPage(root: HTMLElement): void {
   const offers = el("section", { id: "offers" });
   const events = el("ol", { id: "events", class: "events" });
   const status = notice();
+  const live = liveness();
   root.append(
-    header("cuzkit fleet", status.element),
+    header("cuzkit fleet", status.element, live.element),
     summary,
     el("h2", {}, "Instances"),
     instances,
@@ -418,10 +420,12 @@ export function fleetPage(root: HTMLElement): void {
   };
   void refresh();
   void loadOffers();
+  startAgeTicker();
   followStream(
-    (type) => {
+    (type, data) => {
+      live.heard(type, data);
       if (type === "change" || type === "tick") scheduleRefresh();
     },
-    (connected) => document.body.setAttribute("data-live", connected ? "yes" : "no"),
+    (connected) => live.connected(connected),
   );
 }

@@ -5,6 +5,7 @@ import { ApiError, followStream, getJson } from "./api.js";
 import { lineChart } from "./charts.js";
 import { el, formatDuration, formatGiB, formatNumber, replaceChildren, table } from "./dom.js";
 import { header, notice } from "./layout.js";
+import { liveness } from "./liveness.js";
 
 type InstanceDetail = InstanceDetailView;
 
@@ -83,6 +84,7 @@ function daemonSection(detail: InstanceDetail): Node[] {
 /** One instance: its phases, its benchmark's per-proof latencies, the daemon's /status. */
 export function instancePage(root: HTMLElement, instanceId: string): void {
   const status = notice();
+  const live = liveness();
   const title = el("h2", { id: "instance-title" });
   const facts = el("section", { id: "facts" });
   const phases = el("section", { id: "phases" });
@@ -90,7 +92,7 @@ export function instancePage(root: HTMLElement, instanceId: string): void {
   const proofs = el("section", { id: "proofs" });
   const daemon = el("section", { id: "daemon" });
   root.append(
-    header(document.title, status.element),
+    header(document.title, status.element, live.element),
     title,
     facts,
     el("h2", {}, "Phases"),
@@ -169,9 +171,10 @@ export function instancePage(root: HTMLElement, instanceId: string): void {
   };
   void refresh();
   followStream(
-    (type) => {
+    (type, data) => {
+      live.heard(type, data);
       if (type === "change" || type === "tick") void refresh();
     },
-    (connected) => document.body.setAttribute("data-live", connected ? "yes" : "no"),
+    (connected) => live.connected(connected),
   );
 }

@@ -14,8 +14,12 @@ export function notice(): { element: HTMLElement; show(text: string, kind: "ok" 
   };
 }
 
-/** The page header: title, the admin token field (kept for this tab only) and the notice line. */
-export function header(title: string, noticeElement: HTMLElement): HTMLElement {
+/** The page header: title, the live stream's state, the admin token field (kept for this tab only) and the notice line. */
+export function header(
+  title: string,
+  noticeElement: HTMLElement,
+  livenessElement?: HTMLElement,
+): HTMLElement {
   const input = el("input", {
     id: "admin-token",
     type: "password",
@@ -32,6 +36,7 @@ export function header(title: string, noticeElement: HTMLElement): HTMLElement {
     "header",
     {},
     el("h1", {}, el("a", { href: "/" }, title)),
+    livenessElement,
     el("div", { class: "token" }, input, save),
     noticeElement,
   );
