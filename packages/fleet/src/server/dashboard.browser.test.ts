@@ -360,14 +360,36 @@ describe("the fleet dashboard in Chromium", () => {
     }
   });
 
-  it("refuses a destroy without the admin token and does it with the token", async () => {
+  it("asks before a destroy, showing what it will do; a cancel sends nothing; without the token it is refused", async () => {
     d = await startDashboardFleet();
     const seeded = await seedDashboardFleet(d);
     const store = d.fleet.manager.store;
     const p = await open("/");
+    const posts: string[] = [];
+    p.on("request", (request) => {
+      if (request.method() === "POST") posts.push(request.url());
+    });
     const button = `tr[data-instance-id="${seeded.kept}"] button[data-action="destroy"]`;
     await p.waitForSelector(button);
     await p.click(button);
+    // The dialog says which instance, its state and price, and what the destroy costs.
+    await p.waitForSelector("dialog#confirm-action[open]");
+    const said = await p.$eval("dialog#confirm-action", (e) => e.textContent ?? "");
+    expect(said).toContain(seeded.kept);
+    expect(said).toContain("active");
+    expect(said).toMatch(/\$\d+\.\d{3}\/h/);
+    expect(said).toContain("stops billing");
+    // The seeded machine is a Curio node with production: it will be cordoned and drained first.
+    expect(said).toContain("cordoned first and drained");
+    await p.click("#confirm-no");
+    await p.waitForFunction(() => document.querySelector("dialog#confirm-action") === null);
+    expect(posts).toEqual([]);
+    expect((await store.require(seeded.kept)).state).toBe("active");
+
+    // Confirmed without the token: refused, nothing changed.
+    await p.click(button);
+    await p.waitForSelector("dialog#confirm-action[open]");
+    await p.click("#confirm-yes");
     await p.waitForSelector("#notice.error");
     expect(await p.$eval("#notice", (n) => n.textContent)).toContain("destroy refused");
     expect((await store.require(seeded.kept)).state).toBe("active");
@@ -376,9 +398,33 @@ describe("the fleet dashboard in Chromium", () => {
     await Promise.all([p.waitForNavigation(), p.click("#save-token")]);
     await p.waitForSelector(button);
     await p.click(button);
+    await p.waitForSelector("dialog#confirm-action[open]");
+    await p.click("#confirm-yes");
     await p.waitForSelector("#notice.ok");
     await p.waitForSelector(`tr[data-instance-id="${seeded.kept}"][data-state="destroyed"]`);
     expect((await store.require(seeded.kept)).state).toBe("destroyed");
+  });
+
+  it("asks before a cordon, and the dialog fits a 390 px phone screen", async () => {
+    d = await startDashboardFleet();
+    const seeded = await seedDashboardFleet(d);
+    const p = await open("/");
+    await p.setViewport({ width: 390, height: 844 });
+    const button = `tr[data-instance-id="${seeded.kept}"] button[data-action="cordon"]`;
+    await p.waitForSelector(button);
+    await p.$eval(button, (b) => (b as HTMLButtonElement).click());
+    await p.waitForSelector("dialog#confirm-action[open]");
+    const said = await p.$eval("dialog#confirm-action", (e) => e.textContent ?? "");
+    expect(said).toContain("not rented again until the exclusion is lifted");
+    expect(said).toContain("keeps running");
+    const box = await p.$eval("dialog#confirm-action", (e) => e.getBoundingClientRect().toJSON() as DOMRect);
+    expect(box.left).toBeGreaterThanOrEqual(0);
+    expect(box.right).toBeLessThanOrEqual(390);
+    // Escape is a cancel.
+    await p.keyboard.press("Escape");
+    await p.waitForFunction(() => document.querySelector("dialog#confirm-action") === null);
+    expect(await p.$eval("#notice", (n) => n.textContent)).toContain("cancelled");
+    expect((await d.fleet.manager.machines()).machines.some((m) => m.excluded)).toBe(false);
   });
 
   it("shows an instance's phases, its latency chart and the daemon's /status", async () => {

@@ -14,6 +14,7 @@ import type {
 } from "../server/dashboard-views.js";
 import { ApiError, followStream, getJson, postJson } from "./api.js";
 import { lineChart } from "./charts.js";
+import { confirmAction } from "./confirm-action.js";
 import { el, formatDuration, formatNumber, replaceChildren, table } from "./dom.js";
 import { header, notice } from "./layout.js";
 import { liveAge, liveness, startAgeTicker } from "./liveness.js";
@@ -132,7 +133,7 @@ function phaseBar(instance: InstanceView, now: number): HTMLElement {
 function instanceRow(
   instance: InstanceListView,
   now: number,
-  act: (id: string, action: string) => void,
+  act: (instance: InstanceListView, action: string) => void,
 ): HTMLTableRowElement {
   const live = instance.state !== "destroyed" && instance.state !== "destroying";
   return el(
@@ -176,19 +177,19 @@ function instanceRow(
     el(
       "td",
       {},
-      live ? actionButton("destroy", instance.id, act) : null,
-      live && instance.machineId !== null ? actionButton("cordon", instance.id, act) : null,
+      live ? actionButton("destroy", instance, act) : null,
+      live && instance.machineId !== null ? actionButton("cordon", instance, act) : null,
     ),
   );
 }
 
 function actionButton(
   action: string,
-  id: string,
-  act: (id: string, action: string) => void,
+  instance: InstanceListView,
+  act: (instance: InstanceListView, action: string) => void,
 ): HTMLButtonElement {
   const button = el("button", { type: "button", class: `action ${action}`, "data-action": action }, action);
-  button.addEventListener("click", () => act(id, action));
+  button.addEventListener("click", () => act(instance, action));
   return button;
 }
 
@@ -281,7 +282,13 @@ export function fleetPage(root: HTMLElement): void {
   );
   let chart: uPlot | undefined;
 
-  const act = async (id: string, action: string) => {
+  const act = async (instance: InstanceListView, action: string) => {
+    const { id } = instance;
+    // Nothing is sent until the operator has read what it will do.
+    if (!(await confirmAction(action, instance))) {
+      status.show(`${action}: ${id} cancelled`, "ok");
+      return;
+    }
     try {
       await postJson(`/api/instances/${encodeURIComponent(id)}/${action}`);
       status.show(`${action}: ${id} accepted`, "ok");
@@ -336,7 +343,7 @@ export function fleetPage(root: HTMLElement): void {
             "Heartbeat",
             "",
           ],
-          list.instances.map((i) => instanceRow(i, s.now, (id, a) => void act(id, a))),
+          list.instances.map((i) => instanceRow(i, s.now, (instance, a) => void act(instance, a))),
           { id: "instances-table" },
         ),
       );
