@@ -3,6 +3,13 @@
 // The agent (also its own entry, @cuzkit/fleet/agent).
 export * from "./agent/index.js";
 export type { VettingResult } from "./agent/vetting.js";
+export {
+  type CurioBacklog,
+  type CurioBacklogSource,
+  type CurioBacklogSourceOptions,
+  curioBacklogSql,
+  openCurioBacklogSource,
+} from "./curio/backlog-source.js";
 export type { CurioLinkOptions } from "./curio/curio-link.js";
 export { type CurioRate, curioRatesText } from "./curio/curio-rate.js";
 export type { DrainOutcome } from "./curio/drain.js";
@@ -30,7 +37,7 @@ export {
   type PhaseDeadlinesMs,
 } from "./deadlines.js";
 export type { BenchVerdict } from "./decision.js";
-export { agentDefaults, fleetDefaults } from "./defaults.js";
+export { agentDefaults, backlogDefaults, fleetDefaults } from "./defaults.js";
 export type { ClassCalibration, RateSample } from "./economics/calibration.js";
 export type { ClassHardware } from "./economics/hardware-class.js";
 export {
@@ -107,6 +114,23 @@ export type {
   RegisterBody,
   ThroughputBody,
 } from "./manager/agent-schemas.js";
+export {
+  type BacklogFollower,
+  type BacklogStep,
+  backlogEventType,
+  createBacklogFollower,
+  type FollowBacklogOptions,
+} from "./manager/backlog-follower.js";
+export {
+  type BacklogDecision,
+  type BacklogFigures,
+  type BacklogObservation,
+  type BacklogPolicy,
+  type BacklogPolicyOptions,
+  type BacklogState,
+  decideBacklogTarget,
+  resolveBacklogPolicy,
+} from "./manager/backlog-target.js";
 export { type FleetConfig, type ResolvedFleetConfig, resolveFleetConfig } from "./manager/config.js";
 export type { Checkpoint, FleetVast } from "./manager/context.js";
 export type { DeployOptions } from "./manager/deploy.js";
