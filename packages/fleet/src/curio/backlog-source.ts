@@ -17,7 +17,7 @@ export const curioBacklogSql = `SELECT name, COUNT(*)::int AS waiting,
     (EXTRACT(EPOCH FROM MIN(posted_time)) * 1000)::float8 AS oldest_posted_ms
   FROM harmony_task
   WHERE owner_id IS NULL AND name = ANY($1)
-  GROUP BY name ORDER BY name`;
+  GROUP BY name`;
 
 /** Unclaimed tasks of one proving task type. */
 export interface CurioBacklogByType {
@@ -34,7 +34,7 @@ export interface CurioBacklog {
   waiting: number;
   /** posted_time of the oldest of them, epoch ms; undefined when none waits. */
   oldestPostedMs: number | undefined;
-  /** Per type, only the types with work waiting. */
+  /** Per type, only the types with work waiting, in the order PoRep, UpdateProve, PSProve. */
   byType: CurioBacklogByType[];
 }
 
@@ -74,11 +74,14 @@ export function openCurioBacklogSource(options: CurioBacklogSourceOptions): Curi
           cause: error,
         });
       }
-      const byType = rows.map((r) => ({
-        taskType: r.name,
-        waiting: Number(r.waiting),
-        oldestPostedMs: Number(r.oldest_posted_ms),
-      }));
+      // In curioProofTaskTypes' order, whatever the database's collation.
+      const byType = rows
+        .map((r) => ({
+          taskType: r.name,
+          waiting: Number(r.waiting),
+          oldestPostedMs: Number(r.oldest_posted_ms),
+        }))
+        .sort((a, b) => curioProofTaskTypes.indexOf(a.taskType) - curioProofTaskTypes.indexOf(b.taskType));
       return {
         waiting: byType.reduce((s, t) => s + t.waiting, 0),
         oldestPostedMs: byType.length === 0 ? undefined : Math.min(...byType.map((t) => t.oldestPostedMs)),

@@ -52,7 +52,7 @@ export const fleetEventId = (fleet: string) => `fleet-${fleet}`;
  * restart does not shrink the fleet), and the idle window starts at its first quiet step.
  * Every up or down is an event with its figures; a hold is recorded when its reason changes;
  * an unreadable HarmonyDB keeps the last target, forgets the quiet clock (no scale-down on
- * missing evidence) and is recorded with its error code (FLEET_CURIO_DB).
+ * missing evidence) and is recorded once per outage with its error code (FLEET_CURIO_DB).
  */
 export function createBacklogFollower(
   options: FollowBacklogOptions,
@@ -76,14 +76,17 @@ export function createBacklogFollower(
       } catch (error) {
         const { code, message } = toCuzkitError(error);
         state = { target: current.target, quietSinceMs: undefined };
-        lastRecorded = `kept:${code}`;
-        await deps.store.appendEvent(eventId, backlogEventType, {
-          action: "keep",
-          reason: "curio-unreadable",
-          code,
-          message,
-          target: current.target,
-        });
+        // One event per outage (and per change of error), not one a step.
+        if (lastRecorded !== `kept:${code}`) {
+          lastRecorded = `kept:${code}`;
+          await deps.store.appendEvent(eventId, backlogEventType, {
+            action: "keep",
+            reason: "curio-unreadable",
+            code,
+            message,
+            target: current.target,
+          });
+        }
         return { target: current.target, step: { kind: "kept", target: current.target, code, message } };
       }
       const fleetProofsPerHour = active.reduce((s, m) => s + m.proofsPerHour, 0);

@@ -99,21 +99,26 @@ describe("decideBacklogTarget", () => {
     });
   });
 
-  it("tightens the bound to the oldest task's slack, and a late task asks for one proof's time", () => {
-    // 10 waiting, 15 min to clear at 40/h; the oldest is 10 min old: 5 min left to claim it.
-    const tight = decideBacklogTarget(seen({ waiting: 10, oldestPostedMs: t0 - 10 * minute }), at(1), policy);
-    expect(tight).toMatchObject({
+  it("scales up for an oldest task that would be claimed too late, and reports one past saving", () => {
+    // 10 waiting: 15 min to clear at 40/h, at the bound; but the oldest is 14 min old: 1 min left
+    // to be claimed, and one machine frees a slot every 90 s. Two free one every 45 s.
+    const risk = decideBacklogTarget(seen({ waiting: 10, oldestPostedMs: t0 - 14 * minute }), at(1), policy);
+    expect(risk).toMatchObject({
       action: "up",
-      target: 3,
-      figures: { slackMs: 5 * minute, boundMs: 5 * minute, neededInstances: 3 },
+      reason: "over-bound",
+      target: 2,
+      figures: { slackMs: minute, timeToClearMs: 15 * minute, boundMs: 15 * minute, neededInstances: 2 },
     });
-    // One task 20 min late: the bound floors at one proof (90 s); one machine clears it in 90 s.
+    expect(risk.text).toMatch(/the oldest has 1\.0 min left to be claimed; up from 1 to 2 machines$/);
+    // A task 20 min past its slack: no machine saves it, so it is reported, not chased.
     const late = decideBacklogTarget(seen({ waiting: 1, oldestPostedMs: t0 - 35 * minute }), at(1), policy);
     expect(late).toMatchObject({
       action: "hold",
+      reason: "quiet",
       target: 1,
-      figures: { slackMs: -20 * minute, boundMs: 90_000, neededInstances: 1 },
+      figures: { slackMs: -20 * minute, neededInstances: 1 },
     });
+    expect(late.text).toMatch(/oldest 35\.0 min \(the oldest is past its slack\)/);
   });
 
   it("holds within the band between the quiet edge and the bound, and restarts the quiet clock", () => {

@@ -2,16 +2,18 @@ import { backlogDefaults } from "../defaults.js";
 import { FleetConfigError } from "../errors.js";
 
 // The fleet's size from Curio's demand. Pure: the same observation and state give the same
-// decision. The rule, with B the bound and R one machine's proofs/hour:
-//  - time to clear = waiting / the fleet's measured proofs/hour (infinite with work and no rate);
-//  - the oldest task's slack = deadline - ProveTimeout - its age: the time left to claim it and
-//    still prove it before the market's deadline even if its proof takes all of ProveTimeout;
-//  - B = min(clearBound, slack), but never under one proof's time (3600/R s), so one late task
-//    asks for one machine, not for the maximum;
-//  - up when time to clear > B: to ceil(waiting / (R x B)) machines (what clears it within B),
-//    at once (one step), never above the maximum;
-//  - down when time to clear has stayed <= quietFraction x B for the whole idle window: to what
-//    would keep it within quietFraction x B, never under the minimum; the window then restarts.
+// decision. With B the bound, R one machine's proofs/hour and F the fleet's measured proofs/hour:
+//  - time to clear T = waiting / F (infinite with work and no rate): the newest task's wait, as
+//    Curio claims in posting order (scheduler.go sorts by posted_time);
+//  - the oldest task's slack S = deadline - ProveTimeout - its age: the time left to claim it and
+//    still prove it before the market's deadline even if its proof takes all of ProveTimeout.
+//    Being first in line, it waits one claim interval (3600 / F s) for a free machine;
+//  - over when T > B, or when 0 < S < the claim interval (the oldest would be claimed too late).
+//    A task already past its slack (S <= 0) is reported, not chased: no machine saves it;
+//  - up when over: to the machines that clear the backlog within B (waiting x 3600/R s / B) and
+//    claim the oldest within S (3600/R s / S), at once (one step), never above the maximum;
+//  - down when T has stayed <= quietFraction x B for the whole idle window: to what would keep it
+//    there, never under the minimum; the window then restarts.
 //  Between the two edges the target holds: a backlog around B raises it once and never lowers it.
 
 /** How the fleet follows Curio's backlog (fleet run's followBacklog; every field optional). */
@@ -100,7 +102,7 @@ export interface BacklogState {
 
 /** Why the target moved or held. */
 export type BacklogReason =
-  /** Time to clear over the bound: raised. */
+  /** Time to clear over the bound, or the oldest task at risk: raised. */
   | "over-bound"
   /** Over the bound, but the target already asks for enough machines (they are renting or vetting) or is at the maximum. */
   | "over-bound-asked"
@@ -122,9 +124,9 @@ export interface BacklogFigures {
   machineProofsPerHour: number;
   /** waiting / fleet rate, ms; null when infinite (work waiting, no measured rate). */
   timeToClearMs: number | null;
-  /** The bound the time to clear was held to, ms. */
+  /** The bound the time to clear is held to, ms. */
   boundMs: number;
-  /** Machines that would clear the backlog within the bound (before min/max). */
+  /** Machines that would clear the backlog within the bound and claim the oldest within its slack (before min/max). */
   neededInstances: number;
 }
 
@@ -156,14 +158,15 @@ export function decideBacklogTarget(
     observation.oldestPostedMs === undefined ? undefined : nowMs - observation.oldestPostedMs;
   const slackMs =
     oldestAgeMs === undefined ? undefined : policy.proofDeadlineMs - policy.proveTimeoutMs - oldestAgeMs;
-  const boundMs = Math.max(Math.min(policy.clearBoundMs, slackMs ?? Number.POSITIVE_INFINITY), proofMs);
+  const boundMs = policy.clearBoundMs;
+  const noRate = fleetProofsPerHour <= 0;
   const timeToClearMs =
-    waiting === 0
-      ? 0
-      : fleetProofsPerHour > 0
-        ? (waiting / fleetProofsPerHour) * 3_600_000
-        : Number.POSITIVE_INFINITY;
-  const machinesWithin = (ms: number) => Math.ceil((waiting * proofMs) / ms - 1e-9);
+    waiting === 0 ? 0 : noRate ? Number.POSITIVE_INFINITY : (waiting / fleetProofsPerHour) * 3_600_000;
+  const claimMs = waiting === 0 ? 0 : noRate ? Number.POSITIVE_INFINITY : 3_600_000 / fleetProofsPerHour;
+  const oldestAtRisk = slackMs !== undefined && slackMs > 0 && claimMs > slackMs;
+  // Machines for the oldest's claim: only while it can still be saved.
+  const forOldest = slackMs !== undefined && slackMs > 0 ? Math.ceil(proofMs / slackMs - 1e-9) : 0;
+  const machinesWithin = (ms: number) => Math.max(Math.ceil((waiting * proofMs) / ms - 1e-9), forOldest);
   const clamp = (n: number) => Math.min(policy.maxInstances, Math.max(policy.minInstances, n));
   const neededInstances = machinesWithin(boundMs);
   const figures: BacklogFigures = {
@@ -177,7 +180,8 @@ export function decideBacklogTarget(
     neededInstances,
   };
   const previousTarget = state.target;
-  const seen = `${waiting} waiting${oldestAgeMs === undefined ? "" : `, oldest ${minutes(oldestAgeMs)}`}, ${fleetProofsPerHour.toFixed(1)} proofs/hour: clears in ${Number.isFinite(timeToClearMs) ? minutes(timeToClearMs) : "never"} against ${minutes(boundMs)}`;
+  const late = slackMs !== undefined && slackMs <= 0 ? " (the oldest is past its slack)" : "";
+  const seen = `${waiting} waiting${oldestAgeMs === undefined ? "" : `, oldest ${minutes(oldestAgeMs)}${late}`}, ${fleetProofsPerHour.toFixed(1)} proofs/hour: clears in ${Number.isFinite(timeToClearMs) ? minutes(timeToClearMs) : "never"} against ${minutes(boundMs)}${oldestAtRisk ? `, the oldest has ${minutes(slackMs as number)} left to be claimed` : ""}`;
   const decide = (
     action: BacklogDecision["action"],
     reason: BacklogReason,
@@ -194,7 +198,7 @@ export function decideBacklogTarget(
     state: { target, quietSinceMs },
   });
 
-  if (timeToClearMs > boundMs) {
+  if (timeToClearMs > boundMs || oldestAtRisk) {
     const wanted = clamp(neededInstances);
     if (wanted > previousTarget) {
       return decide("up", "over-bound", wanted, undefined, `up from ${previousTarget} to ${wanted} machines`);
