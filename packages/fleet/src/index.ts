@@ -120,6 +120,7 @@ export {
   backlogEventType,
   createBacklogFollower,
   type FollowBacklogOptions,
+  followerOf,
 } from "./manager/backlog-follower.js";
 export {
   type BacklogDecision,
@@ -145,6 +146,7 @@ export {
   type FleetRunLoopOptions,
   type FleetRunOptions,
   type FleetRunStep,
+  fleetMembers,
   runFleetStep,
   startFleetRun,
 } from "./manager/fleet-run.js";

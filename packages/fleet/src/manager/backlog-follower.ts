@@ -138,10 +138,15 @@ export function followerOf(
       hint: "drop --target-proofs-per-hour and --target-instances, or drop --follow-backlog",
     });
   }
-  return createBacklogFollower(followBacklog, {
-    store: manager.store,
-    fleet: manager.config.fleet,
-    fallbackMachineProofsPerHour: manager.config.minProofsPerHour,
-    clock,
-  });
+  // The fleet's own cap on billing instances (--max-instances) is the backlog's maximum unless given.
+  const maxInstances = followBacklog.maxInstances ?? manager.config.maxInstances;
+  return createBacklogFollower(
+    { ...followBacklog, maxInstances },
+    {
+      store: manager.store,
+      fleet: manager.config.fleet,
+      fallbackMachineProofsPerHour: manager.config.minProofsPerHour,
+      clock,
+    },
+  );
 }

@@ -20,7 +20,7 @@ import { FleetConfigError } from "../errors.js";
 export interface BacklogPolicyOptions {
   /** The fewest machines kept, at least 1. Default 1. */
   minInstances?: number | undefined;
-  /** The most machines rented. Default 4. */
+  /** The most machines rented. Default 4 (in fleet run: the fleet's maxInstances, `--max-instances`, when set). */
   maxInstances?: number | undefined;
   /** The snark market's deadline of one proof from its posting, ms. Default 45 min. */
   proofDeadlineMs?: number | undefined;
