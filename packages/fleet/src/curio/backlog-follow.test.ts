@@ -2,7 +2,8 @@ import { createManualClock } from "@cuzkit/core/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { FleetMember } from "../economics/run-planner.js";
 import { timedProofRecords } from "../evidence/benchmark-claim.js";
-import { backlogEventType, createBacklogFollower } from "../manager/backlog-follower.js";
+import { backlogEventType, createBacklogFollower, followerOf } from "../manager/backlog-follower.js";
+import { resolveFleetConfig } from "../manager/config.js";
 import { type FleetRunStep, startFleetRun } from "../manager/fleet-run.js";
 import { openFleetStore } from "../store/fleet-store.js";
 import { startTestPostgres, type TestPostgres } from "../store/test-postgres.js";
@@ -293,6 +294,34 @@ describe("fleet run --follow-backlog against Curio's harmony_task", () => {
         }),
       ]);
       expect(JSON.stringify(kept)).not.toContain(new URL(postgres.url).password);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("takes the fleet's --max-instances as its maximum, and refuses a fixed target beside it", async () => {
+    const clock = createManualClock(Date.UTC(2026, 11, 2, 9, 0, 0));
+    const store = openFleetStore({ path: ":memory:", clock });
+    try {
+      const burst: CurioBacklogSource = {
+        location: "stub",
+        read: async () => ({ waiting: 200, oldestPostedMs: clock.now(), byType: [] }),
+        close: async () => {},
+      };
+      const config = resolveFleetConfig({ minProofsPerHour: 40, maxInstances: 3 });
+      const follower = followerOf({ store, config }, undefined, { source: burst }, clock);
+      expect((await follower?.next([]))?.target).toBe(3);
+      // Given, the policy's own maximum wins.
+      const own = followerOf({ store, config }, undefined, { source: burst, maxInstances: 2 }, clock);
+      expect((await own?.next([]))?.target).toBe(2);
+      expect(() => followerOf({ store, config }, { instances: 2 }, { source: burst }, clock)).toThrow(
+        expect.objectContaining({
+          code: "FLEET_CONFIG",
+          hint: expect.stringContaining("--target-instances"),
+        }),
+      );
+      // Without a backlog, a run keeps its fixed target.
+      expect(followerOf({ store, config }, { instances: 2 }, undefined, clock)).toBeUndefined();
     } finally {
       await store.close();
     }
