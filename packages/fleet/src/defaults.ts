@@ -58,3 +58,21 @@ export const agentDefaults = {
   /** Once kept: how often production throughput is reported, ms. */
   throughputIntervalMs: 30 * 60_000,
 } as const;
+
+/** Defaults of following Curio's backlog (`fleet run --follow-backlog`, decideBacklogTarget). */
+export const backlogDefaults = {
+  /** The fewest machines the fleet keeps, however quiet Curio is. */
+  minInstances: 1,
+  /** The most machines the fleet rents, however deep the backlog. */
+  maxInstances: 4,
+  /** The snark market's deadline for one proof, from its posting, ms (45 min). */
+  proofDeadlineMs: 45 * 60_000,
+  /** Curio's cuzk `ProveTimeout` (deps/config/types.go, default 30 min): the longest a claimed proof may take, ms. */
+  proveTimeoutMs: 30 * 60_000,
+  /** Scale up when the backlog would take longer than this to clear, ms: the deadline less ProveTimeout (15 min). */
+  clearBoundMs: 15 * 60_000,
+  /** Quiet means a time to clear at most this fraction of the bound (the hysteresis band's low edge). */
+  quietFraction: 0.5,
+  /** How long Curio must stay quiet before the fleet scales down, ms (30 min). */
+  idleWindowMs: 30 * 60_000,
+} as const;

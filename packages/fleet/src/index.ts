@@ -10,6 +10,13 @@ export {
   type FleetAlertsOptions,
   startFleetAlerts,
 } from "./alerts/fleet-alerts.js";
+export {
+  type CurioBacklog,
+  type CurioBacklogSource,
+  type CurioBacklogSourceOptions,
+  curioBacklogSql,
+  openCurioBacklogSource,
+} from "./curio/backlog-source.js";
 export type { CurioLinkOptions } from "./curio/curio-link.js";
 export { type CurioRate, curioRatesText } from "./curio/curio-rate.js";
 export type { DrainOutcome } from "./curio/drain.js";
@@ -37,7 +44,7 @@ export {
   type PhaseDeadlinesMs,
 } from "./deadlines.js";
 export type { BenchVerdict } from "./decision.js";
-export { agentDefaults, fleetDefaults } from "./defaults.js";
+export { agentDefaults, backlogDefaults, fleetDefaults } from "./defaults.js";
 export type { BudgetBound } from "./economics/budget-bound.js";
 export type { ClassCalibration, RateSample } from "./economics/calibration.js";
 export type { ClassHardware } from "./economics/hardware-class.js";
@@ -116,6 +123,24 @@ export type {
   RegisterBody,
   ThroughputBody,
 } from "./manager/agent-schemas.js";
+export {
+  type BacklogFollower,
+  type BacklogStep,
+  backlogEventType,
+  createBacklogFollower,
+  type FollowBacklogOptions,
+  followerOf,
+} from "./manager/backlog-follower.js";
+export {
+  type BacklogDecision,
+  type BacklogFigures,
+  type BacklogObservation,
+  type BacklogPolicy,
+  type BacklogPolicyOptions,
+  type BacklogState,
+  decideBacklogTarget,
+  resolveBacklogPolicy,
+} from "./manager/backlog-target.js";
 export { type FleetConfig, type ResolvedFleetConfig, resolveFleetConfig } from "./manager/config.js";
 export type { Checkpoint, FleetVast } from "./manager/context.js";
 export type { DeployOptions } from "./manager/deploy.js";
@@ -131,6 +156,7 @@ export {
   type FleetRunLoopOptions,
   type FleetRunOptions,
   type FleetRunStep,
+  fleetMembers,
   runFleetStep,
   startFleetRun,
 } from "./manager/fleet-run.js";

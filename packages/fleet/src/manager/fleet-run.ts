@@ -12,6 +12,7 @@ import { FleetBudgetError, FleetConfigError } from "../errors.js";
 import { countedRate } from "../evidence/counted-rate.js";
 import { type InstanceState, timedStates } from "../lifecycle.js";
 import { modelledDeadlineInputs } from "../modelled-durations.js";
+import { type BacklogStep, type FollowBacklogOptions, followerOf } from "./backlog-follower.js";
 import type { FleetManager } from "./fleet-manager.js";
 
 /** Options of `cuzkit fleet run`. */
@@ -45,7 +46,7 @@ export function checkFleetTarget(target: FleetTarget): void {
   const given = [target.proofsPerHour, target.instances].filter((v) => v !== undefined);
   if (given.length !== 1 || !given.every((v) => Number.isFinite(v) && (v as number) > 0)) {
     throw new FleetConfigError("fleet run needs exactly one positive target", {
-      hint: "pass --target-proofs-per-hour N or --target-instances N (not both)",
+      hint: "pass --target-proofs-per-hour N or --target-instances N (not both), or --follow-backlog with --curio-db",
     });
   }
 }
@@ -130,7 +131,13 @@ export async function runFleetStep(manager: FleetManager, options: FleetRunOptio
 }
 
 /** Options of {@link startFleetRun}. */
-export interface FleetRunLoopOptions extends FleetRunOptions {
+export interface FleetRunLoopOptions extends Omit<FleetRunOptions, "target"> {
+  /** Proofs/hour or instances to keep; exactly one. Required unless followBacklog sets the target. */
+  target?: FleetTarget | undefined;
+  /** Sets the target from Curio's backlog each step (createBacklogFollower); not with `target`. Default: none. */
+  followBacklog?: FollowBacklogOptions | undefined;
+  /** Called with each backlog step before the fleet step (the CLI prints it). Default: nothing. */
+  onBacklog?: ((step: BacklogStep) => void) | undefined;
   /** Time between steps. Default 60 s. */
   intervalMs?: number | undefined;
   /** Injected for tests. Default: the system clock. */
@@ -145,8 +152,15 @@ export interface FleetRunLoopOptions extends FleetRunOptions {
 
 /** Runs {@link runFleetStep} every `intervalMs` until the returned stop is called; stop resolves once the running step ends. */
 export function startFleetRun(manager: FleetManager, options: FleetRunLoopOptions): () => Promise<void> {
-  checkFleetTarget(options.target);
   const clock = options.clock ?? systemClock;
+  const follower = followerOf(manager, options.target, options.followBacklog, clock);
+  if (follower === undefined) checkFleetTarget(options.target ?? {});
+  const targetOf = async (): Promise<FleetTarget> => {
+    if (follower === undefined) return options.target as FleetTarget;
+    const { target, step } = await follower.next(await fleetMembers(manager));
+    options.onBacklog?.(step);
+    return { instances: target };
+  };
   const sleep: Sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   const intervalMs = options.intervalMs ?? fleetDefaults.runEveryMs;
   let stopped = false;
@@ -157,7 +171,7 @@ export function startFleetRun(manager: FleetManager, options: FleetRunLoopOption
   const loop = (async () => {
     while (!stopped) {
       try {
-        options.onStep?.(await runFleetStep(manager, options), clock.now());
+        options.onStep?.(await runFleetStep(manager, { ...options, target: await targetOf() }), clock.now());
       } catch (error) {
         options.onError?.(error);
       }

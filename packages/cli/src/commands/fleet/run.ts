@@ -1,12 +1,13 @@
-import type { FleetRunStep } from "@cuzkit/fleet";
-import { fleetDefaults } from "@cuzkit/fleet/defaults";
+import type { BacklogFollower, BacklogStep, FleetRunStep } from "@cuzkit/fleet";
+import { backlogDefaults, fleetDefaults } from "@cuzkit/fleet/defaults";
 import type { Command } from "commander";
 import { durationOption, durationText, positiveNumberOption, wholeNumberOption } from "../../parse.js";
+import { backlogFlagsOf, type FollowBacklogFlags } from "./backlog-flags.js";
 import { type FleetContext, fleetLib } from "./context.js";
 import { addConfigOptions, addReplicaOptions, addStoreOptions, type ConfigFlags } from "./flags.js";
 import { defaultListen, givenAlertWebhook, type ReplicaFlags, replicaSetup, serveManager } from "./serve.js";
 
-interface RunFlags extends ConfigFlags, ReplicaFlags {
+interface RunFlags extends ConfigFlags, ReplicaFlags, FollowBacklogFlags {
   targetProofsPerHour?: number;
   targetInstances?: number;
   every?: number;
@@ -31,6 +32,35 @@ export function addRunCommand(fleet: Command, ctx: FleetContext): void {
       wholeNumberOption("--target-instances", 1),
     )
     .option(
+      "--follow-backlog",
+      "set the target from the Curio cluster's backlog (needs --curio-db): scale up when its unclaimed proving tasks would take longer than --backlog-bound to clear, down after --idle-window of quiet; instead of --target-*",
+    )
+    .option(
+      "--min-instances <n>",
+      `with --follow-backlog: the fewest machines kept (default ${backlogDefaults.minInstances})`,
+      wholeNumberOption("--min-instances", 1),
+    )
+    .option(
+      "--backlog-bound <duration>",
+      `with --follow-backlog: scale up when the backlog would take longer than this to clear (default --proof-deadline less --prove-timeout, ${durationText(backlogDefaults.clearBoundMs)})`,
+      durationOption("--backlog-bound"),
+    )
+    .option(
+      "--idle-window <duration>",
+      `with --follow-backlog: how long the backlog stays under half the bound before the fleet scales down (default ${durationText(backlogDefaults.idleWindowMs)})`,
+      durationOption("--idle-window"),
+    )
+    .option(
+      "--proof-deadline <duration>",
+      `with --follow-backlog: the snark market's deadline of one proof from its posting (default ${durationText(backlogDefaults.proofDeadlineMs)})`,
+      durationOption("--proof-deadline"),
+    )
+    .option(
+      "--prove-timeout <duration>",
+      `with --follow-backlog: Curio's cuzk ProveTimeout, the longest a claimed proof may take (default ${durationText(backlogDefaults.proveTimeoutMs)})`,
+      durationOption("--prove-timeout"),
+    )
+    .option(
       "--every <duration>",
       `time between steps (default ${durationText(fleetDefaults.runEveryMs)})`,
       durationOption("--every"),
@@ -51,52 +81,93 @@ Each step ranks the offers as \`fleet offers\` does and decides: under target, r
 best-ranked (at most 2 vetting at once, within --max-dph); over target with measured capacity,
 destroy the active machine with the highest measured $ per 1000 proofs while the rest still meet
 the target; at target, try one offer whose optimistic cost beats the dearest kept machine's
-measured cost by 25%, and let the over-target rule drop the dearer one if it measures well.`,
+measured cost by 25%, and let the over-target rule drop the dearer one if it measures well.
+
+With --follow-backlog the target (machines) comes from Curio's unclaimed PoRep, UpdateProve and
+PSProve tasks in harmony_task: up at once when they would take longer than --backlog-bound to
+clear at the fleet's measured rate (or the oldest would be claimed after its slack: --proof-deadline
+less --prove-timeout less its age), down to what is needed after --idle-window with the backlog
+under half the bound (the dearest per proof is cordoned, drained and destroyed), within
+--min-instances..--max-instances (default ${backlogDefaults.maxInstances} with --follow-backlog). Every move is a fleet-backlog event with its figures; an
+unreadable HarmonyDB keeps the target.`,
     )
     .action(async (flags: RunFlags) => {
-      const { runFleetStep, startFleetRun, checkFleetTarget } = await fleetLib();
+      const lib = await fleetLib();
+      const { runFleetStep, startFleetRun, checkFleetTarget, openCurioBacklogSource } = lib;
       const target = { proofsPerHour: flags.targetProofsPerHour, instances: flags.targetInstances };
-      checkFleetTarget(target);
+      // Refused before anything is opened: a missing --curio-db, or a target as well as the backlog.
+      const backlog = backlogFlagsOf(flags, ctx.io.env);
+      if (backlog === undefined) checkFleetTarget(target);
+      else lib.resolveBacklogPolicy(backlog.policy);
       const webhookUrl = await givenAlertWebhook(ctx, flags);
-      await ctx.withStore(flags, async (store, keep) => {
-        const print = (step: FleetRunStep) => {
-          for (const d of step.decisions) {
-            const what = d.action === "rent" ? `rent offer ${d.offerId}` : `destroy ${d.instanceId}`;
-            const skipped = step.skipped.find((x) => x.decision === d);
-            ctx.print(`${what}: ${d.reason}${skipped ? ` (not done: ${skipped.code})` : ""}`);
+      const source =
+        backlog === undefined
+          ? undefined
+          : openCurioBacklogSource({ url: backlog.curioDb, schema: flags.curioSchema });
+      const followBacklog =
+        source === undefined || backlog === undefined ? undefined : { source, ...backlog.policy };
+      const printBacklog = (step: BacklogStep, always: boolean) => {
+        if (step.kind === "kept")
+          ctx.print(`backlog: target kept at ${step.target} (${step.code}: ${step.message})`);
+        else if (always || step.decision.action !== "hold") ctx.print(`backlog: ${step.decision.text}`);
+      };
+      try {
+        await ctx.withStore(flags, async (store, keep) => {
+          const print = (step: FleetRunStep) => {
+            for (const d of step.decisions) {
+              const what = d.action === "rent" ? `rent offer ${d.offerId}` : `destroy ${d.instanceId}`;
+              const skipped = step.skipped.find((x) => x.decision === d);
+              ctx.print(`${what}: ${d.reason}${skipped ? ` (not done: ${skipped.code})` : ""}`);
+            }
+          };
+          if (flags.once) {
+            // One step, as the fleet's one writer for its length: refused while a manager runs.
+            await ctx.withLease(flags, store, async (fenced) => {
+              await ctx.checkRentingManagerUrl(flags, fenced);
+              keep(); // from here on it may rent: the store keeps the record whatever follows
+              const manager = await ctx.managerFor(flags, fenced);
+              let stepTarget = target;
+              if (followBacklog !== undefined) {
+                const follower = lib.followerOf(manager, undefined, followBacklog) as BacklogFollower;
+                const next = await follower.next(await lib.fleetMembers(manager));
+                printBacklog(next.step, true);
+                stepTarget = { proofsPerHour: undefined, instances: next.target };
+              }
+              print(await runFleetStep(manager, { target: stepTarget }));
+            });
+            return;
           }
-        };
-        if (flags.once) {
-          // One step, as the fleet's one writer for its length: refused while a manager runs.
-          await ctx.withLease(flags, store, async (fenced) => {
-            await ctx.checkRentingManagerUrl(flags, fenced);
-            keep(); // from here on it may rent: the store keeps the record whatever follows
-            print(await runFleetStep(await ctx.managerFor(flags, fenced), { target }));
+          // Without --once, run is the manager too: the agents it rents report to this process.
+          const { dashboard, lease, fenced } = await replicaSetup(ctx, flags, store);
+          const manager = await ctx.managerFor(flags, fenced);
+          await serveManager(ctx, manager, fenced, {
+            listen: flags.listen,
+            dashboard,
+            lease,
+            onStarted: keep,
+            // This process rents: refuse to start unless agents can reach it at the URL it hands them.
+            rentingUrl: { given: flags.managerUrl, required: true },
+            // Below-target alerts need a fixed target; following the backlog, the target moves.
+            alerts:
+              webhookUrl === undefined
+                ? undefined
+                : { webhookUrl, target: followBacklog === undefined ? target : undefined },
+            whileLeading: ({ alerts }) =>
+              startFleetRun(manager, {
+                target: followBacklog === undefined ? target : undefined,
+                followBacklog,
+                intervalMs: flags.every,
+                onBacklog: (step) => printBacklog(step, false),
+                onStep: (step) => {
+                  print(step);
+                  void alerts?.check(step);
+                },
+                onError: (error) => ctx.logger.warn("fleet run step failed", { error: String(error) }),
+              }),
           });
-          return;
-        }
-        // Without --once, run is the manager too: the agents it rents report to this process.
-        const { dashboard, lease, fenced } = await replicaSetup(ctx, flags, store);
-        const manager = await ctx.managerFor(flags, fenced);
-        await serveManager(ctx, manager, fenced, {
-          listen: flags.listen,
-          dashboard,
-          lease,
-          onStarted: keep,
-          // This process rents: refuse to start unless agents can reach it at the URL it hands them.
-          rentingUrl: { given: flags.managerUrl, required: true },
-          alerts: webhookUrl === undefined ? undefined : { webhookUrl, target },
-          whileLeading: ({ alerts }) =>
-            startFleetRun(manager, {
-              target,
-              intervalMs: flags.every,
-              onStep: (step) => {
-                print(step);
-                void alerts?.check(step);
-              },
-              onError: (error) => ctx.logger.warn("fleet run step failed", { error: String(error) }),
-            }),
         });
-      });
+      } finally {
+        await source?.close();
+      }
     });
 }
