@@ -6,7 +6,7 @@ import { adminTokenChecker, bearer, isLoopbackHost, isTokenShaped } from "./admi
 import type { BenchmarkDetailView, ForwardedStatusView, PhaseView } from "./dashboard-views.js";
 import { addPageHooks, openEventStream } from "./event-stream.js";
 import { parseListen } from "./fleet-server.js";
-import { dashboardAssets, pageHtml } from "./web-assets.js";
+import { pageHtml, serveDashboardAssets } from "./web-assets.js";
 
 // The instance page for one machine without a fleet: `cuzkit agent --ui-listen` serves it from
 // what the agent itself reports (it wraps the agent's reporter) and the daemon's /status, read
@@ -119,12 +119,7 @@ export async function startAgentPage(options: AgentPageOptions = {}): Promise<Ag
   app.get("/instances/:id", async (_request, reply) =>
     reply.type("text/html; charset=utf-8").send(pageHtml("instance", "cuzkit agent")),
   );
-  app.get("/assets/dashboard.js", async (_request, reply) =>
-    reply.type("text/javascript; charset=utf-8").send(dashboardAssets().js),
-  );
-  app.get("/assets/dashboard.css", async (_request, reply) =>
-    reply.type("text/css; charset=utf-8").send(dashboardAssets().css),
-  );
+  serveDashboardAssets(app);
   app.get<{ Params: { id: string } }>(`/api/instances/:id`, read, async (request, reply) => {
     if (request.params.id !== localInstanceId) {
       return reply.code(404).send({ ok: false, error: "NOT_FOUND", message: "this page shows one machine" });

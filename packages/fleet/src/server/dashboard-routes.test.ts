@@ -330,6 +330,41 @@ describe("the dashboard's JSON API over HTTP", () => {
   });
 });
 
+describe("the page's assets", () => {
+  it("are versioned, cached for a year under their version, revalidated otherwise, and compressed", async () => {
+    d = await startDashboardFleet();
+    await seedDashboardFleet(d);
+    const page = await (await fetch(`${d.url}/`)).text();
+    const version = /dashboard\.js\?v=([0-9a-f]{16})/.exec(page)?.[1];
+    expect(version).toBeDefined();
+    expect(page).toContain(`/assets/dashboard.css?v=${version}`);
+
+    const versioned = await fetch(`${d.url}/assets/dashboard.js?v=${version}`, {
+      headers: { "accept-encoding": "gzip" },
+    });
+    expect(versioned.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+    expect(versioned.headers.get("content-encoding")).toBe("gzip");
+    // The page's security headers are still there.
+    expect(versioned.headers.get("content-security-policy")).toContain("script-src 'self'");
+    const body = await versioned.text();
+    expect(body).toContain("uplot");
+
+    const bare = await fetch(`${d.url}/assets/dashboard.js`);
+    expect(bare.headers.get("cache-control")).toBe("no-cache");
+    const etag = bare.headers.get("etag") as string;
+    expect(etag).toBe(`"${version}"`);
+    await bare.body?.cancel();
+    const again = await fetch(`${d.url}/assets/dashboard.js`, { headers: { "if-none-match": etag } });
+    expect(again.status).toBe(304);
+
+    // JSON answers are compressed too; data is never cacheable.
+    const api = await fetch(`${d.url}/api/instances`, { headers: { "accept-encoding": "gzip" } });
+    expect(api.headers.get("content-encoding")).toBe("gzip");
+    expect(api.headers.get("cache-control")).toBe("no-store");
+    expect(JSON.parse(await api.text()).instances.length).toBeGreaterThan(0);
+  });
+});
+
 describe("/metrics", () => {
   it("exposes instances by state, proofs/hour, $/h, heartbeat age and deadline slack", async () => {
     d = await startDashboardFleet();

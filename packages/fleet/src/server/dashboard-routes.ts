@@ -1,4 +1,5 @@
 import { type Clock, CuzkitError, systemClock } from "@cuzkit/core";
+import fastifyCompress from "@fastify/compress";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { curioIdentityIssues } from "../curio/identity-events.js";
@@ -24,7 +25,7 @@ import { loopbackHostAllowed } from "./host-check.js";
 import { createFleetMetrics } from "./metrics.js";
 import { openApiDocument } from "./openapi.js";
 import { defaultMaxEventStreams } from "./server-limits.js";
-import { dashboardAssets, pageHtml } from "./web-assets.js";
+import { pageHtml, serveDashboardAssets } from "./web-assets.js";
 
 /** Options of the dashboard and admin API. */
 export interface DashboardOptions {
@@ -77,6 +78,8 @@ export async function dashboardPlugin(app: FastifyInstance, options: DashboardOp
   const registry = createFleetMetrics(store, manager.config.fleet, () => clock.now());
 
   const streams = addPageHooks(app);
+  // gzip or brotli for the bundle and the JSON (the event stream is taken over, never compressed).
+  await app.register(fastifyCompress, { global: true, threshold: 1024 });
 
   const refuseUnauthenticated = (reply: FastifyReply) =>
     reply.code(401).send({
@@ -114,12 +117,7 @@ export async function dashboardPlugin(app: FastifyInstance, options: DashboardOp
   app.get<{ Params: IdParams }>("/instances/:id", async (_request, reply) =>
     reply.type("text/html; charset=utf-8").send(pageHtml("instance", "cuzkit fleet")),
   );
-  app.get("/assets/dashboard.js", async (_request, reply) =>
-    reply.type("text/javascript; charset=utf-8").send(dashboardAssets().js),
-  );
-  app.get("/assets/dashboard.css", async (_request, reply) =>
-    reply.type("text/css; charset=utf-8").send(dashboardAssets().css),
-  );
+  serveDashboardAssets(app);
 
   const read = { preHandler: reader };
   app.get("/api/summary", read, async () => ({

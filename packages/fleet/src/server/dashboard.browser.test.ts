@@ -405,6 +405,29 @@ describe("the fleet dashboard in Chromium", () => {
     expect((await store.require(seeded.kept)).state).toBe("destroyed");
   });
 
+  it("fits a 390 px screen without sideways scrolling, and folds destroyed instances away", async () => {
+    d = await startDashboardFleet();
+    const seeded = await seedDashboardFleet(d);
+    await d.fleet.manager.destroy(seeded.vetting.id);
+    const p = await open("/");
+    await p.setViewport({ width: 390, height: 844 });
+    await p.waitForSelector(`tr[data-instance-id="${seeded.kept}"]`);
+    await p.waitForSelector("#pph-chart canvas");
+    const overflow = () => p.evaluate(() => document.documentElement.scrollWidth);
+    expect(await overflow()).toBeLessThanOrEqual(390);
+    // The destroyed one is folded away, and counted.
+    expect(await p.$(`tr[data-instance-id="${seeded.vetting.id}"]`)).toBeNull();
+    expect(await p.$eval("label.filter", (e) => e.textContent)).toContain("show destroyed (1)");
+    await p.click("#show-destroyed");
+    await p.waitForSelector(`tr[data-instance-id="${seeded.vetting.id}"][data-state="destroyed"]`);
+    // The instance page fits too.
+    await p.close();
+    const instancePage = await open(`/instances/${encodeURIComponent(seeded.kept)}`);
+    await instancePage.setViewport({ width: 390, height: 844 });
+    await instancePage.waitForSelector("#phases-table tbody tr");
+    expect(await instancePage.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  });
+
   it("asks before a cordon, and the dialog fits a 390 px phone screen", async () => {
     d = await startDashboardFleet();
     const seeded = await seedDashboardFleet(d);

@@ -50,7 +50,10 @@ export function openEventStream(
 export function addPageHooks(app: FastifyInstance): Set<ServerResponse> {
   const streams = new Set<ServerResponse>();
   app.addHook("onSend", async (_request, reply, payload) => {
+    // No caching unless the route chose (the versioned bundle is immutable).
+    const cacheControl = reply.getHeader("cache-control");
     reply.headers(securityHeaders);
+    if (cacheControl !== undefined) reply.header("cache-control", cacheControl);
     return payload;
   });
   // preClose, not onClose: Fastify runs onClose only after the HTTP server has closed, and the

@@ -1,5 +1,7 @@
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import type { FastifyInstance } from "fastify";
 
 // The browser bundle (web/dashboard.js and .css, built by scripts/build-web.mjs and committed) and
 // the HTML shell of the pages. The bundle sits at the package root: two folders up from
@@ -18,15 +20,41 @@ function readAsset(name: string): string {
   throw new Error(`the dashboard asset ${name} is missing: run pnpm --filter @cuzkit/fleet build:web`);
 }
 
-let cached: { js: string; css: string } | undefined;
+let cached: { js: string; css: string; version: string } | undefined;
 
-/** The bundled script and stylesheet, read once. */
-export function dashboardAssets(): { js: string; css: string } {
-  cached ??= { js: readAsset("dashboard.js"), css: readAsset("dashboard.css") };
+/** The bundled script and stylesheet, read once, and their version (a hash of both). */
+export function dashboardAssets(): { js: string; css: string; version: string } {
+  if (cached === undefined) {
+    const js = readAsset("dashboard.js");
+    const css = readAsset("dashboard.css");
+    const version = createHash("sha256").update(js).update(css).digest("hex").slice(0, 16);
+    cached = { js, css, version };
+  }
   return cached;
 }
 
-/** The page shell: no data in it (the script fetches everything), so nothing to escape. */
+/**
+ * Serves the bundle at /assets/dashboard.js and .css. The pages ask for `?v=<version>`: that URL
+ * names one content, so it is cached for a year (`immutable`); any other is revalidated by ETag.
+ * Compression is the server's (@fastify/compress).
+ */
+export function serveDashboardAssets(app: FastifyInstance): void {
+  const asset = (name: "js" | "css", type: string) =>
+    app.get<{ Querystring: { v?: string } }>(`/assets/dashboard.${name}`, async (request, reply) => {
+      const assets = dashboardAssets();
+      const etag = `"${assets.version}"`;
+      reply.type(type).header("etag", etag).header("vary", "accept-encoding");
+      if (request.query.v === assets.version)
+        reply.header("cache-control", "public, max-age=31536000, immutable");
+      else reply.header("cache-control", "no-cache");
+      if (request.headers["if-none-match"] === etag) return reply.code(304).send();
+      return reply.send(assets[name]);
+    });
+  asset("js", "text/javascript; charset=utf-8");
+  asset("css", "text/css; charset=utf-8");
+}
+
+/** The page shell: no data in it (the script fetches everything), so nothing to escape; the bundle by its version. */
 export function pageHtml(page: "fleet" | "instance", title: string): string {
   return `<!doctype html>
 <html lang="en">
@@ -34,8 +62,8 @@ export function pageHtml(page: "fleet" | "instance", title: string): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title}</title>
-<link rel="stylesheet" href="/assets/dashboard.css">
-<script defer src="/assets/dashboard.js"></script>
+<link rel="stylesheet" href="/assets/dashboard.css?v=${dashboardAssets().version}">
+<script defer src="/assets/dashboard.js?v=${dashboardAssets().version}"></script>
 </head>
 <body data-page="${page}">
 <noscript>This dashboard needs JavaScript; the same data is at /api/ (see /openapi.json).</noscript>

@@ -253,6 +253,9 @@ function eventLine(e: EventView): HTMLLIElement {
   );
 }
 
+/** How often the ranked offers are fetched again, ms. */
+const offersRefreshMs = 60_000;
+
 /** The fleet page: instances, chart, hosts, offers, events; refreshed by the live stream. */
 export function fleetPage(root: HTMLElement): void {
   const summary = el("section", { id: "summary", class: "summary" });
@@ -311,6 +314,7 @@ export function fleetPage(root: HTMLElement): void {
     await refresh();
   };
 
+  let showDestroyed = false;
   const refresh = async () => {
     try {
       const [s, list, series, log, perf, report] = await Promise.all([
@@ -328,8 +332,18 @@ export function fleetPage(root: HTMLElement): void {
         el("span", { class: "stat" }, `$${formatNumber(s.dollarsPerHour, 3)}/h`),
         ...counts.map(([state, n]) => el("span", { class: `badge ${state}` }, `${state} ${n}`)),
       );
+      // Destroyed instances are history: folded away unless asked for.
+      const destroyed = list.instances.filter((i) => i.state === "destroyed").length;
+      const shown = showDestroyed ? list.instances : list.instances.filter((i) => i.state !== "destroyed");
+      const toggle = el("input", { type: "checkbox", id: "show-destroyed" });
+      toggle.checked = showDestroyed;
+      toggle.addEventListener("change", () => {
+        showDestroyed = toggle.checked;
+        void refresh();
+      });
       replaceChildren(
         instances,
+        el("label", { class: "filter muted" }, toggle, ` show destroyed (${destroyed})`),
         table(
           [
             "Instance",
@@ -343,7 +357,7 @@ export function fleetPage(root: HTMLElement): void {
             "Heartbeat",
             "",
           ],
-          list.instances.map((i) => instanceRow(i, s.now, (instance, a) => void act(instance, a))),
+          shown.map((i) => instanceRow(i, s.now, (instance, a) => void act(instance, a))),
           { id: "instances-table" },
         ),
       );
@@ -427,6 +441,8 @@ export function fleetPage(root: HTMLElement): void {
   };
   void refresh();
   void loadOffers();
+  // Offers come and go on Vast: refreshed on their own interval (the stream says nothing of them).
+  setInterval(() => void loadOffers(), offersRefreshMs);
   startAgeTicker();
   followStream(
     (type, data) => {
