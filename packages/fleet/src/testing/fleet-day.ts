@@ -86,6 +86,8 @@ export interface FleetDayResult {
   samples: RateSample[];
   /** Deaths over the hours rented. */
   exposure: DeathExposure;
+  /** Every rent, death and destroy, in order. */
+  log: Array<{ atHours: number; kind: "rent" | "died" | "destroy"; offerId: number }>;
 }
 
 interface Rental {
@@ -148,6 +150,7 @@ export function simulateFleetDay(market: MovingMarket, options: FleetDayOptions)
   let proofs = 0;
   let rentalCount = 0;
   let seq = 0;
+  const log: FleetDayResult["log"] = [];
 
   const stateOf = (o: MovingOffer) => {
     const id = o.candidate.machineId as number;
@@ -192,6 +195,7 @@ export function simulateFleetDay(market: MovingMarket, options: FleetDayOptions)
         hostOf(o).deaths += 1;
         fleet.deaths += 1;
         if (!learning || !rules.deathsAsEvidence) m.excludedReason = "the host died";
+        log.push({ atHours: now, kind: "died", offerId: o.candidate.offerId });
         end(r);
         continue;
       }
@@ -255,7 +259,10 @@ export function simulateFleetDay(market: MovingMarket, options: FleetDayOptions)
     for (const d of decisions) {
       if (d.action === "destroy") {
         const r = rentals.find((x) => x.id === d.instanceId);
-        if (r !== undefined) end(r);
+        if (r !== undefined) {
+          end(r);
+          log.push({ atHours: now, kind: "destroy", offerId: r.offer.candidate.offerId });
+        }
         continue;
       }
       const o = available.find((x) => x.candidate.offerId === d.offerId) as MovingOffer;
@@ -265,6 +272,7 @@ export function simulateFleetDay(market: MovingMarket, options: FleetDayOptions)
       const life = o.lifetimesHours[m.rentals] ?? Number.POSITIVE_INFINITY;
       m.rentals += 1;
       rented.add(o.candidate.offerId);
+      log.push({ atHours: now, kind: "rent", offerId: o.candidate.offerId });
       const rate = trueRateAt(o, m.keptHours);
       const proofsRun = rate < 0.7 * minProofsPerHour ? Math.ceil(benchmarkProofs / 3) : benchmarkProofs;
       rentals.push({
@@ -341,6 +349,7 @@ export function simulateFleetDay(market: MovingMarket, options: FleetDayOptions)
   }
 
   return {
+    log,
     policy: options.policy,
     dollars,
     proofs,
