@@ -30,10 +30,10 @@ describe("a fleet day on a market that moves", () => {
   });
 
   it("setup charged over the hours left: no late trial whose download outlasts its use, and cheaper", () => {
-    const market = movingMarket(203, "param-download");
+    const market = movingMarket(205, "param-download");
     const on = simulateFleetDay(market, { policy: "learning" });
     const off = simulateFleetDay(market, { policy: "learning", rules: { chargeSetup: false } });
-    const late = (log: typeof on.log) => log.filter((e) => e.kind === "rent" && e.atHours > 22).length;
+    const late = (log: typeof on.log) => log.filter((e) => e.kind === "rent" && e.atHours > 21).length;
     expect(late(on.log)).toBe(0);
     expect(late(off.log)).toBeGreaterThan(0);
     expect(on.dollars).toBeLessThan(off.dollars);

@@ -86,8 +86,8 @@ export interface FleetDayResult {
   samples: RateSample[];
   /** Deaths over the hours rented. */
   exposure: DeathExposure;
-  /** Every rent, death and destroy, in order. */
-  log: Array<{ atHours: number; kind: "rent" | "died" | "destroy"; offerId: number }>;
+  /** Every rent, death, failure, rejection and destroy, in order. */
+  log: Array<{ atHours: number; kind: "rent" | "died" | "failed" | "rejected" | "destroy"; offerId: number }>;
 }
 
 interface Rental {
@@ -117,8 +117,8 @@ interface MachineState {
  * ranking, calibration and run planner decide; only the machines are simulated. Rentals pay the
  * listed price of their start, download parameters and warm up, benchmark (early verdict for a
  * clearly slow machine), then prove at the true rate (which degrades after hours kept where the
- * market says so) until destroyed or their host dies. The planner's target catches up: the rate
- * that finishes the day's work in the hours left (at least the target, at most 1.5 times).
+ * market says so) until destroyed or their host dies. The planner's target catches up: the
+ * target plus the shortfall so far spread over the hours left, at least six (at most 1.5 times).
  */
 export function simulateFleetDay(market: MovingMarket, options: FleetDayOptions): FleetDayResult {
   const random = seededRandom(market.seed * 6271 + 17);
@@ -137,7 +137,6 @@ export function simulateFleetDay(market: MovingMarket, options: FleetDayOptions)
     usefulRate: true,
     ...options.rules,
   };
-  const work = target * hours;
 
   const machines = new Map<number, MachineState>();
   const hostExposure = new Map<number, DeathExposure>();
@@ -202,6 +201,7 @@ export function simulateFleetDay(market: MovingMarket, options: FleetDayOptions)
       if (r.stage === "vetting" && now >= r.verdictAtH) {
         if (o.quirk === "never-params") {
           m.excludedReason = "FAILED: the parameters never finished";
+          log.push({ atHours: now, kind: "failed", offerId: o.candidate.offerId });
           end(r);
           continue;
         }
@@ -210,6 +210,7 @@ export function simulateFleetDay(market: MovingMarket, options: FleetDayOptions)
         measure(o, rate);
         if (rate < minProofsPerHour) {
           m.excludedReason = `BELOW: ${rate.toFixed(1)} proofs/hour`;
+          log.push({ atHours: now, kind: "rejected", offerId: o.candidate.offerId });
           end(r);
           continue;
         }
@@ -248,7 +249,10 @@ export function simulateFleetDay(market: MovingMarket, options: FleetDayOptions)
           ? r.believed
           : r.estimate,
     }));
-    const goal = Math.min(1.5 * target, Math.max(target, (work - proofs) / Math.max(hoursLeft, stepH)));
+    // Catch up on the shortfall so far (the first vetting hour, a death) over at least six hours:
+    // spread over the last hour instead, it rents machines whose excess outlives the day.
+    const behind = target * (hours - hoursLeft) - proofs;
+    const goal = Math.min(1.5 * target, target + Math.max(0, behind) / Math.max(hoursLeft, 6));
     const decisions = planFleetStep({
       members,
       ranked,
