@@ -165,7 +165,7 @@ for (const r of rows) {
     checks.push([`specs-right: ${pct(r.behindSpecMedian)} vs spec-only <= 2%`, r.behindSpecMedian <= 0.02]);
   else if (!Number.isNaN(r.aheadWhere))
     checks.push([
-      `${r.scenario} ahead of spec-only ${(r.aheadWhere * 100).toFixed(0)}% >= 90%`,
+      `${r.scenario} ahead of spec-only ${(r.aheadWhere * 100).toFixed(1)}% >= 90%`,
       r.aheadWhere >= 0.9,
     ]);
   checks.push([`${r.scenario} delivered min ${r.deliveredMin.toFixed(3)} >= 0.98`, r.deliveredMin >= 0.98]);
