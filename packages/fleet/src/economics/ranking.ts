@@ -25,6 +25,8 @@ export interface MachineMeasurements {
   excludedReason: string | undefined;
   /** The machine's shrunk failure-rate estimate, 0..1 (assessFleet). Default: its host's, else the fleet's. */
   failureRate?: number | undefined;
+  /** Its latest production rate, proofs/hour: what it runs at now (a machine that degrades), used before the runs' mean. Default: the runs' mean. */
+  currentProofsPerHour?: number | undefined;
 }
 
 /** Everything the ranking knows from the fleet's measurements. */
@@ -65,6 +67,14 @@ export interface RankingOptions {
   correct?: ((candidate: RankCandidate, calibration: ClassCalibration) => number) | undefined;
   /** The best measured $ per 1000 proofs of the running fleet, to judge `worthTrying` by. */
   bestMeasuredCostPer1000?: number | undefined;
+  /**
+   * Hours the fleet still needs machines (a run's end): a rental is charged its setup (hours
+   * paid before it proves, $ per rental) over the hours left, and one that cannot prove before
+   * the end is left out. Default: no charge (an open-ended fleet).
+   */
+  hoursLeft?: number | undefined;
+  /** A candidate's setup: hours paid before it proves (download, warmup, benchmark) and $ per rental. Default none. */
+  setupOf?: ((candidate: RankCandidate) => { hours: number; usd: number }) | undefined;
 }
 
 /** Which estimate a ranked offer uses. */
@@ -154,6 +164,19 @@ export function rankCandidates(
       excluded.push({ candidate, reason: "the offer has no positive price" });
       continue;
     }
+    const setup = options.setupOf?.(candidate) ?? { hours: 0, usd: 0 };
+    const hoursLeft = options.hoursLeft;
+    if (hoursLeft !== undefined && hoursLeft <= setup.hours) {
+      excluded.push({
+        candidate,
+        reason: `its setup (${setup.hours.toFixed(1)} h) does not end in the ${hoursLeft.toFixed(1)} h left`,
+      });
+      continue;
+    }
+    // Exploration and renting are charged their setup over the hours left: $ paid over the
+    // proving hours' share of them (1 with no end).
+    const setupCharge = (dph: number) =>
+      hoursLeft === undefined ? 1 : (dph * hoursLeft + setup.usd) / (dph * (hoursLeft - setup.hours));
     const runs = machine?.runsProofsPerHour.filter((r) => r > 0) ?? [];
     const measured = runs.length > 0 ? { proofsPerHour: geometricMean(runs), runs: runs.length } : undefined;
     if (measured !== undefined && measured.proofsPerHour < options.minProofsPerHour) {
@@ -170,7 +193,7 @@ export function rankCandidates(
     let spread: number;
     if (measured !== undefined) {
       source = "measured";
-      estimate = measured.proofsPerHour;
+      estimate = machine?.currentProofsPerHour ?? measured.proofsPerHour;
       spread = Math.max(logSpread(runs), runFloor) / Math.sqrt(runs.length);
     } else if (cal !== undefined && corrected !== undefined) {
       source = "corrected";
@@ -207,8 +230,9 @@ export function rankCandidates(
       optimisticProofsPerHour: optimistic,
       failureRate,
       reliability,
-      costPer1000: (candidate.dphTotal * 1000) / (estimate * reliability),
-      optimisticCostPer1000: (candidate.dphTotal * 1000) / (optimistic * reliability),
+      costPer1000: (candidate.dphTotal * 1000 * setupCharge(candidate.dphTotal)) / (estimate * reliability),
+      optimisticCostPer1000:
+        (candidate.dphTotal * 1000 * setupCharge(candidate.dphTotal)) / (optimistic * reliability),
       worthTrying: false,
     });
   }

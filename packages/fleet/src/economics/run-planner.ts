@@ -29,6 +29,36 @@ export interface FleetPlanInput {
   maxVetting?: number | undefined;
   /** An active machine is replaced only when a candidate's optimistic cost beats its cost by this factor. Default 1.25. */
   replaceMargin?: number | undefined;
+  /**
+   * Rank what to rent under target by $ per *useful* proof: a machine's rate counts only up to
+   * what the fleet still needs, so the last gap is filled by a machine its size, not by a big
+   * one whose excess is paid for and wasted. Default false (the ranking's order).
+   */
+  usefulRate?: boolean | undefined;
+}
+
+/** The next offer to rent under target: the ranking's first that fits, or the cheapest per useful proof. */
+function nextToRent(
+  ranked: readonly RankedCandidate[],
+  chosen: ReadonlySet<RankedCandidate>,
+  need: number,
+  fits: (c: RankedCandidate) => boolean,
+  useful: boolean,
+): RankedCandidate | undefined {
+  let best: RankedCandidate | undefined;
+  let bestCost = Number.POSITIVE_INFINITY;
+  for (const c of ranked) {
+    if (chosen.has(c) || !fits(c)) continue;
+    if (!useful) return c;
+    // The optimistic cost scaled by the share of the machine's rate the fleet can use.
+    const usable = Math.min(c.optimisticProofsPerHour, need) / c.optimisticProofsPerHour;
+    const cost = c.optimisticCostPer1000 / Math.max(usable, 1e-9);
+    if (cost < bestCost) {
+      best = c;
+      bestCost = cost;
+    }
+  }
+  return best;
 }
 
 /** One decision, with the reason logged for it. */
@@ -91,9 +121,11 @@ export function planFleetStep(input: FleetPlanInput): FleetDecision[] {
   const fits = (c: RankedCandidate) =>
     input.maxDph === undefined || dph + c.candidate.dphTotal <= input.maxDph + 1e-9;
 
-  for (const c of input.ranked) {
-    if (capacity >= goal - 1e-9 || vettingCount >= maxVetting) break;
-    if (!fits(c)) continue;
+  const chosen = new Set<RankedCandidate>();
+  while (capacity < goal - 1e-9 && vettingCount < maxVetting) {
+    const c = nextToRent(input.ranked, chosen, goal - capacity, fits, input.usefulRate === true && byRate);
+    if (c === undefined) break;
+    chosen.add(c);
     decisions.push({
       action: "rent",
       offerId: c.candidate.offerId,

@@ -10,6 +10,22 @@ export {
   type EconomyResult,
   simulateEconomy,
 } from "./economy-sim.js";
+export {
+  defaultFleetDayPriors,
+  type FleetDayOptions,
+  type FleetDayPolicy,
+  type FleetDayPriors,
+  type FleetDayResult,
+  type FleetDayRules,
+  simulateFleetDay,
+} from "./fleet-day.js";
+export {
+  type FleetOracle,
+  type FleetOracleOptions,
+  fleetOracle,
+  minCostCover,
+  workConstantCost,
+} from "./fleet-oracle.js";
 export { type HiddenMarket, type HiddenOffer, type HiddenQuirk, hiddenMarket } from "./hidden-truth.js";
 export {
   type CuzkitCommand,
@@ -27,3 +43,10 @@ export {
   type MarketDemoSummary,
   runMarketDemo,
 } from "./market-demo.js";
+export {
+  type MarketScenario,
+  type MovingMarket,
+  type MovingOffer,
+  marketScenarios,
+  movingMarket,
+} from "./moving-market.js";
