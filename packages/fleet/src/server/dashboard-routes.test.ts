@@ -330,6 +330,36 @@ describe("the dashboard's JSON API over HTTP", () => {
   });
 });
 
+describe("/api/spend", () => {
+  it("is the billing instances' $/h over time and that over the fleet's proofs/hour", async () => {
+    d = await startDashboardFleet();
+    const seeded = await seedDashboardFleet(d);
+    const store = d.fleet.manager.store;
+    type Spend = { times: number[]; dollarsPerHour: number[]; dollarsPer1000Proofs: (number | null)[] };
+    const spend = async () => JSON.parse((await get("/api/spend")).text) as Spend;
+    const before = await spend();
+    const kept = await store.require(seeded.kept);
+    const vetting = await store.require(seeded.vetting.id);
+    // Now: both rentals bill (the planned one does not), and the kept one proves 48.5/h.
+    expect(before.times.at(-1)).toBe(d.fleet.clock.now() / 1000);
+    expect(before.dollarsPerHour.at(-1)).toBeCloseTo(kept.dphPerHour + vetting.dphPerHour, 9);
+    expect(before.dollarsPer1000Proofs.at(-1)).toBeCloseTo(
+      ((kept.dphPerHour + vetting.dphPerHour) / 48.5) * 1000,
+      9,
+    );
+    // Before the first benchmark the fleet proved nothing: no $ per 1000 proofs, but spend.
+    expect(before.dollarsPer1000Proofs[0]).toBeNull();
+    expect(before.dollarsPerHour[0]).toBeCloseTo(kept.dphPerHour, 9);
+
+    d.fleet.clock.advance(60_000);
+    await d.fleet.manager.destroy(seeded.vetting.id);
+    d.fleet.clock.advance(60_000);
+    const after = await spend();
+    expect(after.dollarsPerHour.at(-1)).toBeCloseTo(kept.dphPerHour, 9);
+    expect(after.dollarsPer1000Proofs.at(-1)).toBeCloseTo((kept.dphPerHour / 48.5) * 1000, 9);
+  });
+});
+
 describe("the page's assets", () => {
   it("are versioned, cached for a year under their version, revalidated otherwise, and compressed", async () => {
     d = await startDashboardFleet();

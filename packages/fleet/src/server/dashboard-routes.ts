@@ -19,6 +19,7 @@ import {
   instanceView,
   offerView,
   proofsPerHourSeries,
+  spendSeries,
 } from "./dashboard-views.js";
 import { addPageHooks, openEventStream } from "./event-stream.js";
 import { loopbackHostAllowed } from "./host-check.js";
@@ -188,6 +189,7 @@ export async function dashboardPlugin(app: FastifyInstance, options: DashboardOp
   });
   app.get("/api/host-performance", read, async () => ({ hosts: await hostPerformance(store) }));
   app.get("/api/proofs-per-hour", read, async () => proofsPerHourSeries(store, clock.now()));
+  app.get("/api/spend", read, async () => spendSeries(store, clock.now()));
   app.get("/api/offers", read, async (_request, reply) => {
     try {
       const { ranked, excluded } = await manager.rankAll();

@@ -1,6 +1,6 @@
 import type { CurioRate } from "../curio/curio-rate.js";
 import { countedRate } from "../evidence/counted-rate.js";
-import { heartbeatStates, type InstanceState, instanceStates } from "../lifecycle.js";
+import { heartbeatStates, type InstanceState, instanceStates, mayBeBilling } from "../lifecycle.js";
 import type { ExcludedOffer, RankedOffer } from "../manager/rank-offers.js";
 import { type BenchmarkSummary, listBenchmarkSummaries } from "../store/dashboard-reads.js";
 import type { FleetStore } from "../store/fleet-store.js";
@@ -279,6 +279,60 @@ export async function proofsPerHourSeries(store: FleetStore, now: number): Promi
   const lines = ids.map(([id, label]) => ({ id, label, values: times.map((t) => value(id, t)) }));
   const fleet = times.map((t) => ids.reduce((sum, [id]) => sum + (value(id, t) ?? 0), 0));
   return { times: times.map((t) => t / 1000), lines, fleet };
+}
+
+/** The fleet's spend over time (GET /api/spend). */
+export interface SpendSeries {
+  /** Epoch seconds (uPlot's x unit). */
+  times: number[];
+  /** $/hour of every instance that may be billing at each time. */
+  dollarsPerHour: number[];
+  /** $ per 1000 proofs at each time: the fleet's $/h over its counted proofs/hour; null while it proves nothing. */
+  dollarsPer1000Proofs: (number | null)[];
+}
+
+/**
+ * What the fleet pays over time: an instance bills at its offer's $/h from the moment a rental
+ * may exist (it leaves `planned`) until it is `destroyed`, as `mayBeBilling` says; $ per 1000
+ * proofs divides that by the proofs/hour series at the same times. Points are the moments that
+ * change either, plus now.
+ */
+export async function spendSeries(store: FleetStore, now: number): Promise<SpendSeries> {
+  const spans: { from: number; to: number; dph: number }[] = [];
+  for (const record of await store.list()) {
+    let from: number | undefined;
+    // Still billing: the span is open (it holds now too).
+    let to = Number.POSITIVE_INFINITY;
+    for (const e of await store.events({ instanceId: record.id })) {
+      if (from === undefined && e.toState !== undefined && mayBeBilling(e.toState)) from = e.at;
+      if (e.toState === "destroyed") {
+        to = e.at;
+        break;
+      }
+    }
+    if (from !== undefined && to > from && from <= now) spans.push({ from, to, dph: record.dphPerHour });
+  }
+  const proofs = await proofsPerHourSeries(store, now);
+  const proofTimes = proofs.times.map((t) => t * 1000);
+  const bounds = spans.flatMap((s) => (Number.isFinite(s.to) ? [s.from, s.to] : [s.from]));
+  const times = [...new Set(bounds.concat(proofTimes, now))].sort((a, b) => a - b);
+  // A span ends where the rental was destroyed: billing stops at that instant.
+  const dollarsPerHour = times.map((t) =>
+    spans.reduce((sum, s) => sum + (t >= s.from && t < s.to ? s.dph : 0), 0),
+  );
+  // The fleet's proofs/hour at t: the last point of its series at or before t.
+  const proofsAt = (t: number) => {
+    let v = 0;
+    proofTimes.forEach((pt, i) => {
+      if (pt <= t) v = proofs.fleet[i] ?? 0;
+    });
+    return v;
+  };
+  const dollarsPer1000Proofs = times.map((t, i) => {
+    const rate = proofsAt(t);
+    return rate > 0 ? ((dollarsPerHour[i] as number) / rate) * 1000 : null;
+  });
+  return { times: times.map((t) => t / 1000), dollarsPerHour, dollarsPer1000Proofs };
 }
 
 /**

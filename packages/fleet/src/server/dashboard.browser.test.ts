@@ -238,6 +238,11 @@ describe("the fleet dashboard in Chromium", () => {
     // The chart: uPlot draws the proofs/hour lines onto its canvas.
     await p.waitForSelector("#pph-chart canvas");
     expect(await paintedPixels(p, "#pph-chart canvas")).toBeGreaterThan(500);
+    // Spend over time: $/h and $ per 1000 proofs, drawn for the chosen range.
+    await p.waitForSelector("#spend-chart canvas");
+    await p.waitForSelector("#cost-chart canvas");
+    expect(await paintedPixels(p, "#spend-chart canvas")).toBeGreaterThan(500);
+    expect(await p.$eval("#chart-range", (s) => (s as HTMLSelectElement).value)).toBe("86400");
 
     // The offers overlay: each estimate of the rate, the one used in bold, the price per proof.
     await p.waitForSelector("#offers-table tbody tr");

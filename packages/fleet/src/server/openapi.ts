@@ -223,6 +223,18 @@ export const openApiDocument = {
       "Proofs/hour over time per instance and for the fleet (x in epoch seconds)",
       { type: "object" },
     ),
+    "/api/spend": read(
+      "The fleet's $/hour and $ per 1000 proofs over time (x in epoch seconds; null while it proves nothing)",
+      {
+        type: "object",
+        required: ["times", "dollarsPerHour", "dollarsPer1000Proofs"],
+        properties: {
+          times: { type: "array", items: { type: "number" } },
+          dollarsPerHour: { type: "array", items: { type: "number" } },
+          dollarsPer1000Proofs: { type: "array", items: { type: ["number", "null"] } },
+        },
+      },
+    ),
     "/api/offers": read(
       "Offers ranked by $ per 1000 proofs, with every estimate of their rate (as `cuzkit fleet offers --json`), and those left out",
       offersSchema,

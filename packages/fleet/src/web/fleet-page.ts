@@ -11,6 +11,7 @@ import type {
   InstanceView,
   OfferView,
   ProofsPerHourSeries,
+  SpendSeries,
 } from "../server/dashboard-views.js";
 import { ApiError, followStream, getJson, postJson } from "./api.js";
 import { lineChart } from "./charts.js";
@@ -18,6 +19,7 @@ import { confirmAction } from "./confirm-action.js";
 import { el, formatDuration, formatNumber, replaceChildren, table } from "./dom.js";
 import { header, notice } from "./layout.js";
 import { liveAge, liveness, startAgeTicker } from "./liveness.js";
+import { inRange, rangeSelect } from "./time-range.js";
 
 type OfferEstimate = OfferView["source"];
 
@@ -261,6 +263,9 @@ export function fleetPage(root: HTMLElement): void {
   const summary = el("section", { id: "summary", class: "summary" });
   const instances = el("section", { id: "instances" });
   const chartHost = el("div", { id: "pph-chart", class: "chart" });
+  const spendHost = el("div", { id: "spend-chart", class: "chart" });
+  const costHost = el("div", { id: "cost-chart", class: "chart" });
+  const range = rangeSelect(() => void refresh());
   const hosts = el("section", { id: "hosts" });
   const machines = el("section", { id: "machines" });
   const offers = el("section", { id: "offers" });
@@ -272,8 +277,10 @@ export function fleetPage(root: HTMLElement): void {
     summary,
     el("h2", {}, "Instances"),
     instances,
-    el("h2", {}, "Proofs/hour"),
+    el("h2", {}, "Proofs/hour and spend ", range.element),
     chartHost,
+    spendHost,
+    costHost,
     el("h2", {}, "Host performance"),
     hosts,
     el("h2", {}, "Machines: evidence and exclusions"),
@@ -284,6 +291,8 @@ export function fleetPage(root: HTMLElement): void {
     events,
   );
   let chart: uPlot | undefined;
+  let spendChart: uPlot | undefined;
+  let costChart: uPlot | undefined;
 
   const act = async (instance: InstanceListView, action: string) => {
     const { id } = instance;
@@ -317,10 +326,11 @@ export function fleetPage(root: HTMLElement): void {
   let showDestroyed = false;
   const refresh = async () => {
     try {
-      const [s, list, series, log, perf, report] = await Promise.all([
+      const [s, list, allSeries, allSpend, log, perf, report] = await Promise.all([
         getJson<FleetSummary & { readsNeedToken: boolean }>("/api/summary"),
         getJson<{ instances: InstanceListView[] }>("/api/instances"),
         getJson<ProofsPerHourSeries>("/api/proofs-per-hour"),
+        getJson<SpendSeries>("/api/spend"),
         getJson<{ events: EventView[] }>("/api/events?limit=100"),
         getJson<{ hosts: HostPerformanceView[] }>("/api/host-performance"),
         getJson<MachinesReport>("/api/machines"),
@@ -361,6 +371,33 @@ export function fleetPage(root: HTMLElement): void {
           { id: "instances-table" },
         ),
       );
+      // The charts show the chosen range (the last hour, day, week, or everything).
+      const series = inRange(allSeries, range.sinceSeconds(s.now));
+      const spend = inRange(allSpend, range.sinceSeconds(s.now));
+      if (spend.times.length > 1) {
+        spendChart = lineChart(
+          spendHost,
+          spendChart,
+          spend.times,
+          [{ label: "fleet $/h", values: spend.dollarsPerHour, bold: true }],
+          {
+            yLabel: "$/hour",
+            time: true,
+          },
+        );
+        costChart = lineChart(
+          costHost,
+          costChart,
+          spend.times,
+          [{ label: "$ per 1000 proofs", values: spend.dollarsPer1000Proofs, bold: true }],
+          { yLabel: "$ per 1000 proofs", time: true },
+        );
+      } else {
+        replaceChildren(spendHost, el("p", { class: "muted" }, "Nothing billed in this range."));
+        replaceChildren(costHost);
+        spendChart = undefined;
+        costChart = undefined;
+      }
       if (series.times.length > 1 && series.lines.length > 0) {
         chart = lineChart(
           chartHost,
