@@ -4,6 +4,7 @@ import { fleetFailureClass } from "../failure-class.js";
 import type { FleetManager } from "../manager/fleet-manager.js";
 import type { FleetRunStep } from "../manager/fleet-run.js";
 import { fleetSummary } from "../server/dashboard-views.js";
+import { readEventsAfter } from "../store/events-after.js";
 import type { FleetEvent } from "../store/records.js";
 import { type FleetAlert, slackSafe } from "./alert.js";
 import type { WebhookSender } from "./webhook-sender.js";
@@ -163,14 +164,7 @@ export function createAlertWatcher(options: AlertWatcherOptions): AlertWatcher {
   const run = async (step: FleetRunStep | undefined): Promise<FleetAlert[]> => {
     const alerts: FleetAlert[] = [];
     cursor ??= await store.lastEventSeq();
-    for (;;) {
-      const page = await store.events({ afterSeq: cursor, limit: 1000 });
-      for (const event of page) {
-        cursor = event.seq;
-        fromEvent(alerts, event);
-      }
-      if (page.length < 1000) break;
-    }
+    cursor = await readEventsAfter(store, cursor, (event) => fromEvent(alerts, event));
     await newlyExcluded(alerts);
     await fleetConditions(alerts, step);
     return alerts;

@@ -3,6 +3,7 @@ import type { FleetTarget } from "../economics/run-planner.js";
 import { FleetConfigError } from "../errors.js";
 import type { FleetManager } from "../manager/fleet-manager.js";
 import type { FleetRunStep } from "../manager/fleet-run.js";
+import { repeatUntilStopped } from "../repeat-until-stopped.js";
 import { type AlertWatcher, createAlertWatcher } from "./alert-watcher.js";
 import { createWebhookSender, type WebhookSender } from "./webhook-sender.js";
 
@@ -60,7 +61,6 @@ export function checkAlertWebhookUrl(url: string): void {
 export function startFleetAlerts(options: FleetAlertsOptions): FleetAlerts {
   checkAlertWebhookUrl(options.webhookUrl);
   const logger = options.logger ?? silentLogger;
-  const sleep: Sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   const sender = createWebhookSender({
     url: options.webhookUrl,
     logger,
@@ -83,25 +83,12 @@ export function startFleetAlerts(options: FleetAlertsOptions): FleetAlerts {
       });
     }
   };
-  let stopped = false;
-  let wake: () => void = () => {};
-  const woken = new Promise<void>((resolve) => {
-    wake = resolve;
-  });
-  const loop = (async () => {
-    while (!stopped) {
-      await check();
-      if (stopped) break;
-      await Promise.race([sleep(options.everyMs ?? 30_000), woken]);
-    }
-  })();
+  const stopLoop = repeatUntilStopped(check, options.everyMs ?? 30_000, options.sleep);
   return {
     sender,
     check,
     async stop() {
-      stopped = true;
-      wake();
-      await loop;
+      await stopLoop();
       await sender.drain();
     },
   };

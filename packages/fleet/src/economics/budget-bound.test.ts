@@ -1,31 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { activeMember, rankedOffers } from "../testing/planner-fixtures.js";
 import { budgetBound } from "./budget-bound.js";
-import { noKnowledge, type RankCandidate, rankCandidates } from "./ranking.js";
-import { type FleetMember, type FleetPlanInput, planFleetStep } from "./run-planner.js";
+import { type FleetPlanInput, planFleetStep } from "./run-planner.js";
 
-const offers = (...specs: Array<[number, number, number]>) =>
-  rankCandidates(
-    specs.map(
-      ([offerId, pph, dph]): RankCandidate => ({
-        offerId,
-        machineId: offerId,
-        hostId: undefined,
-        classKey: `c${offerId}`,
-        dphTotal: dph,
-        predictedProofsPerHour: pph,
-        feasible: true,
-        marketReliability: undefined,
-      }),
-    ),
-    noKnowledge,
-    { minProofsPerHour: 20, optimism: 0 },
-  ).ranked;
-const active = (instanceId: string, proofsPerHour: number, dphPerHour: number): FleetMember => ({
-  instanceId,
-  stage: "active",
-  proofsPerHour,
-  dphPerHour,
-});
+const offers = rankedOffers;
+const active = activeMember;
 const boundOf = (input: FleetPlanInput) =>
   budgetBound({ ...input, decisions: planFleetStep(input), maxDph: input.maxDph });
 

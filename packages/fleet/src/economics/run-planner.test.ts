@@ -1,34 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { noKnowledge, type RankCandidate, rankCandidates } from "./ranking.js";
-import { type FleetMember, type FleetPlanInput, planFleetStep } from "./run-planner.js";
+import { activeMember, rankedOffers, vettingMember } from "../testing/planner-fixtures.js";
+import { type FleetPlanInput, planFleetStep } from "./run-planner.js";
 
-const offers = (...specs: Array<[number, number, number]>) =>
-  rankCandidates(
-    specs.map(
-      ([offerId, pph, dph]): RankCandidate => ({
-        offerId,
-        machineId: offerId,
-        hostId: undefined,
-        classKey: `c${offerId}`,
-        dphTotal: dph,
-        predictedProofsPerHour: pph,
-        feasible: true,
-        marketReliability: undefined,
-      }),
-    ),
-    noKnowledge,
-    { minProofsPerHour: 20, optimism: 0 },
-  ).ranked;
-const active = (instanceId: string, proofsPerHour: number, dphPerHour: number): FleetMember => ({
-  instanceId,
-  stage: "active",
-  proofsPerHour,
-  dphPerHour,
-});
-const vetting = (instanceId: string, proofsPerHour: number, dphPerHour: number): FleetMember => ({
-  ...active(instanceId, proofsPerHour, dphPerHour),
-  stage: "vetting",
-});
+const offers = rankedOffers;
+const active = activeMember;
+const vetting = vettingMember;
 const summary = (input: FleetPlanInput) =>
   planFleetStep(input).map((d) => `${d.action} ${"offerId" in d ? d.offerId : d.instanceId}`);
 

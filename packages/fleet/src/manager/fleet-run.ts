@@ -12,6 +12,7 @@ import { FleetBudgetError, FleetConfigError } from "../errors.js";
 import { countedRate } from "../evidence/counted-rate.js";
 import { type InstanceState, timedStates } from "../lifecycle.js";
 import { modelledDeadlineInputs } from "../modelled-durations.js";
+import { repeatUntilStopped } from "../repeat-until-stopped.js";
 import { type BacklogStep, type FollowBacklogOptions, followerOf } from "./backlog-follower.js";
 import type { FleetManager } from "./fleet-manager.js";
 
@@ -161,28 +162,15 @@ export function startFleetRun(manager: FleetManager, options: FleetRunLoopOption
     options.onBacklog?.(step);
     return { instances: target };
   };
-  const sleep: Sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
-  const intervalMs = options.intervalMs ?? fleetDefaults.runEveryMs;
-  let stopped = false;
-  let wake: () => void = () => {};
-  const woken = new Promise<void>((resolve) => {
-    wake = resolve;
-  });
-  const loop = (async () => {
-    while (!stopped) {
+  return repeatUntilStopped(
+    async () => {
       try {
         options.onStep?.(await runFleetStep(manager, { ...options, target: await targetOf() }), clock.now());
       } catch (error) {
         options.onError?.(error);
       }
-      if (stopped) break;
-      // A stop does not wait out the interval.
-      await Promise.race([sleep(intervalMs), woken]);
-    }
-  })();
-  return async () => {
-    stopped = true;
-    wake();
-    await loop;
-  };
+    },
+    options.intervalMs ?? fleetDefaults.runEveryMs,
+    options.sleep,
+  );
 }

@@ -1,5 +1,7 @@
 import { type FleetFailureClass, fleetFailureClass } from "../failure-class.js";
+import { readEventsAfter } from "../store/events-after.js";
 import type { FleetStore } from "../store/fleet-store.js";
+import type { FleetEvent } from "../store/records.js";
 
 /** Why a rental was destroyed: the state the destroy was decided from. */
 export type DestroyReason = "rejected" | "failed" | "retired";
@@ -34,25 +36,22 @@ export function createEventTally(store: Pick<FleetStore, "events">, pageSize = 1
   let reading: Promise<EventTotals> = Promise.resolve(totals);
   const add = <K>(map: Map<K, number>, key: K) => map.set(key, (map.get(key) ?? 0) + 1);
 
-  const readNew = async (): Promise<EventTotals> => {
-    for (;;) {
-      const page = await store.events({ afterSeq: cursor, limit: pageSize });
-      for (const event of page) {
-        cursor = event.seq;
-        if (event.toState === event.fromState) continue;
-        if (event.toState === "booting") totals.rentals += 1;
-        else if (event.toState === "failed") add(totals.failures, fleetFailureClass(event));
-        else if (event.toState === "destroying" && event.fromState !== undefined) {
-          const reason = reasonOf[event.fromState];
-          if (reason !== undefined) pendingReason.set(event.instanceId, reason);
-        } else if (event.toState === "destroyed") {
-          const reason = pendingReason.get(event.instanceId);
-          pendingReason.delete(event.instanceId);
-          if (reason !== undefined) add(totals.destroys, reason);
-        }
-      }
-      if (page.length < pageSize) return totals;
+  const count = (event: FleetEvent) => {
+    if (event.toState === event.fromState) return;
+    if (event.toState === "booting") totals.rentals += 1;
+    else if (event.toState === "failed") add(totals.failures, fleetFailureClass(event));
+    else if (event.toState === "destroying" && event.fromState !== undefined) {
+      const reason = reasonOf[event.fromState];
+      if (reason !== undefined) pendingReason.set(event.instanceId, reason);
+    } else if (event.toState === "destroyed") {
+      const reason = pendingReason.get(event.instanceId);
+      pendingReason.delete(event.instanceId);
+      if (reason !== undefined) add(totals.destroys, reason);
     }
+  };
+  const readNew = async (): Promise<EventTotals> => {
+    cursor = await readEventsAfter(store, cursor, count, pageSize);
+    return totals;
   };
   return {
     /** The totals up to the newest event. */
