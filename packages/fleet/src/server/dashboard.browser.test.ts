@@ -406,8 +406,15 @@ describe("the fleet dashboard in Chromium", () => {
     await p.waitForSelector("dialog#confirm-action[open]");
     await p.click("#confirm-yes");
     await p.waitForSelector("#notice.ok");
-    await p.waitForSelector(`tr[data-instance-id="${seeded.kept}"][data-state="destroyed"]`);
+    // A destroyed row is folded away; the filter brings it back, marked destroyed.
+    await p.waitForFunction(
+      (id) => document.querySelector(`tr[data-instance-id="${id}"]`) === null,
+      {},
+      seeded.kept,
+    );
     expect((await store.require(seeded.kept)).state).toBe("destroyed");
+    await p.click("#show-destroyed");
+    await p.waitForSelector(`tr[data-instance-id="${seeded.kept}"][data-state="destroyed"]`);
   });
 
   it("fits a 390 px screen without sideways scrolling, and folds destroyed instances away", async () => {
