@@ -11,10 +11,28 @@ export interface CurioLinkOptions {
   /** How often a drain checks whether the machine still owns tasks, ms. Default 15 000. */
   drainPollMs?: number | undefined;
   /**
-   * The longest a drain waits before destroying anyway, ms. Default: the longest mean work time
-   * of a proving task type in Curio's history over the window, else 30 min.
+   * The longest a drain waits before destroying anyway, ms after the cordon (overrides the
+   * computed deadline). Default: computed per owned task, when the drain first saw it owned plus
+   * the longest work time of its type in Curio's history over the window (else 30 min), plus
+   * drainMarginMs; the latest of those.
    */
   drainDeadlineMs?: number | undefined;
+  /**
+   * How often a Curio node reads its cordon flag, ms: a drain waits at least this long after the
+   * cordon before it may call the node drained, so a task claimed before the node saw the flag
+   * is waited for. Default 30 000: Curio's `pollRarely`, the background poller that runs
+   * `checkNodeFlags` (`SELECT unschedulable ... FROM harmony_machines`) in
+   * filecoin-project/curio harmony/harmonytask/harmonytask.go and scheduler.go.
+   */
+  curioPollMs?: number | undefined;
+  /** Added to the longest running task's expected end to make the drain's deadline, ms. Default 300 000 (5 min). */
+  drainMarginMs?: number | undefined;
+  /**
+   * How a drain retries a HarmonyDB failure before it gives up and uncordons: attempts per
+   * query (the first included) and the backoff between them (@cuzkit/core retry). Default
+   * 5 attempts, 1 s doubling to 30 s: about a minute, a database restart's length.
+   */
+  dbRetry?: { maxAttempts?: number | undefined; minDelayMs?: number | undefined; maxDelayMs?: number | undefined } | undefined;
   /** Waits between drain checks (tests advance a manual clock). Default: setTimeout. */
   sleep?: ((ms: number, signal?: AbortSignal) => Promise<void>) | undefined;
 }
@@ -26,10 +44,16 @@ export interface CurioLink {
   everyMs: number;
   drainPollMs: number;
   drainDeadlineMs: number | undefined;
+  curioPollMs: number;
+  drainMarginMs: number;
+  dbRetry: { maxAttempts: number; minDelayMs: number; maxDelayMs: number };
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
-/** The drain deadline when Curio's history says nothing, ms. */
+/** Curio's poll of its cordon flag, ms (pollRarely in harmony/harmonytask/harmonytask.go). */
+export const curioPollRarelyMs = 30_000;
+
+/** A task's expected duration when Curio's history has none of its type, ms. */
 export const fallbackDrainDeadlineMs = 30 * 60_000;
 
 const abortableSleep = (ms: number, signal?: AbortSignal) =>
@@ -54,6 +78,13 @@ export function resolveCurioLink(options: CurioLinkOptions): CurioLink {
     everyMs: options.everyMs ?? 600_000,
     drainPollMs: options.drainPollMs ?? 15_000,
     drainDeadlineMs: options.drainDeadlineMs,
+    curioPollMs: options.curioPollMs ?? curioPollRarelyMs,
+    drainMarginMs: options.drainMarginMs ?? 300_000,
+    dbRetry: {
+      maxAttempts: options.dbRetry?.maxAttempts ?? 5,
+      minDelayMs: options.dbRetry?.minDelayMs ?? 1_000,
+      maxDelayMs: options.dbRetry?.maxDelayMs ?? 30_000,
+    },
     sleep: options.sleep ?? abortableSleep,
   };
 }

@@ -105,12 +105,13 @@ describe("cordon and drain before destroying a Curio machine", () => {
     const curio = events.filter((e) => e.type.startsWith("curio-") || e.toState === "destroyed");
     expect(curio.map((e) => [e.type, e.at - setup.startedAt])).toEqual([
       ["curio-cordoned", 0],
+      ["curio-draining", 0],
       ["curio-drained", 120_000], // two polls of a minute
       ["transition", 120_000],
     ]);
   });
 
-  it("destroys at the deadline (the longest task's expected time) when a task does not finish, saying why", async () => {
+  it("destroys at the deadline (the longest task's expected time plus the margin) when a task does not finish, saying why", async () => {
     const setup = await activeCurioInstance();
     const { t, id, vastId, schema } = setup;
     const record = await t.manager.destroy(id);
@@ -118,11 +119,11 @@ describe("cordon and drain before destroying a Curio machine", () => {
     expect(destroysOf(t, vastId)).toBe(1);
     const events = await t.manager.store.events({ instanceId: id });
     const deadline = events.find((e) => e.type === "curio-drain-deadline");
-    expect(deadline?.at).toBe(setup.startedAt + 600_000); // PoRep's 10 minutes
+    expect(deadline?.at).toBe(setup.startedAt + 900_000); // PoRep's 10 minutes and the 5-minute margin
     expect(deadline?.detail?.reason).toMatch(
-      /drain deadline passed after 10 min with 1 Curio task\(s\) still running \(PoRep 1\)/,
+      /drain deadline passed after 15 min with 1 Curio task\(s\) still running \(PoRep 1\)/,
     );
-    expect(events.find((e) => e.toState === "destroyed")?.at).toBe(setup.startedAt + 600_000);
+    expect(events.find((e) => e.toState === "destroyed")?.at).toBe(setup.startedAt + 900_000);
     // Curio's task is left to Curio: nothing but the flag was written.
     expect(await postgres.query(`SELECT id, owner_id, name FROM ${schema}.harmony_task`)).toEqual([
       { id: 1, owner_id: 1, name: "PoRep" },
@@ -144,7 +145,8 @@ describe("cordon and drain before destroying a Curio machine", () => {
     expect(destroysOf(t, vastId)).toBe(0);
     expect(t.fake.instances.has(vastId)).toBe(true);
     const types = (await t.manager.store.events({ instanceId: id })).map((e) => e.type);
-    expect(types.slice(-2)).toEqual(["curio-cordoned", "curio-uncordoned"]);
+    expect(types.slice(-3)).toEqual(["curio-cordoned", "curio-draining", "curio-uncordoned"]);
+    expect((await t.manager.store.require(id)).curioDrain).toBeUndefined();
   });
 
   it("destroys an instance that is not a Curio machine at once", async () => {

@@ -1,5 +1,7 @@
+import { retry, toCuzkitError } from "@cuzkit/core";
+import { FleetCurioDbError } from "../errors.js";
 import type { ManagerContext } from "../manager/context.js";
-import type { InstanceRecord } from "../store/records.js";
+import type { CurioDrainRecord, InstanceRecord } from "../store/records.js";
 import { fallbackDrainDeadlineMs } from "./curio-link.js";
 import { noteCurioConflict } from "./identity-events.js";
 import { curioNodeOf } from "./machine-map.js";
@@ -8,12 +10,22 @@ import { curioNodeOf } from "./machine-map.js";
 export type DrainOutcome =
   /** Not a Curio node (or no Curio link): nothing to drain. */
   | "not-curio"
-  /** The node owns no task any more. */
+  /** The node owns no task any more, and Curio has had a poll to see the cordon. */
   | "drained"
   /** The deadline passed with tasks still owned: destroyed anyway. */
   | "deadline"
-  /** The destroy was cancelled: the node is schedulable again. */
+  /** The destroy was cancelled: the node is schedulable again (or, when that failed, stored `cordoned`). */
   | "cancelled"
+  /** The manager stopped mid-drain (`onAbort: "keep"`): the drain stays stored and is resumed at the next start. */
+  | "interrupted"
+  /**
+   * HarmonyDB kept failing (past the link's retries, or a refusal such as no UPDATE grant): the
+   * node was uncordoned (best effort; else stored `cordoned`), the instance is kept, and a
+   * `curio-drain-failed` event says why with the error's code.
+   */
+  | "failed"
+  /** The instance left `active` before the drain could be stored: nothing was cordoned. */
+  | "gone"
   /**
    * Two nodes could be the instance's (or its node is another instance's too): nothing was
    * cordoned, and the instance must not be destroyed automatically (a `curio-identity-conflict`
@@ -26,87 +38,288 @@ export interface DrainConflict {
   reason: string;
 }
 
+/** Options of cordonAndDrain. */
+export interface DrainOptions {
+  /** Stops the drain (see onAbort). Default: none. */
+  signal?: AbortSignal | undefined;
+  /**
+   * What an abort does: `uncordon` (an operator's cancel: the node is schedulable again and the
+   * instance stays) or `keep` (a manager stopping: the stored `draining` state stays, with a
+   * `curio-drain-interrupted` event, and the next start resumes it). Default `uncordon`.
+   */
+  onAbort?: "uncordon" | "keep" | undefined;
+  /** Hears why a drain answered "conflict". Default: nothing. */
+  onConflict?: ((conflict: DrainConflict) => void) | undefined;
+  /** Hears the HarmonyDB error of a drain that answered "failed". Default: nothing. */
+  onFailed?: ((error: unknown) => void) | undefined;
+}
+
+// PostgreSQL refusals that another attempt does not cure: privileges, credentials, schema.
+const permanentCodes = new Set(["42501", "28P01", "28000", "42P01", "42703", "3F000"]);
+
+/** Whether a HarmonyDB failure may pass on its own (a restart, a dropped connection). */
+function transient(error: unknown): boolean {
+  if (!(error instanceof FleetCurioDbError)) return false;
+  const code = (error.cause as { code?: unknown } | undefined)?.code;
+  return typeof code !== "string" || !permanentCodes.has(code);
+}
+
 /**
  * Cordons the instance's Curio node (found by mapCurioInstances: by name, else by a unique
- * address) with `UPDATE harmony_machines SET unschedulable = true WHERE id = $1`, and waits until it
- * owns no `harmony_task`, or the deadline (the link's, else the longest mean work time of a
- * proving task type in the window, else 30 min). When `signal` aborts, the node is uncordoned and
- * "cancelled" is answered. Each step is an event on the instance. When the node cannot be told
- * apart, nothing is written to Curio, "conflict" is answered and `onConflict` (default none) hears why.
+ * address; a stored drain's node when resuming) and waits until Curio has seen the cordon and
+ * the node owns no task, or the deadline. The steps, each an event on the instance:
+ *
+ * 1. The drain is stored on the instance first (`draining`, the node, since), so a manager
+ *    killed from here on resumes it at its next start.
+ * 2. `UPDATE harmony_machines SET unschedulable = true WHERE id = $1` (Curio's own cordon):
+ *    `curio-cordoned`.
+ * 3. Every drainPollMs: `SELECT id, name FROM harmony_task WHERE owner_id = $1`. A task seen for
+ *    the first time is expected to end by then plus the longest work time of its type in
+ *    `harmony_task_history` over the window (else 30 min); the deadline is the latest of those
+ *    plus drainMarginMs (or the link's drainDeadlineMs), stored with a `curio-draining` event.
+ * 4. Drained when the node owns nothing and at least curioPollMs has passed since the cordon
+ *    (Curio reads the flag on that timer, so a task claimed meanwhile is waited for):
+ *    `curio-drained`. Past the deadline with tasks still owned: `curio-drain-deadline`.
+ *
+ * Each HarmonyDB query is retried within the link's dbRetry; a failure past it uncordons the
+ * node (best effort) and answers "failed" (see DrainOutcome). When the node cannot be told
+ * apart, nothing is written to Curio and "conflict" is answered.
  */
 export async function cordonAndDrain(
   ctx: ManagerContext,
   record: InstanceRecord,
-  signal?: AbortSignal,
-  onConflict?: (conflict: DrainConflict) => void,
+  options: DrainOptions = {},
 ): Promise<DrainOutcome> {
   const link = ctx.curio;
   if (link === undefined) return "not-curio";
-  const node = await curioNodeOf(ctx, record.id);
-  if (node.kind === "none") return "not-curio";
-  if (node.kind === "conflict") {
-    await noteCurioConflict(
-      ctx,
-      record.id,
-      node.reason,
-      node.candidates.map((m) => m.id),
-    );
-    onConflict?.({ reason: node.reason });
-    return "conflict";
-  }
-  const { machine } = node;
+  const { signal } = options;
   const { harmony } = link;
-  const now = ctx.clock.now();
-  let deadlineMs = link.drainDeadlineMs;
-  if (deadlineMs === undefined) {
-    const means = await harmony.meanTaskMs({ sinceMs: now - link.windowMs, untilMs: now });
-    deadlineMs = means.size === 0 ? fallbackDrainDeadlineMs : Math.max(...means.values());
+  const id = record.id;
+  const resumed = record.curioDrain?.state === "draining" ? record.curioDrain : undefined;
+  let machineId: number;
+  let nodeDetail: Record<string, unknown>;
+  if (resumed !== undefined) {
+    // The node this instance's drain cordoned: resumed as it was, not matched again.
+    machineId = resumed.curioMachineId;
+    nodeDetail = { curioMachineId: machineId, resumed: true };
+  } else {
+    const node = await curioNodeOf(ctx, id);
+    if (node.kind === "none") return "not-curio";
+    if (node.kind === "conflict") {
+      await noteCurioConflict(
+        ctx,
+        id,
+        node.reason,
+        node.candidates.map((m) => m.id),
+      );
+      options.onConflict?.({ reason: node.reason });
+      return "conflict";
+    }
+    machineId = node.machine.id;
+    nodeDetail = {
+      curioMachineId: machineId,
+      hostAndPort: node.machine.hostAndPort,
+      curioNodeName: node.machine.name ?? null,
+      matchedBy: node.matchedBy,
+    };
   }
-  const deadlineAt = now + deadlineMs;
-  await harmony.setUnschedulable(machine.id, true);
-  await ctx.store.appendEvent(record.id, "curio-cordoned", {
-    curioMachineId: machine.id,
-    hostAndPort: machine.hostAndPort,
-    curioNodeName: machine.name ?? null,
-    matchedBy: node.matchedBy,
+
+  const since = resumed?.since ?? ctx.clock.now();
+  // Curio has read the flag at least once by then (its poller's interval after the cordon).
+  const seenAt = since + link.curioPollMs;
+  let deadlineAt =
+    resumed?.deadlineAt ??
+    (link.drainDeadlineMs === undefined ? seenAt : since + Math.max(link.drainDeadlineMs, link.curioPollMs));
+  const drainState = (): CurioDrainRecord => ({
+    state: "draining",
+    curioMachineId: machineId,
+    since,
     deadlineAt,
+    destroyPending: true,
   });
-  ctx.logger.info("fleet cordoned a Curio machine before destroying it", {
-    instanceId: record.id,
-    curioMachineId: machine.id,
-  });
-  const uncordon = async () => {
-    await harmony.setUnschedulable(machine.id, false);
-    await ctx.store.appendEvent(record.id, "curio-uncordoned", { curioMachineId: machine.id });
+  // The intent first: a manager killed after the UPDATE below finds it and resumes.
+  if ((await ctx.store.setCurioDrain(id, drainState())) === undefined) return "gone";
+
+  const db = <T>(what: string, op: () => Promise<T>, stoppable = true) =>
+    retry(op, {
+      maxAttempts: link.dbRetry.maxAttempts,
+      minDelayMs: link.dbRetry.minDelayMs,
+      maxDelayMs: link.dbRetry.maxDelayMs,
+      shouldRetry: transient,
+      sleep: link.sleep,
+      random: ctx.random,
+      signal: stoppable ? signal : undefined,
+      onRetry: (e) =>
+        ctx.logger.warn(`fleet retries a HarmonyDB ${what} during a drain`, {
+          instanceId: id,
+          attempt: e.attempt,
+          delayMs: e.delayMs,
+          code: toCuzkitError(e.error).code,
+        }),
+    });
+
+  /**
+   * Uncordons (within the retry policy, not stoppable) and clears the stored drain, with a
+   * `curio-uncordoned` event; when that fails, the drain is stored `cordoned` (the next start
+   * retries) with a `curio-uncordon-failed` event.
+   */
+  const uncordon = async (detail: Record<string, unknown>): Promise<void> => {
+    try {
+      await db("uncordon", () => harmony.setUnschedulable(machineId, false), false);
+    } catch (error) {
+      const failure = toCuzkitError(error);
+      const event = {
+        type: "curio-uncordon-failed",
+        detail: { ...detail, curioMachineId: machineId, code: failure.code, hint: failure.hint ?? null },
+      };
+      ctx.logger.warn("fleet could not uncordon a Curio machine: the next start retries", {
+        instanceId: id,
+        curioMachineId: machineId,
+        code: failure.code,
+      });
+      const cordoned: CurioDrainRecord = { ...drainState(), state: "cordoned", destroyPending: false };
+      if ((await ctx.store.setCurioDrain(id, cordoned, event)) === undefined)
+        await ctx.store.appendEvent(id, event.type, event.detail);
+      return;
+    }
+    await ctx.store.setCurioDrain(id, undefined, {
+      type: "curio-uncordoned",
+      detail: { ...detail, curioMachineId: machineId },
+    });
   };
+
+  const fail = async (error: unknown, step: string): Promise<DrainOutcome> => {
+    const failure = toCuzkitError(error);
+    ctx.logger.warn("fleet gives up a Curio drain: HarmonyDB failed", { instanceId: id, step, code: failure.code });
+    await ctx.store.appendEvent(id, "curio-drain-failed", {
+      curioMachineId: machineId,
+      step,
+      code: failure.code,
+      message: failure.message,
+      hint: failure.hint ?? null,
+    });
+    if (step === "cordon" && !transient(error)) {
+      // Refused (no UPDATE grant, say): the flag was not written, so there is nothing to undo.
+      await ctx.store.setCurioDrain(id, undefined);
+    } else {
+      // A lost connection may have committed the cordon: undo it either way.
+      await uncordon({ reason: `the drain failed (${failure.code})` });
+    }
+    options.onFailed?.(error);
+    return "failed";
+  };
+
+  const aborted = async (): Promise<DrainOutcome> => {
+    const reason = signal?.reason instanceof Error ? signal.reason.message : String(signal?.reason ?? "aborted");
+    if (options.onAbort === "keep") {
+      await ctx.store.appendEvent(id, "curio-drain-interrupted", {
+        curioMachineId: machineId,
+        reason,
+        deadlineAt,
+        resumes: "at the manager's next start",
+      });
+      return "interrupted";
+    }
+    await uncordon({ reason: `cancelled: ${reason}` });
+    return "cancelled";
+  };
+
+  try {
+    await db("cordon", () => harmony.setUnschedulable(machineId, true));
+  } catch (error) {
+    if (signal?.aborted) return aborted();
+    return fail(error, "cordon");
+  }
+  await ctx.store.appendEvent(id, "curio-cordoned", { ...nodeDetail, since, curioPollMs: link.curioPollMs });
+  ctx.logger.info("fleet cordoned a Curio machine before destroying it", { instanceId: id, curioMachineId: machineId });
+
+  // When the drain first saw each task owned: no later than the task's start (Curio's claim
+  // sets only owner_id, so harmony_task holds no claim time), hence start + expected is never early.
+  const firstSeen = new Map<number, number>();
+  let announced = false;
   try {
     for (;;) {
-      if (signal?.aborted) throw signal.reason ?? new Error("cancelled");
-      const owned = await harmony.ownedTasks(machine.id);
-      if (owned.length === 0) {
-        await ctx.store.appendEvent(record.id, "curio-drained", { curioMachineId: machine.id });
+      if (signal?.aborted) throw signal.reason ?? new Error("aborted");
+      const owned = await db("task read", () => harmony.ownedTasks(machineId));
+      const now = ctx.clock.now();
+      const fresh = owned.filter((t) => !firstSeen.has(t.id));
+      for (const t of fresh) firstSeen.set(t.id, now);
+      let expectedMs: Record<string, number> = {};
+      let next = deadlineAt;
+      if (fresh.length > 0 && link.drainDeadlineMs === undefined) {
+        const names = [...new Set(fresh.map((t) => t.name))];
+        const longest = await db("history read", () =>
+          harmony.longestTaskMs(names, { sinceMs: now - link.windowMs, untilMs: now }),
+        );
+        expectedMs = Object.fromEntries(names.map((n) => [n, longest.get(n) ?? fallbackDrainDeadlineMs]));
+        for (const t of fresh) next = Math.max(next, now + (expectedMs[t.name] ?? 0) + link.drainMarginMs);
+      }
+      if (!announced || next !== deadlineAt) {
+        announced = true;
+        deadlineAt = next;
+        await ctx.store.setCurioDrain(id, drainState(), {
+          type: "curio-draining",
+          detail: {
+            curioMachineId: machineId,
+            deadlineAt,
+            seenAt,
+            tasks: owned.map((t) => ({ id: t.id, name: t.name, firstSeenAt: firstSeen.get(t.id) ?? now })),
+            expectedMs,
+          },
+        });
+      }
+      if (owned.length === 0 && now >= seenAt) {
+        await ctx.store.appendEvent(id, "curio-drained", { curioMachineId: machineId });
         return "drained";
       }
-      if (ctx.clock.now() >= deadlineAt) {
-        const reason = `drain deadline passed after ${Math.round(deadlineMs / 60_000)} min with ${owned.length} Curio task(s) still running (${owned.map((t) => `${t.name} ${t.id}`).join(", ")})`;
-        ctx.logger.warn("fleet destroys a Curio machine that did not drain in time", {
-          instanceId: record.id,
-          reason,
-        });
-        await ctx.store.appendEvent(record.id, "curio-drain-deadline", {
-          curioMachineId: machine.id,
+      if (owned.length > 0 && now >= deadlineAt) {
+        const reason = `drain deadline passed after ${Math.round((deadlineAt - since) / 60_000)} min with ${owned.length} Curio task(s) still running (${owned.map((t) => `${t.name} ${t.id}`).join(", ")})`;
+        ctx.logger.warn("fleet destroys a Curio machine that did not drain in time", { instanceId: id, reason });
+        await ctx.store.appendEvent(id, "curio-drain-deadline", {
+          curioMachineId: machineId,
           reason,
           tasks: owned.map((t) => ({ id: t.id, name: t.name })),
         });
         return "deadline";
       }
-      await link.sleep(Math.min(link.drainPollMs, Math.max(0, deadlineAt - ctx.clock.now())), signal);
+      const wakeAt = owned.length === 0 ? seenAt : deadlineAt;
+      await link.sleep(Math.min(link.drainPollMs, Math.max(0, wakeAt - now)), signal);
     }
   } catch (error) {
-    if (signal?.aborted) {
-      await uncordon();
-      return "cancelled";
-    }
-    throw error;
+    if (signal?.aborted) return aborted();
+    return fail(error, "drain");
   }
+}
+
+/**
+ * Uncordons the node of a drain stored `cordoned` (or `draining` with no destroy to follow) and
+ * clears it: what a manager's start does with a drain it will not resume. Answers whether it
+ * was uncordoned (false: still stored, retried at the next start).
+ */
+export async function releaseStoredDrain(ctx: ManagerContext, record: InstanceRecord): Promise<boolean> {
+  const link = ctx.curio;
+  const drain = record.curioDrain;
+  if (link === undefined || drain === undefined) return false;
+  try {
+    await retry(() => link.harmony.setUnschedulable(drain.curioMachineId, false), {
+      maxAttempts: link.dbRetry.maxAttempts,
+      minDelayMs: link.dbRetry.minDelayMs,
+      maxDelayMs: link.dbRetry.maxDelayMs,
+      shouldRetry: transient,
+      sleep: link.sleep,
+      random: ctx.random,
+    });
+  } catch (error) {
+    ctx.logger.warn("fleet could not uncordon a Curio machine left cordoned", {
+      instanceId: record.id,
+      curioMachineId: drain.curioMachineId,
+      code: toCuzkitError(error).code,
+    });
+    return false;
+  }
+  await ctx.store.setCurioDrain(record.id, undefined, {
+    type: "curio-uncordoned",
+    detail: { curioMachineId: drain.curioMachineId, resumed: true, was: drain.state },
+  });
+  return true;
 }

@@ -70,6 +70,17 @@ export interface HarmonySource {
   production(window: { sinceMs: number; untilMs: number }): Promise<CurioProduction[]>;
   /** The mean work time of each proving task type over the window, ms (for drain deadlines). */
   meanTaskMs(window: { sinceMs: number; untilMs: number }): Promise<Map<CurioProofTaskType, number>>;
+  /**
+   * The longest work time (work_end - work_start, successful or not) of each of `names` over the
+   * window, ms: a drain's expected duration per task type. The maximum, not a percentile: a task
+   * cut at its deadline loses all its work (and maybe Curio's ProveTimeout), while waiting
+   * longer than needed costs only the minutes after the task ends early (the drain ends as soon
+   * as the node owns nothing). Types with no history in the window are absent.
+   */
+  longestTaskMs(
+    names: readonly string[],
+    window: { sinceMs: number; untilMs: number },
+  ): Promise<Map<string, number>>;
   /** Tasks a node owns now (harmony_task.owner_id), with their type. */
   ownedTasks(machineId: number): Promise<{ id: number; name: string }[]>;
   /** Sets harmony_machines.unschedulable of one node (the only write). */
@@ -171,6 +182,18 @@ export function openHarmonySource(options: HarmonySourceOptions): HarmonySource 
         [types, sinceMs, untilMs],
       );
       return new Map(rows.map((r) => [r.name, Number(r.mean_ms)]));
+    },
+    async longestTaskMs(names, { sinceMs, untilMs }) {
+      if (names.length === 0) return new Map();
+      const rows = await query<{ name: string; max_ms: number }>(
+        "read the task history",
+        `SELECT name, MAX(EXTRACT(EPOCH FROM (work_end - work_start)) * 1000)::float8 AS max_ms
+          FROM harmony_task_history
+          WHERE name = ANY($1) AND work_end >= to_timestamp($2 / 1000.0) AND work_end < to_timestamp($3 / 1000.0)
+          GROUP BY name`,
+        [[...names], sinceMs, untilMs],
+      );
+      return new Map(rows.map((r) => [r.name, Number(r.max_ms)]));
     },
     async ownedTasks(machineId) {
       return query<{ id: number; name: string }>(

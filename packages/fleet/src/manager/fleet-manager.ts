@@ -2,13 +2,14 @@ import { type Clock, type Logger, silentLogger, systemClock, toCuzkitError } fro
 import type { OfferQuery } from "@cuzkit/vast";
 import { setCurioCordon } from "../curio/cordon.js";
 import { type CurioLinkOptions, resolveCurioLink } from "../curio/curio-link.js";
-import { cordonAndDrain } from "../curio/drain.js";
+import { cordonAndDrain, releaseStoredDrain } from "../curio/drain.js";
 import type { CurioMachine } from "../curio/harmony-source.js";
+import { curioNodeOf } from "../curio/machine-map.js";
 import { recordCurioProduction } from "../curio/production-sync.js";
 import { fleetDefaults } from "../defaults.js";
 import { knowledgeFromStore } from "../economics/knowledge.js";
 import type { MachineEvidenceRecord } from "../economics/machine-evidence.js";
-import { FleetBudgetError, FleetCurioNodeError, FleetOfferRefusedError } from "../errors.js";
+import { FleetBudgetError, FleetCurioDbError, FleetCurioNodeError, FleetOfferRefusedError } from "../errors.js";
 import { vettingStates } from "../lifecycle.js";
 import type { FleetStore } from "../store/fleet-store.js";
 import type { InstanceRecord } from "../store/records.js";
@@ -50,6 +51,11 @@ export interface FleetManagerOptions {
 export interface DestroyOptions {
   /** Cancels the destroy while a Curio machine drains: it is uncordoned and stays active. Default: none. */
   signal?: AbortSignal | undefined;
+  /**
+   * What the signal does to a drain: `uncordon` (a cancel) or `keep` (the drain stays stored and
+   * the next start resumes it: a manager stopping). Default `uncordon`.
+   */
+  onAbort?: "uncordon" | "keep" | undefined;
 }
 
 /** Options of the manager's loops. */
@@ -78,13 +84,28 @@ export interface FleetManager {
   reconcile(): Promise<ReconcileSummary>;
   /** One deadline/heartbeat/destroy pass. */
   monitor(): Promise<MonitorSummary>;
-  /** What a (re)started manager does first: reconcile, rent what was planned, then monitor. */
+  /**
+   * What a (re)started manager does first: reconcile, rent what was planned, resume the Curio
+   * drains a stopped or killed manager left (drained again and destroyed in the background, or
+   * uncordoned when no destroy is pending), then monitor.
+   */
   startup(): Promise<void>;
   /**
    * Destroys an instance the operator names, from whatever state it is in. An active Curio
    * machine is cordoned and drained first (see cordonAndDrain); a cancelled drain leaves it active.
    */
   destroy(id: string, options?: DestroyOptions): Promise<InstanceRecord>;
+  /**
+   * Starts a destroy that may drain a Curio node and answers at once (the dashboard's destroy):
+   * `background` is true when it goes on after the answer (an active instance with a Curio
+   * link), with its progress as events; otherwise the destroy is done. stop() ends it cleanly.
+   */
+  destroyInBackground(id: string): Promise<{ record: InstanceRecord; background: boolean }>;
+  /**
+   * Stops the background destroys: each drain stops with its state stored and a
+   * `curio-drain-interrupted` event (the next start resumes it), and their ends are awaited.
+   */
+  stop(): Promise<void>;
   /** Every machine with its evidence, failure rate and exclusion (`cuzkit fleet hosts`, the dashboard). */
   machines(): Promise<MachinesReport>;
   /** Lifts a machine's exclusion, with an event; throws InvalidInputError when it is not excluded. */
@@ -140,6 +161,56 @@ export function createFleetManager(options: FleetManagerOptions): FleetManager {
   }
   const rank = async (query: OfferQuery = {}): Promise<RankedOffer[]> => (await rankAll(query)).ranked;
 
+  /** Destroys running after their answer (destroyInBackground), by instance. */
+  const background = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  async function destroyInBackground(id: string): Promise<{ record: InstanceRecord; background: boolean }> {
+    const record = await store.require(id);
+    // Only a drain takes long: a non-Curio machine is destroyed now, and a node that cannot be
+    // told apart is refused now (the conflict's error), both before the answer.
+    const drains =
+      ctx.curio !== undefined &&
+      record.state === "active" &&
+      (record.curioDrain !== undefined || (await curioNodeOf(ctx, id)).kind === "node");
+    if (!drains) return { record: await manager.destroy(id), background: false };
+    if (!background.has(id)) {
+      const controller = new AbortController();
+      const done = manager
+        .destroy(id, { signal: controller.signal, onAbort: "keep" })
+        .then(
+          () => {},
+          async (error) => {
+            // The drain's own events say what happened; this one says the destroy did not go ahead.
+            const failure = toCuzkitError(error);
+            ctx.logger.warn("fleet background destroy failed", { instanceId: id, code: failure.code });
+            await store
+              .appendEvent(id, "destroy-refused", { code: failure.code, message: failure.message, hint: failure.hint ?? null })
+              .catch(() => {});
+          },
+        )
+        .finally(() => background.delete(id));
+      background.set(id, { controller, done });
+    }
+    return { record, background: true };
+  }
+
+  /** At start: drains left `draining` with a destroy pending are resumed in the background; the others uncordoned. */
+  async function resumeCurioDrains(): Promise<void> {
+    if (ctx.curio === undefined) return;
+    for (const record of await store.list()) {
+      const drain = record.curioDrain;
+      if (drain === undefined) continue;
+      if (record.state === "active" && drain.state === "draining" && drain.destroyPending) {
+        await store.appendEvent(record.id, "curio-drain-resumed", {
+          curioMachineId: drain.curioMachineId,
+          deadlineAt: drain.deadlineAt ?? null,
+        });
+        await destroyInBackground(record.id);
+      } else {
+        await releaseStoredDrain(ctx, record);
+      }
+    }
+  }
+
   const loops: LoopState = { lastPassAt: undefined, lastPass: undefined, monitorEveryMs: undefined };
   const manager: FleetManager = {
     config,
@@ -184,7 +255,13 @@ export function createFleetManager(options: FleetManagerOptions): FleetManager {
     async startup() {
       await reconcile(ctx);
       await resumePlanned(ctx);
+      await resumeCurioDrains();
       await monitor(ctx);
+    },
+    destroyInBackground,
+    async stop() {
+      for (const job of background.values()) job.controller.abort(new Error("the fleet manager is stopping"));
+      await Promise.all([...background.values()].map((job) => job.done));
     },
     recordCurioProduction: () => recordCurioProduction(ctx),
     setCordon: (id, cordoned) => setCurioCordon(ctx, id, cordoned),
@@ -207,16 +284,32 @@ export function createFleetManager(options: FleetManagerOptions): FleetManager {
           // A Curio machine finishes (or runs out of time for) its tasks while still active, so
           // the monitor does not destroy it meanwhile; a cancel leaves it active and schedulable.
           let conflict = "";
-          const drained = await cordonAndDrain(ctx, record, destroyOptions.signal, (c) => {
-            conflict = c.reason;
+          let failure: unknown;
+          const drained = await cordonAndDrain(ctx, record, {
+            signal: destroyOptions.signal,
+            onAbort: destroyOptions.onAbort,
+            onConflict: (c) => {
+              conflict = c.reason;
+            },
+            onFailed: (error) => {
+              failure = error;
+            },
           });
-          if (drained === "cancelled") return store.require(id);
+          if (drained === "cancelled" || drained === "interrupted" || drained === "gone") return store.require(id);
+          if (drained === "failed") {
+            const cause = toCuzkitError(failure);
+            throw new FleetCurioDbError(
+              `${id} was not destroyed: its Curio drain failed (${cause.message}); the node was uncordoned, or its state stored to retry`,
+              { instanceId: id, hint: cause.hint || undefined, cause: failure },
+            );
+          }
           if (drained === "conflict") {
             throw new FleetCurioNodeError(
               `${id} was not destroyed: its Curio node cannot be told apart (${conflict}); nothing was cordoned`,
               { instanceId: id },
             );
           }
+          // Leaving `active` clears the stored drain in the same write.
           await store.transition(id, "active", "draining", {
             eventType: "operator-destroy",
             detail: drained === "not-curio" ? undefined : { curioDrain: drained },

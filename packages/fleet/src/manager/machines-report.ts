@@ -7,6 +7,7 @@ import {
   type Rental,
 } from "../economics/machine-evidence.js";
 import type { FleetStore } from "../store/fleet-store.js";
+import type { CurioDrainRecord } from "../store/records.js";
 
 /** One machine as `cuzkit fleet hosts` and the dashboard show it. */
 export interface MachineReport {
@@ -28,6 +29,8 @@ export interface MachineReport {
   excludedUntil: number | undefined;
   /** Every evidence row, oldest first, with whether it counts against the machine. */
   evidence: (MachineEvidenceRecord & { counts: boolean })[];
+  /** The Curio drain held on the node of its live instance (see InstanceRecord.curioDrain); undefined when none. */
+  curioDrain?: (CurioDrainRecord & { instanceId: string }) | undefined;
 }
 
 /** Every machine the fleet has evidence or rentals of. */
@@ -50,7 +53,12 @@ export async function machinesReport(
   now: number,
   policy: ExclusionPolicy,
 ): Promise<MachinesReport> {
-  const rentals: Rental[] = (await store.list())
+  const instances = await store.list();
+  const drains = new Map<number, CurioDrainRecord & { instanceId: string }>();
+  for (const i of instances)
+    if (i.machineId !== undefined && i.curioDrain !== undefined)
+      drains.set(i.machineId, { ...i.curioDrain, instanceId: i.id });
+  const rentals: Rental[] = instances
     .filter((i) => i.machineId !== undefined && i.vastId !== undefined)
     .map((i) => ({ machineId: i.machineId as number, hostId: i.offer.hostId }));
   const assessment = assessFleet(await store.machineEvidence(), rentals, now, policy);
@@ -68,6 +76,7 @@ export async function machinesReport(
       exclusionReason: m.exclusion?.reason,
       excludedUntil: m.exclusion?.until,
       evidence: m.evidence.map((e) => ({ ...e, counts: counting.has(e.kind) })),
+      curioDrain: drains.get(m.machineId),
     }),
   );
   machines.sort(

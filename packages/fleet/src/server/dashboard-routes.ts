@@ -280,10 +280,12 @@ export async function dashboardPlugin(app: FastifyInstance, options: DashboardOp
     await store.appendEvent(record.id, "operator-deploy", { offerId: body.data.offerId });
     return { ok: true, instance: instanceView(record) };
   });
-  app.post<{ Params: IdParams }>("/api/instances/:id/destroy", action, async (request) => {
+  // A Curio node's drain can take hours: 202 at once, the drain and destroy go on in the
+  // background, their progress as events (curio-cordoned, curio-draining, curio-drained, destroyed).
+  app.post<{ Params: IdParams }>("/api/instances/:id/destroy", action, async (request, reply) => {
     await requireInstance(request.params.id);
-    const record = await manager.destroy(request.params.id);
-    return { ok: true, instance: instanceView(record) };
+    const { record, background } = await manager.destroyInBackground(request.params.id);
+    return reply.code(background ? 202 : 200).send({ ok: true, instance: instanceView(record) });
   });
   app.post<{ Params: IdParams }>("/api/instances/:id/cordon", action, async (request, reply) => {
     const record = await requireInstance(request.params.id);

@@ -37,6 +37,21 @@ export interface InstanceView {
   dollarsPer1000Proofs: number | null;
   reason: string | null;
   destroyManual: boolean;
+  /** The Curio drain held on its node (stored; a restarted manager resumes it); null when none. */
+  curioDrain?: CurioDrainView | null | undefined;
+}
+
+/** A Curio drain as the dashboard shows it. */
+export interface CurioDrainView {
+  /** `draining` (cordoned, a destroy waits for its tasks) or `cordoned` (an uncordon still to do). */
+  state: "draining" | "cordoned";
+  /** harmony_machines.id of the node. */
+  curioMachineId: number;
+  /** When the node was cordoned, epoch ms. */
+  since: number;
+  /** When the destroy goes ahead anyway, epoch ms; null until computed. */
+  deadlineAt: number | null;
+  destroyPending: boolean;
 }
 
 /** An instance in /api/instances: its view and, for a Curio node, Curio's latest rates. */
@@ -128,6 +143,16 @@ export function instanceView(record: InstanceRecord): InstanceView {
     dollarsPer1000Proofs: dollarsPer1000(record.dphPerHour, record.proofsPerHour),
     reason: record.reason ?? null,
     destroyManual: record.destroyManual,
+    curioDrain:
+      record.curioDrain === undefined
+        ? null
+        : {
+            state: record.curioDrain.state,
+            curioMachineId: record.curioDrain.curioMachineId,
+            since: record.curioDrain.since,
+            deadlineAt: record.curioDrain.deadlineAt ?? null,
+            destroyPending: record.curioDrain.destroyPending,
+          },
   };
 }
 

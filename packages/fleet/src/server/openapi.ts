@@ -150,6 +150,18 @@ export const openApiDocument = {
           dollarsPer1000Proofs: { type: ["number", "null"] },
           reason: { type: ["string", "null"] },
           destroyManual: { type: "boolean" },
+          curioDrain: {
+            type: ["object", "null"],
+            description:
+              "The Curio drain held on its node: draining (cordoned, a destroy waits for its tasks until deadlineAt) or cordoned (an uncordon still to do); stored, so a restarted manager resumes it",
+            properties: {
+              state: { type: "string", enum: ["draining", "cordoned"] },
+              curioMachineId: { type: "integer", description: "harmony_machines.id" },
+              since: { type: "integer", description: "epoch ms: the cordon" },
+              deadlineAt: { type: ["integer", "null"], description: "epoch ms" },
+              destroyPending: { type: "boolean" },
+            },
+          },
           curioProduction: {
             type: "array",
             description:

@@ -10,7 +10,13 @@ import { checkStoreLocation, isPostgresUrl } from "./connection-string.js";
 import type { HostPerformanceInput, HostPerformanceStore } from "./host-performance.js";
 import { openDatabase, type SqliteDatabase } from "./open-database.js";
 import { openPostgresFleetStore } from "./postgres-fleet-store.js";
-import type { BenchmarkResultRecord, FleetEvent, InstanceRecord, OfferSnapshot } from "./records.js";
+import type {
+  BenchmarkResultRecord,
+  CurioDrainRecord,
+  FleetEvent,
+  InstanceRecord,
+  OfferSnapshot,
+} from "./records.js";
 import { sqliteExecutor } from "./sql-executor.js";
 import { createSqlFleetStore } from "./sql-fleet-store.js";
 import type { WriterLease, WriterLeaseOptions } from "./writer-lease.js";
@@ -39,6 +45,7 @@ export interface TransitionChanges
       | "productionProofsPerHour"
       | "productionAt"
       | "belowKeepSince"
+      | "curioDrain"
     >
   > {
   vastId?: number | undefined;
@@ -151,6 +158,16 @@ export interface FleetStore {
     eventType: string,
     detail?: Record<string, unknown>,
   ): Promise<InstanceRecord>;
+  /**
+   * Stores (or, with undefined, clears) the Curio drain of an instance, with an event when
+   * given, in one transaction. Storing one needs the instance `active` (undefined is answered
+   * otherwise, nothing written); clearing works in any state.
+   */
+  setCurioDrain(
+    id: string,
+    drain: CurioDrainRecord | undefined,
+    event?: { type: string; detail?: Record<string, unknown> | undefined } | undefined,
+  ): Promise<InstanceRecord | undefined>;
   /** Records a heartbeat time; false when the instance is not in a live state. Not an event (too many). */
   heartbeat(id: string): Promise<boolean>;
   /** Appends an event without changing the instance. */

@@ -203,4 +203,19 @@ export const migrations: readonly Migration[] = [
         FROM excluded_machines ORDER BY at;
     `,
   },
+  {
+    version: 8,
+    description:
+      "Curio drains on the instance: the node cordoned, its deadline and whether a destroy waits, so a restarted manager resumes or uncordons",
+    sql: (d) => `
+      -- curio_drain: 'draining' (the node is cordoned and a destroy waits for its tasks) or
+      -- 'cordoned' (cordoned by the fleet, no destroy pending: an uncordon still to do); NULL:
+      -- no drain. curio_machine_id is harmony_machines.id; the times are epoch ms.
+      ALTER TABLE instances ADD COLUMN curio_drain TEXT;
+      ALTER TABLE instances ADD COLUMN curio_machine_id ${d.integer};
+      ALTER TABLE instances ADD COLUMN curio_drain_since ${d.integer};
+      ALTER TABLE instances ADD COLUMN curio_drain_deadline_at ${d.integer};
+      ALTER TABLE instances ADD COLUMN curio_drain_destroy ${d.integer};
+    `,
+  },
 ];

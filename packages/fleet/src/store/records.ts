@@ -28,6 +28,26 @@ export interface OfferSnapshot {
   hardware: HardwareSpec;
 }
 
+/**
+ * A Curio drain the fleet holds on the instance's node, stored so that no cordon is left behind
+ * unseen: a restarted manager drains again (`draining` with a destroy pending) or uncordons.
+ */
+export interface CurioDrainRecord {
+  /**
+   * `draining`: the node is cordoned and a destroy waits for its tasks; `cordoned`: the fleet
+   * cordoned it and no destroy is pending any more (an uncordon failed and is still to do).
+   */
+  state: "draining" | "cordoned";
+  /** harmony_machines.id of the node. */
+  curioMachineId: number;
+  /** When the drain started (the cordon), epoch ms. */
+  since: number;
+  /** When the drain stops waiting and the destroy goes ahead, epoch ms; undefined until computed. */
+  deadlineAt: number | undefined;
+  /** Whether the instance is destroyed once drained. */
+  destroyPending: boolean;
+}
+
 /** One instance row. Times are epoch ms. */
 export interface InstanceRecord {
   /** Our id, such as `i-3f9a2c1b`. */
@@ -73,6 +93,8 @@ export interface InstanceRecord {
   productionAt?: number | undefined;
   /** Since when production has stayed below the keep rule (the hysteresis' start), epoch ms. */
   belowKeepSince?: number | undefined;
+  /** The Curio drain in progress on its node (stored, resumed after a restart); undefined when none. */
+  curioDrain?: CurioDrainRecord | undefined;
   /** Why it is where it is (failure class, verdict reason). */
   reason: string | undefined;
   destroyFirstAttemptAt: number | undefined;
@@ -135,6 +157,11 @@ export interface InstanceRow {
   production_proofs_per_hour?: number | null;
   production_at?: number | null;
   below_keep_since?: number | null;
+  curio_drain?: string | null;
+  curio_machine_id?: number | null;
+  curio_drain_since?: number | null;
+  curio_drain_deadline_at?: number | null;
+  curio_drain_destroy?: number | null;
   reason: string | null;
   destroy_first_attempt_at: number | null;
   destroy_attempts: number;
@@ -173,6 +200,7 @@ export function toInstanceRecord(row: InstanceRow): InstanceRecord {
     productionProofsPerHour: orUndefined(row.production_proofs_per_hour ?? null),
     productionAt: orUndefined(row.production_at ?? null),
     belowKeepSince: orUndefined(row.below_keep_since ?? null),
+    curioDrain: curioDrainOf(row),
     reason: orUndefined(row.reason),
     destroyFirstAttemptAt: orUndefined(row.destroy_first_attempt_at),
     destroyAttempts: row.destroy_attempts,
@@ -182,3 +210,31 @@ export function toInstanceRecord(row: InstanceRow): InstanceRecord {
     updatedAt: row.updated_at,
   };
 }
+
+/** The drain columns of a row as a record; undefined when no drain is stored. */
+function curioDrainOf(row: InstanceRow): CurioDrainRecord | undefined {
+  const state = row.curio_drain ?? null;
+  if ((state !== "draining" && state !== "cordoned") || (row.curio_machine_id ?? null) === null) return undefined;
+  return {
+    state,
+    curioMachineId: row.curio_machine_id as number,
+    since: row.curio_drain_since ?? row.updated_at,
+    deadlineAt: orUndefined(row.curio_drain_deadline_at ?? null),
+    destroyPending: (row.curio_drain_destroy ?? 0) !== 0,
+  };
+}
+
+/** The drain columns' values for a record (all NULL for none), in curioDrainColumns' order. */
+export function curioDrainValues(drain: CurioDrainRecord | undefined): (string | number | null)[] {
+  if (drain === undefined) return [null, null, null, null, null];
+  return [drain.state, drain.curioMachineId, drain.since, drain.deadlineAt ?? null, drain.destroyPending ? 1 : 0];
+}
+
+/** The `instances` columns a Curio drain is stored in. */
+export const curioDrainColumns = [
+  "curio_drain",
+  "curio_machine_id",
+  "curio_drain_since",
+  "curio_drain_deadline_at",
+  "curio_drain_destroy",
+] as const;

@@ -20,6 +20,8 @@ import {
   type BenchmarkResultRecord,
   type FleetEvent,
   type InstanceRecord,
+  curioDrainColumns,
+  curioDrainValues,
   type InstanceRow,
   toInstanceRecord,
 } from "./records.js";
@@ -104,7 +106,8 @@ function eventFromRow(row: EventRow): FleetEvent {
   };
 }
 
-const changeColumns: Record<keyof TransitionChanges, string> = {
+// curioDrain is five columns (curioDrainColumns), set apart below.
+const changeColumns: Record<Exclude<keyof TransitionChanges, "curioDrain">, string> = {
   vastId: "vast_id",
   machineId: "machine_id",
   reason: "reason",
@@ -230,10 +233,19 @@ export function createSqlFleetStore(db: SqlExecutor, options: SqlFleetStoreOptio
     const now = clock.now();
     const columns: string[] = [];
     const values: SqlValue[] = [];
-    for (const [key, column] of Object.entries(changeColumns) as [keyof TransitionChanges, string][]) {
+    for (const [key, column] of Object.entries(changeColumns) as [
+      Exclude<keyof TransitionChanges, "curioDrain">,
+      string,
+    ][]) {
       if (!(key in changes)) continue;
       columns.push(column);
       values.push(changes[key] ?? null);
+    }
+    // A drain belongs to an active instance: leaving `active` ends it (the destroy took over),
+    // in the same write, so no stale drain is resumed later.
+    if ("curioDrain" in changes || (to !== undefined && to.state !== "active")) {
+      columns.push(...curioDrainColumns);
+      values.push(...curioDrainValues(changes.curioDrain));
     }
     const params: SqlValue[] = [now];
     if (to !== undefined) params.push(to.state, now, to.deadlineAt);
@@ -401,6 +413,20 @@ export function createSqlFleetStore(db: SqlExecutor, options: SqlFleetStoreOptio
           throw transitionRefused(id, state, state, (await read(tx, id))?.state);
         }
         await event(tx, id, eventType, state, state, detail);
+        return mustRead(tx, id);
+      });
+    },
+    setCurioDrain(id, drain, drainEvent) {
+      return db.transaction(async (tx) => {
+        const sets = curioDrainColumns.map((c) => `${c} = ?`).join(", ");
+        const guard = drain === undefined ? "" : " AND state = 'active'";
+        const { changes } = await tx.run(`UPDATE instances SET updated_at = ?, ${sets} WHERE id = ?${guard}`, [
+          clock.now(),
+          ...curioDrainValues(drain),
+          id,
+        ]);
+        if (changes !== 1) return undefined;
+        if (drainEvent !== undefined) await event(tx, id, drainEvent.type, undefined, undefined, drainEvent.detail);
         return mustRead(tx, id);
       });
     },

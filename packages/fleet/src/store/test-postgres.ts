@@ -17,6 +17,10 @@ export interface TestPostgres {
   freshSchema(prefix?: string): string;
   /** Runs SQL as the superuser (seeding, raw checks). */
   query<T extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<T[]>;
+  /** Stops the server, keeping its data (a database restart or outage: `startServer` brings it back). */
+  stopServer(): Promise<void>;
+  /** Starts the server again after stopServer, on the same data and socket. */
+  startServer(): Promise<void>;
   /** Stops the server and removes its data. */
   stop(): Promise<void>;
 }
@@ -34,7 +38,8 @@ export async function startTestPostgres(): Promise<TestPostgres> {
     port,
     user: "postgres",
     password,
-    persistent: false,
+    // Kept across stopServer/startServer; stop() removes the folder itself.
+    persistent: true,
     createPostgresUser: asRoot,
     onLog: () => {},
     onError: () => {},
@@ -70,6 +75,8 @@ export async function startTestPostgres(): Promise<TestPostgres> {
     url,
     freshSchema: (prefix = "t") => `${prefix}_${++schemas}`,
     query: async (sql, params) => (await admin.query(sql, params)).rows,
+    stopServer: () => server.stop(),
+    startServer: () => server.start(),
     async stop() {
       await admin.end().catch(() => {});
       await server.stop();

@@ -118,6 +118,7 @@ export async function startTestFleet(options: TestFleetOptions = {}): Promise<Te
       throw new Error(`no create request carried instance ${instanceId}`);
     },
     async close() {
+      await manager.stop();
       await app.close();
       await lease?.release();
       await store.close();

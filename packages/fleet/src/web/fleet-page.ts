@@ -168,6 +168,18 @@ function instanceRow(
       instance.curioIdentityIssue
         ? el("div", { class: "basis", title: instance.curioIdentityIssue }, "node ambiguous")
         : null,
+      // A drain held on its node: `draining` until its tasks end (or the deadline), or `cordoned`
+      // when an uncordon is still to do (the next start retries it).
+      instance.curioDrain
+        ? el(
+            "div",
+            {
+              class: "basis curio-drain",
+              title: `Curio node ${instance.curioDrain.curioMachineId} cordoned at ${new Date(instance.curioDrain.since).toISOString()}${instance.curioDrain.deadlineAt === null ? "" : `; destroyed by ${new Date(instance.curioDrain.deadlineAt).toISOString()} at the latest`}`,
+            },
+            instance.curioDrain.state,
+          )
+        : null,
     ),
     el("td", { class: "num" }, formatNumber(instance.dphPerHour, 3)),
     el("td", { class: "num" }, formatNumber(instance.dollarsPer1000Proofs, 2)),

@@ -246,6 +246,8 @@ async function actUntilStopped(
     return async () => {
       await stopMore?.();
       await stopLoops();
+      // Background drains stop with their state stored; the next leader resumes them.
+      await manager.stop();
       await alerts?.stop();
     };
   };
