@@ -79,7 +79,18 @@ describe("cuzkit fleet and a Curio cluster", () => {
     const { id, snapshot, curio } = await activeInstanceWithCurio();
     const before = await snapshot();
     // --curio-db as an argument (its password is warned about, never repeated).
-    const destroy = await cli.run(["destroy", "--db", cli.db, "--curio-db", postgres.url, ...curio, id]);
+    // --curio-poll: the drain waits that long for Curio to read the cordon (30 s by default).
+    const destroy = await cli.run([
+      "destroy",
+      "--db",
+      cli.db,
+      "--curio-db",
+      postgres.url,
+      ...curio,
+      "--curio-poll",
+      "20ms",
+      id,
+    ]);
     expect(destroy.error).toBeUndefined();
     expect(destroy.stdout).toBe(`${id} destroyed\n`);
     expect(destroy.stderr).not.toContain(new URL(postgres.url).password);
@@ -100,6 +111,7 @@ describe("cuzkit fleet and a Curio cluster", () => {
       // Cordoned and drained while active, then draining, destroying, destroyed.
       expect(types.slice(types.indexOf("curio-cordoned"))).toEqual([
         "curio-cordoned",
+        "curio-draining",
         "curio-drained",
         "draining",
         "destroying",

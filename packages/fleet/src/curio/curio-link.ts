@@ -32,7 +32,9 @@ export interface CurioLinkOptions {
    * query (the first included) and the backoff between them (@cuzkit/core retry). Default
    * 5 attempts, 1 s doubling to 30 s: about a minute, a database restart's length.
    */
-  dbRetry?: { maxAttempts?: number | undefined; minDelayMs?: number | undefined; maxDelayMs?: number | undefined } | undefined;
+  dbRetry?:
+    | { maxAttempts?: number | undefined; minDelayMs?: number | undefined; maxDelayMs?: number | undefined }
+    | undefined;
   /** Waits between drain checks (tests advance a manual clock). Default: setTimeout. */
   sleep?: ((ms: number, signal?: AbortSignal) => Promise<void>) | undefined;
 }

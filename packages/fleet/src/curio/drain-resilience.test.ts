@@ -143,7 +143,8 @@ const curioEvents = async (t: TestFleet, id: string, since: number) =>
   (await eventsOf(t, id))
     .filter((e) => e.type.startsWith("curio-") || e.toState === "destroyed")
     .map((e) => [e.type, e.at - since]);
-const finishNodeTask = (schema: string) => postgres.query(`DELETE FROM ${schema}.harmony_task WHERE owner_id = 1`);
+const finishNodeTask = (schema: string) =>
+  postgres.query(`DELETE FROM ${schema}.harmony_task WHERE owner_id = 1`);
 
 describe("a drain Curio can honour", () => {
   it("a task the node claims between the cordon and Curio's next poll is waited for", async () => {
@@ -172,7 +173,10 @@ describe("a drain Curio can honour", () => {
       ["transition", 50_000],
     ]);
     const draining = (await eventsOf(t, id)).filter((e) => e.type === "curio-draining");
-    expect(draining[0]?.detail).toMatchObject({ deadlineAt: setup.startedAt + 30_000, seenAt: setup.startedAt + 30_000 });
+    expect(draining[0]?.detail).toMatchObject({
+      deadlineAt: setup.startedAt + 30_000,
+      seenAt: setup.startedAt + 30_000,
+    });
     // Claimed at 10 s: 10 s + PoRep's 10 min + the 5 min margin.
     expect(draining[1]?.detail).toMatchObject({ deadlineAt: setup.startedAt + 10_000 + 15 * minute });
     expect(await setup.curioRows()).toEqual(before);
@@ -274,7 +278,10 @@ describe("no orphaned cordons", () => {
       step: "drain",
       hint: expect.any(String),
     });
-    expect(events.at(-1)).toMatchObject({ type: "curio-uncordon-failed", detail: { code: "FLEET_CURIO_DB" } });
+    expect(events.at(-1)).toMatchObject({
+      type: "curio-uncordon-failed",
+      detail: { code: "FLEET_CURIO_DB" },
+    });
     // The machines report shows it.
     const report = await t.manager.machines();
     expect(report.machines.find((m) => m.machineId === record.machineId)?.curioDrain).toMatchObject({
@@ -311,7 +318,10 @@ describe("no orphaned cordons", () => {
     const { t, id, vastId } = setup;
     const before = await setup.curioRows();
     const error = await t.manager.destroy(id).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: "FLEET_CURIO_DB", hint: expect.stringContaining("UPDATE on harmony_machines") });
+    expect(error).toMatchObject({
+      code: "FLEET_CURIO_DB",
+      hint: expect.stringContaining("UPDATE on harmony_machines"),
+    });
     expect((await t.manager.store.require(id)).state).toBe("active");
     expect((await t.manager.store.require(id)).curioDrain).toBeUndefined();
     expect(destroysOf(t, vastId)).toBe(0);

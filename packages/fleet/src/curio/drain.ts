@@ -190,7 +190,11 @@ export async function cordonAndDrain(
 
   const fail = async (error: unknown, step: string): Promise<DrainOutcome> => {
     const failure = toCuzkitError(error);
-    ctx.logger.warn("fleet gives up a Curio drain: HarmonyDB failed", { instanceId: id, step, code: failure.code });
+    ctx.logger.warn("fleet gives up a Curio drain: HarmonyDB failed", {
+      instanceId: id,
+      step,
+      code: failure.code,
+    });
     await ctx.store.appendEvent(id, "curio-drain-failed", {
       curioMachineId: machineId,
       step,
@@ -210,7 +214,8 @@ export async function cordonAndDrain(
   };
 
   const aborted = async (): Promise<DrainOutcome> => {
-    const reason = signal?.reason instanceof Error ? signal.reason.message : String(signal?.reason ?? "aborted");
+    const reason =
+      signal?.reason instanceof Error ? signal.reason.message : String(signal?.reason ?? "aborted");
     if (options.onAbort === "keep") {
       await ctx.store.appendEvent(id, "curio-drain-interrupted", {
         curioMachineId: machineId,
@@ -231,7 +236,10 @@ export async function cordonAndDrain(
     return fail(error, "cordon");
   }
   await ctx.store.appendEvent(id, "curio-cordoned", { ...nodeDetail, since, curioPollMs: link.curioPollMs });
-  ctx.logger.info("fleet cordoned a Curio machine before destroying it", { instanceId: id, curioMachineId: machineId });
+  ctx.logger.info("fleet cordoned a Curio machine before destroying it", {
+    instanceId: id,
+    curioMachineId: machineId,
+  });
 
   // When the drain first saw each task owned: no later than the task's start (Curio's claim
   // sets only owner_id, so harmony_task holds no claim time), hence start + expected is never early.
@@ -274,7 +282,10 @@ export async function cordonAndDrain(
       }
       if (owned.length > 0 && now >= deadlineAt) {
         const reason = `drain deadline passed after ${Math.round((deadlineAt - since) / 60_000)} min with ${owned.length} Curio task(s) still running (${owned.map((t) => `${t.name} ${t.id}`).join(", ")})`;
-        ctx.logger.warn("fleet destroys a Curio machine that did not drain in time", { instanceId: id, reason });
+        ctx.logger.warn("fleet destroys a Curio machine that did not drain in time", {
+          instanceId: id,
+          reason,
+        });
         await ctx.store.appendEvent(id, "curio-drain-deadline", {
           curioMachineId: machineId,
           reason,

@@ -9,7 +9,12 @@ import { recordCurioProduction } from "../curio/production-sync.js";
 import { fleetDefaults } from "../defaults.js";
 import { knowledgeFromStore } from "../economics/knowledge.js";
 import type { MachineEvidenceRecord } from "../economics/machine-evidence.js";
-import { FleetBudgetError, FleetCurioDbError, FleetCurioNodeError, FleetOfferRefusedError } from "../errors.js";
+import {
+  FleetBudgetError,
+  FleetCurioDbError,
+  FleetCurioNodeError,
+  FleetOfferRefusedError,
+} from "../errors.js";
 import { vettingStates } from "../lifecycle.js";
 import type { FleetStore } from "../store/fleet-store.js";
 import type { InstanceRecord } from "../store/records.js";
@@ -183,7 +188,11 @@ export function createFleetManager(options: FleetManagerOptions): FleetManager {
             const failure = toCuzkitError(error);
             ctx.logger.warn("fleet background destroy failed", { instanceId: id, code: failure.code });
             await store
-              .appendEvent(id, "destroy-refused", { code: failure.code, message: failure.message, hint: failure.hint ?? null })
+              .appendEvent(id, "destroy-refused", {
+                code: failure.code,
+                message: failure.message,
+                hint: failure.hint ?? null,
+              })
               .catch(() => {});
           },
         )
@@ -295,7 +304,8 @@ export function createFleetManager(options: FleetManagerOptions): FleetManager {
               failure = error;
             },
           });
-          if (drained === "cancelled" || drained === "interrupted" || drained === "gone") return store.require(id);
+          if (drained === "cancelled" || drained === "interrupted" || drained === "gone")
+            return store.require(id);
           if (drained === "failed") {
             const cause = toCuzkitError(failure);
             throw new FleetCurioDbError(

@@ -214,7 +214,8 @@ export function toInstanceRecord(row: InstanceRow): InstanceRecord {
 /** The drain columns of a row as a record; undefined when no drain is stored. */
 function curioDrainOf(row: InstanceRow): CurioDrainRecord | undefined {
   const state = row.curio_drain ?? null;
-  if ((state !== "draining" && state !== "cordoned") || (row.curio_machine_id ?? null) === null) return undefined;
+  if ((state !== "draining" && state !== "cordoned") || (row.curio_machine_id ?? null) === null)
+    return undefined;
   return {
     state,
     curioMachineId: row.curio_machine_id as number,
@@ -227,7 +228,13 @@ function curioDrainOf(row: InstanceRow): CurioDrainRecord | undefined {
 /** The drain columns' values for a record (all NULL for none), in curioDrainColumns' order. */
 export function curioDrainValues(drain: CurioDrainRecord | undefined): (string | number | null)[] {
   if (drain === undefined) return [null, null, null, null, null];
-  return [drain.state, drain.curioMachineId, drain.since, drain.deadlineAt ?? null, drain.destroyPending ? 1 : 0];
+  return [
+    drain.state,
+    drain.curioMachineId,
+    drain.since,
+    drain.deadlineAt ?? null,
+    drain.destroyPending ? 1 : 0,
+  ];
 }
 
 /** The `instances` columns a Curio drain is stored in. */

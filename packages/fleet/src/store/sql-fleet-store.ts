@@ -18,10 +18,10 @@ import {
 } from "./host-performance.js";
 import {
   type BenchmarkResultRecord,
-  type FleetEvent,
-  type InstanceRecord,
   curioDrainColumns,
   curioDrainValues,
+  type FleetEvent,
+  type InstanceRecord,
   type InstanceRow,
   toInstanceRecord,
 } from "./records.js";
@@ -420,13 +420,13 @@ export function createSqlFleetStore(db: SqlExecutor, options: SqlFleetStoreOptio
       return db.transaction(async (tx) => {
         const sets = curioDrainColumns.map((c) => `${c} = ?`).join(", ");
         const guard = drain === undefined ? "" : " AND state = 'active'";
-        const { changes } = await tx.run(`UPDATE instances SET updated_at = ?, ${sets} WHERE id = ?${guard}`, [
-          clock.now(),
-          ...curioDrainValues(drain),
-          id,
-        ]);
+        const { changes } = await tx.run(
+          `UPDATE instances SET updated_at = ?, ${sets} WHERE id = ?${guard}`,
+          [clock.now(), ...curioDrainValues(drain), id],
+        );
         if (changes !== 1) return undefined;
-        if (drainEvent !== undefined) await event(tx, id, drainEvent.type, undefined, undefined, drainEvent.detail);
+        if (drainEvent !== undefined)
+          await event(tx, id, drainEvent.type, undefined, undefined, drainEvent.detail);
         return mustRead(tx, id);
       });
     },

@@ -177,7 +177,7 @@ export function createFleetContext(io: CliIO, deps: FleetCommandDeps): FleetCont
         vast,
         logger,
         config,
-        curio: harmony === undefined ? undefined : { harmony },
+        curio: harmony === undefined ? undefined : { harmony, curioPollMs: flags.curioPoll },
       });
     },
     untilStopped: deps.untilStopped ?? untilSignal,

@@ -106,6 +106,8 @@ export function addReplicaOptions(command: Command): Command {
 export interface CurioFlags {
   curioDb?: string | undefined;
   curioSchema?: string | undefined;
+  /** --curio-poll: how long a drain waits after the cordon for Curio's poller to read it, ms. */
+  curioPoll?: number | undefined;
 }
 
 /** --curio-db, --curio-schema: the Curio cluster (checked before the command acts). */
@@ -118,6 +120,11 @@ export function addCurioOptions(command: Command): Command {
     .option(
       "--curio-schema <name>",
       `the schema of Curio's tables in --curio-db (default ${fleetDefaults.curioSchema})`,
+    )
+    .option(
+      "--curio-poll <duration>",
+      "how often Curio's nodes read their cordon flag: a drain waits at least this long after the cordon before it calls a node drained (default 30s, Curio's pollRarely)",
+      durationOption("--curio-poll", "30s"),
     );
 }
 
