@@ -470,4 +470,69 @@ describe("the dashboard's destroy drains in the background; a stopped manager's 
     expect((await t.manager.store.require(id)).curioDrain).toBeUndefined();
     expect(await setup.curioRows()).toEqual(before);
   });
+
+  it("a killed manager's drain (stored, no process left): the next start drains again and destroys", async () => {
+    const setup = await curioInstance({ dashboard: true });
+    const { t, id, vastId, schema } = setup;
+    // What a manager killed right after its cordon leaves: the stored drain and the flag.
+    await t.manager.store.setCurioDrain(id, {
+      state: "draining",
+      curioMachineId: 1,
+      since: setup.startedAt,
+      deadlineAt: setup.startedAt + 15 * minute,
+      destroyPending: true,
+    });
+    await postgres.query(`UPDATE ${schema}.harmony_machines SET unschedulable = true WHERE id = 1`);
+    await finishNodeTask(schema);
+    t.clock.advance(5 * minute);
+    const restarted = t.restart();
+    managers.push(restarted);
+    await restarted.startup();
+    await vi.waitFor(async () => expect((await t.manager.store.require(id)).state).toBe("destroyed"));
+    expect(destroysOf(t, vastId)).toBe(1);
+    const resumed = (await eventsOf(t, id)).find((e) => e.type === "curio-cordoned");
+    expect(resumed?.detail).toMatchObject({ curioMachineId: 1, resumed: true, since: setup.startedAt });
+  });
+
+  it("a stored drain with no destroy pending is uncordoned at the next start, and the instance kept", async () => {
+    const setup = await curioInstance();
+    const { t, id, vastId, schema } = setup;
+    await t.manager.store.setCurioDrain(id, {
+      state: "draining",
+      curioMachineId: 1,
+      since: setup.startedAt,
+      deadlineAt: undefined,
+      destroyPending: false,
+    });
+    await postgres.query(`UPDATE ${schema}.harmony_machines SET unschedulable = true WHERE id = 1`);
+    const restarted = t.restart();
+    managers.push(restarted);
+    await restarted.startup();
+    expect(await setup.unschedulable()).toEqual([
+      [1, false],
+      [2, false],
+    ]);
+    const record = await t.manager.store.require(id);
+    expect(record.state).toBe("active");
+    expect(record.curioDrain).toBeUndefined();
+    expect(destroysOf(t, vastId)).toBe(0);
+  });
+
+  it("an instance that leaves `active` mid-drain (failed, destroyed elsewhere) ends the drain without a second destroy", async () => {
+    const setup: Setup = await curioInstance({
+      onSleep: async (count) => {
+        if (count === 1)
+          await setup.t.manager.store.transition(setup.id, "active", "failed", {
+            changes: { reason: "heartbeats lost" },
+          });
+      },
+    });
+    const { t, id } = setup;
+    const record = await t.manager.destroy(id);
+    expect(record.state).toBe("failed");
+    expect(record.curioDrain).toBeUndefined(); // leaving active cleared it
+    const types = (await eventsOf(t, id)).map((e) => e.type);
+    expect(types).not.toContain("curio-drained");
+    expect(types).not.toContain("destroy-refused");
+  });
 });

@@ -24,7 +24,7 @@ export type DrainOutcome =
    * `curio-drain-failed` event says why with the error's code.
    */
   | "failed"
-  /** The instance left `active` before the drain could be stored: nothing was cordoned. */
+  /** The instance left `active` (before the cordon, or during the drain: its destroy is elsewhere). */
   | "gone"
   /**
    * Two nodes could be the instance's (or its node is another instance's too): nothing was
@@ -248,6 +248,9 @@ export async function cordonAndDrain(
   try {
     for (;;) {
       if (signal?.aborted) throw signal.reason ?? new Error("aborted");
+      // Failed or destroyed meanwhile (lost heartbeats, an operator): the destroy is underway
+      // elsewhere, and leaving `active` cleared the stored drain.
+      if ((await ctx.store.get(id))?.state !== "active") return "gone";
       const owned = await db("task read", () => harmony.ownedTasks(machineId));
       const now = ctx.clock.now();
       const fresh = owned.filter((t) => !firstSeen.has(t.id));

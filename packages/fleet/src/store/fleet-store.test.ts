@@ -170,6 +170,48 @@ describe.each(backends)("fleet store on $name", ({ name, place }) => {
     expect((await store.events()).map((e) => e.type)).toEqual(["planned"]);
   });
 
+  it("stores a Curio drain on an active instance with its event, keeps it across a reopen, and clears it when the instance leaves active", async () => {
+    const p = place();
+    const store = await open(p, createManualClock(2_000));
+    await store.plan(testPlan("i-1"));
+    const drain = {
+      state: "draining" as const,
+      curioMachineId: 12,
+      since: 2_000,
+      deadlineAt: 902_000,
+      destroyPending: true,
+    };
+    // Not active yet: refused, nothing written.
+    expect(await store.setCurioDrain("i-1", drain, { type: "curio-draining" })).toBeUndefined();
+    for (const [from, to] of [
+      ["planned", "renting"],
+      ["renting", "booting"],
+      ["booting", "registered"],
+      ["registered", "params"],
+      ["params", "warmup"],
+      ["warmup", "benchmarking"],
+      ["benchmarking", "active"],
+    ] as const)
+      await store.transition("i-1", from, to);
+    expect(
+      (await store.setCurioDrain("i-1", drain, { type: "curio-draining", detail: { deadlineAt: 902_000 } }))
+        ?.curioDrain,
+    ).toEqual(drain);
+    expect((await store.events({ instanceId: "i-1" })).at(-1)).toMatchObject({
+      type: "curio-draining",
+      detail: { deadlineAt: 902_000 },
+    });
+    const again = await open(p);
+    expect((await again.require("i-1")).curioDrain).toEqual(drain);
+    const cordoned = { ...drain, state: "cordoned" as const, deadlineAt: undefined, destroyPending: false };
+    expect((await again.setCurioDrain("i-1", cordoned))?.curioDrain).toEqual(cordoned);
+    // Leaving active ends the drain in the same write.
+    await again.transition("i-1", "active", "draining");
+    expect((await again.require("i-1")).curioDrain).toBeUndefined();
+    // Clearing works in any state.
+    expect(await again.setCurioDrain("i-1", undefined)).toMatchObject({ state: "draining" });
+  });
+
   it("records a heartbeat only for a live instance", async () => {
     const clock = createManualClock(5_000);
     const store = await open(place(), clock);
