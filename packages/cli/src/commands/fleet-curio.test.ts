@@ -218,4 +218,33 @@ describe("cuzkit fleet and a Curio cluster", () => {
     };
     expect(status.instances).toEqual([expect.objectContaining({ id, state: "active" })]);
   });
+
+  it("status shows a Curio drain stored on an instance (draining, or cordoned with the uncordon pending)", async () => {
+    const { id } = await activeInstanceWithCurio();
+    const { openFleetStore } = await import("@cuzkit/fleet");
+    const store = openFleetStore({ path: cli.db });
+    try {
+      await store.setCurioDrain(id, {
+        state: "draining",
+        curioMachineId: 2,
+        since: Date.UTC(2026, 0, 1),
+        deadlineAt: Date.UTC(2026, 0, 1, 1),
+        destroyPending: true,
+      });
+    } finally {
+      await store.close();
+    }
+    const table = await cli.run(["status", "--db", cli.db]);
+    expect(table.stdout).toContain("CURIO DRAINING: node 2 until 2026-01-01T01:00:00.000Z");
+    const json = JSON.parse((await cli.run(["status", "--db", cli.db, "--json"])).stdout) as {
+      instances: { id: string; curioDrain: unknown }[];
+    };
+    expect(json.instances.find((i) => i.id === id)?.curioDrain).toEqual({
+      state: "draining",
+      curioMachineId: 2,
+      since: Date.UTC(2026, 0, 1),
+      deadlineAt: Date.UTC(2026, 0, 1, 1),
+      destroyPending: true,
+    });
+  });
 });

@@ -26,5 +26,16 @@ export function statusRow(
     curioProduction: curio,
     /** Why its Curio node cannot be told apart (then never cordoned or destroyed automatically); null when it can. */
     curioIdentityIssue: curioIdentityIssue ?? null,
+    /** The Curio drain held on its node (`draining` or `cordoned`, the node, since, deadline); null when none. */
+    curioDrain:
+      record.curioDrain === undefined
+        ? null
+        : {
+            state: record.curioDrain.state,
+            curioMachineId: record.curioDrain.curioMachineId,
+            since: record.curioDrain.since,
+            deadlineAt: record.curioDrain.deadlineAt ?? null,
+            destroyPending: record.curioDrain.destroyPending,
+          },
   };
 }

@@ -42,7 +42,13 @@ export function addStatusCommand(fleet: Command, ctx: FleetContext): void {
           for (const r of rows) {
             table.push([
               r.id,
-              r.destroyManually ? `${r.state} (DESTROY MANUALLY: vast ${r.vastId})` : r.state,
+              r.destroyManually
+                ? `${r.state} (DESTROY MANUALLY: vast ${r.vastId})`
+                : r.curioDrain === null
+                  ? r.state
+                  : r.curioDrain.state === "draining"
+                    ? `${r.state} (CURIO DRAINING: node ${r.curioDrain.curioMachineId}${r.curioDrain.deadlineAt === null ? "" : ` until ${new Date(r.curioDrain.deadlineAt).toISOString()}`})`
+                    : `${r.state} (CURIO CORDONED: node ${r.curioDrain.curioMachineId}, uncordon pending)`,
               r.vastId ?? "-",
               r.gpus,
               r.deadlineMs === null
