@@ -535,4 +535,30 @@ describe("the dashboard's destroy drains in the background; a stopped manager's 
     expect(types).not.toContain("curio-drained");
     expect(types).not.toContain("destroy-refused");
   });
+
+  it("a resumed drain keeps its deadline: a task already overdue is not granted a fresh one", async () => {
+    const setup = await curioInstance({ dashboard: true });
+    const { t, id, vastId, schema } = setup;
+    await t.manager.store.setCurioDrain(id, {
+      state: "draining",
+      curioMachineId: 1,
+      since: setup.startedAt,
+      deadlineAt: setup.startedAt + 30_000,
+      destroyPending: true,
+    });
+    await postgres.query(`UPDATE ${schema}.harmony_machines SET unschedulable = true WHERE id = 1`);
+    // 20 minutes without a manager; the node's PoRep (10 min expected, 5 min margin) still runs.
+    t.clock.advance(20 * minute);
+    const restarted = t.restart();
+    managers.push(restarted);
+    await restarted.startup();
+    await vi.waitFor(async () => expect((await t.manager.store.require(id)).state).toBe("destroyed"));
+    expect(destroysOf(t, vastId)).toBe(1);
+    const events = await eventsOf(t, id);
+    // Started no later than Curio's poll after the cordon: 30 s + 10 min + 5 min, long past.
+    expect(events.find((e) => e.type === "curio-draining")?.detail).toMatchObject({
+      deadlineAt: setup.startedAt + 30_000 + 15 * minute,
+    });
+    expect(events.find((e) => e.type === "curio-drain-deadline")?.at).toBe(setup.startedAt + 20 * minute);
+  });
 });

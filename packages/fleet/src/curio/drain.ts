@@ -74,7 +74,8 @@ function transient(error: unknown): boolean {
  * 2. `UPDATE harmony_machines SET unschedulable = true WHERE id = $1` (Curio's own cordon):
  *    `curio-cordoned`.
  * 3. Every drainPollMs: `SELECT id, name FROM harmony_task WHERE owner_id = $1`. A task seen for
- *    the first time is expected to end by then plus the longest work time of its type in
+ *    the first time (or at the cordon plus curioPollMs, if earlier: no claim comes after Curio
+ *    saw the flag) is expected to end by then plus the longest work time of its type in
  *    `harmony_task_history` over the window (else 30 min); the deadline is the latest of those
  *    plus drainMarginMs (or the link's drainDeadlineMs), stored with a `curio-draining` event.
  * 4. Drained when the node owns nothing and at least curioPollMs has passed since the cordon
@@ -241,8 +242,10 @@ export async function cordonAndDrain(
     curioMachineId: machineId,
   });
 
-  // When the drain first saw each task owned: no later than the task's start (Curio's claim
-  // sets only owner_id, so harmony_task holds no claim time), hence start + expected is never early.
+  // When each task started, at the latest: when the drain first saw it owned (Curio's claim sets
+  // only owner_id, so harmony_task holds no claim time), and never after seenAt (once its poller
+  // has read the flag, a cordoned node claims nothing). So start + expected is never early, and a
+  // resumed drain does not push the deadline out again.
   const firstSeen = new Map<number, number>();
   let announced = false;
   try {
@@ -254,7 +257,7 @@ export async function cordonAndDrain(
       const owned = await db("task read", () => harmony.ownedTasks(machineId));
       const now = ctx.clock.now();
       const fresh = owned.filter((t) => !firstSeen.has(t.id));
-      for (const t of fresh) firstSeen.set(t.id, now);
+      for (const t of fresh) firstSeen.set(t.id, Math.min(now, seenAt));
       let expectedMs: Record<string, number> = {};
       let next = deadlineAt;
       if (fresh.length > 0 && link.drainDeadlineMs === undefined) {
@@ -263,7 +266,11 @@ export async function cordonAndDrain(
           harmony.longestTaskMs(names, { sinceMs: now - link.windowMs, untilMs: now }),
         );
         expectedMs = Object.fromEntries(names.map((n) => [n, longest.get(n) ?? fallbackDrainDeadlineMs]));
-        for (const t of fresh) next = Math.max(next, now + (expectedMs[t.name] ?? 0) + link.drainMarginMs);
+        for (const t of fresh)
+          next = Math.max(
+            next,
+            (firstSeen.get(t.id) ?? now) + (expectedMs[t.name] ?? 0) + link.drainMarginMs,
+          );
       }
       if (!announced || next !== deadlineAt) {
         announced = true;
