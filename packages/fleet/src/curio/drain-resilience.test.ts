@@ -561,4 +561,20 @@ describe("the dashboard's destroy drains in the background; a stopped manager's 
     });
     expect(events.find((e) => e.type === "curio-drain-deadline")?.at).toBe(setup.startedAt + 20 * minute);
   });
+
+  it("stop() also ends a destroy without its own signal (a fleet run trim, a replacement): stored and said, not destroyed", async () => {
+    let stopping: Promise<void> | undefined;
+    const setup: Setup = await curioInstance({
+      onSleep: (count) => {
+        if (count === 1) stopping = setup.t.manager.stop();
+      },
+    });
+    const { t, id, vastId } = setup;
+    const record = await t.manager.destroy(id);
+    await stopping;
+    expect(record.state).toBe("active");
+    expect(record.curioDrain).toMatchObject({ state: "draining", curioMachineId: 1, destroyPending: true });
+    expect((await eventsOf(t, id)).at(-1)).toMatchObject({ type: "curio-drain-interrupted" });
+    expect(destroysOf(t, vastId)).toBe(0);
+  });
 });

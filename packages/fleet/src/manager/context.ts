@@ -29,4 +29,9 @@ export interface ManagerContext {
   startedAt: number;
   /** The Curio cluster the fleet's machines join, when there is one. */
   curio: CurioLink | undefined;
+  /**
+   * Aborts when the manager stops (FleetManager.stop): the drains of its own destroys (replacements,
+   * trims) stop with their state stored, to be resumed at the next start. Default: never.
+   */
+  stopSignal?: (() => AbortSignal) | undefined;
 }

@@ -107,8 +107,10 @@ export interface FleetManager {
    */
   destroyInBackground(id: string): Promise<{ record: InstanceRecord; background: boolean }>;
   /**
-   * Stops the background destroys: each drain stops with its state stored and a
-   * `curio-drain-interrupted` event (the next start resumes it), and their ends are awaited.
+   * Stops the manager's drains (background destroys, and destroys and replacements without a
+   * signal of their own): each stops with its state stored and a `curio-drain-interrupted`
+   * event (the next start resumes it); the background ones are awaited. Until startup() runs
+   * again, a destroy without its own signal leaves a Curio node's drain stored, not run.
    */
   stop(): Promise<void>;
   /** Every machine with its evidence, failure rate and exclusion (`cuzkit fleet hosts`, the dashboard). */
@@ -153,7 +155,10 @@ export function createFleetManager(options: FleetManagerOptions): FleetManager {
     random: options.random ?? Math.random,
     checkpoint: options.checkpoint ?? (() => {}),
     curio: options.curio === undefined ? undefined : resolveCurioLink(options.curio),
+    stopSignal: () => stopping.signal,
   };
+  /** Aborted by stop(); renewed by startup() (a manager that leads again). */
+  let stopping = new AbortController();
   const { store, vast } = ctx;
 
   async function rankAll(query: OfferQuery = {}) {
@@ -262,6 +267,8 @@ export function createFleetManager(options: FleetManagerOptions): FleetManager {
     reconcile: () => reconcile(ctx),
     monitor: () => monitor(ctx),
     async startup() {
+      // A manager that leads again after a stop drains again.
+      if (stopping.signal.aborted) stopping = new AbortController();
       await reconcile(ctx);
       await resumePlanned(ctx);
       await resumeCurioDrains();
@@ -269,7 +276,9 @@ export function createFleetManager(options: FleetManagerOptions): FleetManager {
     },
     destroyInBackground,
     async stop() {
-      for (const job of background.values()) job.controller.abort(new Error("the fleet manager is stopping"));
+      const reason = new Error("the fleet manager is stopping");
+      stopping.abort(reason);
+      for (const job of background.values()) job.controller.abort(reason);
       await Promise.all([...background.values()].map((job) => job.done));
     },
     recordCurioProduction: () => recordCurioProduction(ctx),
@@ -294,9 +303,12 @@ export function createFleetManager(options: FleetManagerOptions): FleetManager {
           // the monitor does not destroy it meanwhile; a cancel leaves it active and schedulable.
           let conflict = "";
           let failure: unknown;
+          // Without a signal of its own (a fleet run trim, a library call), the manager's stop
+          // ends the drain with its state stored: the next start resumes it.
+          const ownSignal = destroyOptions.signal !== undefined;
           const drained = await cordonAndDrain(ctx, record, {
-            signal: destroyOptions.signal,
-            onAbort: destroyOptions.onAbort,
+            signal: ownSignal ? destroyOptions.signal : stopping.signal,
+            onAbort: ownSignal ? destroyOptions.onAbort : "keep",
             onConflict: (c) => {
               conflict = c.reason;
             },

@@ -69,10 +69,11 @@ export async function reviewInstanceProduction(ctx: ManagerContext, id: string):
 async function replaceUnderProducer(ctx: ManagerContext, record: InstanceRecord): Promise<void> {
   const since = record.belowKeepSince ?? ctx.clock.now();
   const reason = `replaced: production ${(record.productionProofsPerHour ?? 0).toFixed(1)}/h stayed below the minimum ${ctx.config.minProofsPerHour.toFixed(1)}/h for ${Math.round((ctx.clock.now() - since) / 60_000)} min`;
-  const drained = await cordonAndDrain(ctx, record);
+  // A manager stopping mid-drain leaves it stored (`draining`): the next start drains again and destroys.
+  const drained = await cordonAndDrain(ctx, record, { signal: ctx.stopSignal?.(), onAbort: "keep" });
   // A conflict: its node cannot be told apart, so it is neither cordoned nor destroyed (the event
   // says why). A failed drain was uncordoned (or stored to retry) and keeps the machine too.
-  if (drained === "cancelled" || drained === "conflict" || drained === "failed" || drained === "gone") return;
+  if (drained !== "drained" && drained !== "deadline" && drained !== "not-curio") return;
   const moved = await ctx.store.tryTransition(record.id, "active", "draining", {
     eventType: "production-replaced",
     changes: { reason },

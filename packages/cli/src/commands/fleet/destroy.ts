@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { interruptOnSignals } from "../../interrupt.js";
 import type { FleetContext } from "./context.js";
 import {
   addCurioOptions,
@@ -24,10 +25,21 @@ export function addDestroyCommand(fleet: Command, ctx: FleetContext): void {
         (opened) =>
           ctx.withLease(flags, opened, async (store) => {
             const manager = await ctx.managerFor({ ...flags, deadline: [], env: [] }, store);
-            const record = await manager.destroy(id);
-            ctx.print(
-              `${record.id} ${record.state}${record.destroyManual ? ` (destroy manually: vast instance ${record.vastId})` : ""}`,
-            );
+            // Ctrl-C or SIGTERM during a Curio drain cancels it: the node is uncordoned (or, when
+            // HarmonyDB cannot be reached, the drain is stored `cordoned` and the next start uncordons it).
+            const interrupt = interruptOnSignals(["SIGINT", "SIGTERM"]);
+            try {
+              const record = await manager.destroy(id, { signal: interrupt.signal });
+              const cancelled =
+                interrupt.signal.aborted && record.state === "active"
+                  ? ` (destroy cancelled: ${record.curioDrain === undefined ? "its Curio node was uncordoned" : "its Curio node could not be uncordoned yet; the fleet's next start does it"})`
+                  : "";
+              ctx.print(
+                `${record.id} ${record.state}${record.destroyManual ? ` (destroy manually: vast instance ${record.vastId})` : ""}${cancelled}`,
+              );
+            } finally {
+              interrupt.dispose();
+            }
           }),
         "read",
       ),

@@ -244,10 +244,12 @@ async function actUntilStopped(
           });
     const stopMore = options.whileLeading?.({ alerts });
     return async () => {
+      // First: the drains stop with their state stored (the next leader resumes them), so the
+      // loops' running steps end now rather than at a drain's deadline.
+      const drainsStopped = manager.stop();
       await stopMore?.();
       await stopLoops();
-      // Background drains stop with their state stored; the next leader resumes them.
-      await manager.stop();
+      await drainsStopped;
       await alerts?.stop();
     };
   };
