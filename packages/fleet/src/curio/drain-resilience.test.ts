@@ -282,6 +282,10 @@ describe("no orphaned cordons", () => {
       type: "curio-uncordon-failed",
       detail: { code: "FLEET_CURIO_DB" },
     });
+    // HarmonyDB's password never reaches the events (nor the error).
+    const password = decodeURIComponent(new URL(postgres.url).password);
+    expect(JSON.stringify(events)).not.toContain(password);
+    expect(String((error as Error).message)).not.toContain(password);
     // The machines report shows it.
     const report = await t.manager.machines();
     expect(report.machines.find((m) => m.machineId === record.machineId)?.curioDrain).toMatchObject({
