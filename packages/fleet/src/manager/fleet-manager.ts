@@ -50,6 +50,13 @@ export interface FleetManagerOptions {
 export interface DestroyOptions {
   /** Cancels the destroy while a Curio machine drains: it is uncordoned and stays active. Default: none. */
   signal?: AbortSignal | undefined;
+  /**
+   * The event type of an active instance's move to `draining`, naming who decided (`fleet run`
+   * passes `over-target`). Default `operator-destroy`.
+   */
+  eventType?: string | undefined;
+  /** Why, in the move's event (`detail.reason`). Default: none. */
+  reason?: string | undefined;
 }
 
 /** Options of the manager's loops. */
@@ -217,9 +224,12 @@ export function createFleetManager(options: FleetManagerOptions): FleetManager {
               { instanceId: id },
             );
           }
+          const detail: Record<string, unknown> = {};
+          if (destroyOptions.reason !== undefined) detail.reason = destroyOptions.reason;
+          if (drained !== "not-curio") detail.curioDrain = drained;
           await store.transition(id, "active", "draining", {
-            eventType: "operator-destroy",
-            detail: drained === "not-curio" ? undefined : { curioDrain: drained },
+            eventType: destroyOptions.eventType ?? "operator-destroy",
+            detail: Object.keys(detail).length === 0 ? undefined : detail,
           });
           return beginDestroy(ctx, id, ["draining"]);
         }
