@@ -1,4 +1,5 @@
 import { createServer, type Server, type Socket } from "node:net";
+import { sampleOffers } from "@cuzkit/vast/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { timedProofRecords } from "../evidence/benchmark-claim.js";
 import { backlogEventType } from "../manager/backlog-follower.js";
@@ -60,6 +61,12 @@ function switchableHarmony(schema: string, options: { timeoutMs?: number } = {})
       current = openHarmonySource({ url: downUrl.toString(), schema, timeoutMs: options.timeoutMs });
       sources.push(current);
     },
+    /** Reads answer, writes fail (a role without UPDATE would; here the writes cannot connect). */
+    writesDown(down: boolean) {
+      const broken = openHarmonySource({ url: downUrl.toString(), schema });
+      sources.push(broken);
+      harmony.setUnschedulable = (id, value) => (down ? broken : current).setUnschedulable(id, value);
+    },
     /** From now on HarmonyDB accepts connections and never answers (at `url`). */
     hung(url: string, timeoutMs: number) {
       current = openHarmonySource({ url, schema, timeoutMs });
@@ -99,6 +106,13 @@ async function twoCurioNodes(
   const db = switchableHarmony(schema);
   let sleeps = 0;
   const t = await startTestFleet({
+    // The sample market, plus a twin of offer 1002 on another machine (a third instance).
+    fake: {
+      offers: [
+        ...sampleOffers(),
+        { ...sampleOffers().find((o) => o.id === 1002), id: 1012, machine_id: 512 },
+      ],
+    },
     curio: {
       harmony: db.harmony,
       drainPollMs: minute,
@@ -161,7 +175,7 @@ async function twoCurioNodes(
   });
   const finishTasksOf = (node: number) =>
     postgres.query(`DELETE FROM ${schema}.harmony_task WHERE owner_id = $1`, [node]);
-  return { t, schema, db, a, b, flags, snapshot, finishTasksOf, sleeps: () => sleeps };
+  return { t, schema, db, a, b, active, flags, snapshot, finishTasksOf, sleeps: () => sleeps };
 }
 
 const deletesOf = (t: TestFleet, vastId: number) =>
@@ -279,6 +293,116 @@ describe("cordon and drain on the paths where the machine may still work", () =>
       .filter((e) => e.type === backlogEventType && (e.detail as { action?: string }).action === "down")
       .map((e) => e.detail);
     expect(backlog).toEqual([expect.objectContaining({ previousTarget: 2, target: 1, reason: "idle" })]);
+  });
+});
+
+describe("cordon and drain on the manager's own decisions", () => {
+  it("a production replacement whose drain HarmonyDB refuses stays active, the pass goes on, and the next pass drains it", async () => {
+    const setup = await twoCurioNodes(async (count) => {
+      if (count === 1) await setup.finishTasksOf(setup.a.node);
+    });
+    const { t, a, b, db, flags, schema } = setup;
+    db.writesDown(true);
+    // Curio's history: A's node proves 2 an hour (the keep rule's minimum is 10), B's 96.
+    const produce = async () => {
+      const nowSeconds = t.clock.now() / 1000;
+      for (const [node, count] of [
+        [a, 1],
+        [b, 48],
+      ] as const)
+        await postgres.query(
+          `INSERT INTO ${schema}.harmony_task_history (task_id, name, posted, work_start, work_end, result, completed_by_host_and_port)
+            SELECT g, 'PoRep', to_timestamp($1 - 1200), to_timestamp($1 - 1200), to_timestamp($1 - 60), true, $2
+              FROM generate_series(1, $3) g`,
+          [nowSeconds, node === a ? "198.51.100.21:12300" : "198.51.100.22:12300", count],
+        );
+    };
+    let failedAt: number | undefined;
+    for (let half = 0; half < 12 && failedAt === undefined; half++) {
+      t.clock.advance(30 * minute);
+      await produce();
+      await t.manager.agent.heartbeat(a.id);
+      await t.manager.agent.heartbeat(b.id);
+      await t.manager.recordCurioProduction();
+      // The pass ends normally: a HarmonyDB error is the instance's event, not the pass's failure.
+      const summary = await t.manager.monitor();
+      expect(summary.replaced).toEqual([]);
+      if ((await eventsOf(t, a.id)).some((e) => e.type === "curio-drain-failed")) failedAt = t.clock.now();
+    }
+    expect(failedAt).toBeDefined();
+    const failed = (await eventsOf(t, a.id)).find((e) => e.type === "curio-drain-failed");
+    expect(failed?.detail).toEqual({
+      reason: expect.stringMatching(/^replaced: production 2\.0\/h stayed below the minimum 10\.0\/h/),
+      code: "FLEET_CURIO_DB",
+      message: expect.stringContaining("unschedulable"),
+    });
+    // Kept active and billing-visible, not destroyed undrained; B untouched.
+    expect((await t.manager.store.require(a.id)).state).toBe("active");
+    expect((await t.manager.store.require(b.id)).state).toBe("active");
+    expect(deletesOf(t, a.vastId)).toBe(0);
+    expect(await flags()).toEqual({ [a.node]: false, [b.node]: false });
+
+    // HarmonyDB takes writes again: the next pass cordons, drains and replaces it.
+    db.writesDown(false);
+    await t.manager.agent.heartbeat(b.id);
+    await t.manager.agent.heartbeat(a.id);
+    expect((await t.manager.monitor()).replaced).toEqual([a.id]);
+    expect((await t.manager.store.require(a.id)).state).toBe("destroyed");
+    expect(await flags()).toEqual({ [a.node]: true, [b.node]: false });
+    const after = (await eventsOf(t, a.id)).map((e) => e.toState ?? e.type);
+    expect(after.slice(after.lastIndexOf("curio-cordoned"))).toEqual([
+      "curio-cordoned",
+      "curio-drained",
+      "draining",
+      "destroying",
+      "destroyed",
+    ]);
+  });
+
+  it("a phase deadline drains a node that is already serving Curio before the destroy", async () => {
+    let deletesDuringDrain: number | undefined;
+    const setup = await twoCurioNodes(async (count) => {
+      if (count === 1) {
+        deletesDuringDrain = deletesOf(setup.t, vetting.vastId);
+        await postgres.query(`DELETE FROM ${setup.schema}.harmony_task WHERE owner_id = $1`, [cNode]);
+      }
+    });
+    const { t, schema, flags, a, b } = setup;
+    // C is still benchmarking, and its Curio node (named for it) already took a task.
+    const record = await t.manager.deploy(1012);
+    await t.manager.agent.register(record.id, { agentVersion: "0.1.0" });
+    for (const phase of ["params", "warmup", "benchmarking"] as const)
+      await t.manager.agent.phase(record.id, { phase });
+    const vetting = await t.manager.store.require(record.id);
+    const [row] = await postgres.query<{ id: number }>(
+      `INSERT INTO ${schema}.harmony_machines (host_and_port, cpu, ram, gpu) VALUES ('172.17.0.9:12300', 32, 1, 2) RETURNING id`,
+    );
+    const cNode = (row as { id: number }).id;
+    await postgres.query(
+      `INSERT INTO ${schema}.harmony_machine_details (machine_id, machine_name) VALUES ($1, $2)`,
+      [cNode, vetting.label],
+    );
+    await postgres.query(
+      `INSERT INTO ${schema}.harmony_task (posted_time, owner_id, added_by, name) VALUES (now(), $1, $1, 'PoRep')`,
+      [cNode],
+    );
+    t.clock.advance((vetting.phaseDeadlineAt as number) + 1 - t.clock.now());
+    await t.manager.agent.heartbeat(a.id);
+    await t.manager.agent.heartbeat(b.id);
+    await t.manager.agent.heartbeat(vetting.id);
+    const summary = await t.manager.monitor();
+    expect(summary.pastDeadline).toEqual([vetting.id]);
+    expect(deletesDuringDrain).toBe(0);
+    expect((await t.manager.store.require(vetting.id)).state).toBe("destroyed");
+    expect(await flags()).toEqual({ [a.node]: false, [b.node]: false, [cNode]: true });
+    const order = (await eventsOf(t, vetting.id)).map((e) => e.toState ?? e.type);
+    expect(order.slice(order.indexOf("failed"))).toEqual([
+      "failed",
+      "curio-cordoned",
+      "curio-drained",
+      "destroying",
+      "destroyed",
+    ]);
   });
 });
 
