@@ -363,7 +363,7 @@ describe("cordon and drain on the manager's own decisions", () => {
     let deletesDuringDrain: number | undefined;
     const setup = await twoCurioNodes(async (count) => {
       if (count === 1) {
-        deletesDuringDrain = deletesOf(setup.t, vetting.vastId);
+        deletesDuringDrain = deletesOf(setup.t, vetting.vastId as number);
         await postgres.query(`DELETE FROM ${setup.schema}.harmony_task WHERE owner_id = $1`, [cNode]);
       }
     });
