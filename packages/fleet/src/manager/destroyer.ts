@@ -92,5 +92,9 @@ export async function failAndDestroy(
   ctx.checkpoint("fail:failed");
   await recordInstanceEvidence(ctx, failed, failureKind(ctx, before, eventType), reason);
   await settleFailedNode(ctx, failed, eventType, reason);
+  // While the node was settled (an agent's failure is heard beside the monitor's pass), another
+  // pass may have begun the destroy of this failed instance: it is under way, not to begin twice.
+  const settled = await ctx.store.require(id);
+  if (settled.state !== "failed") return settled;
   return beginDestroy(ctx, id, ["failed"]);
 }
