@@ -55,13 +55,13 @@ export interface HarmonySourceOptions {
   schema?: string | undefined;
   /**
    * The longest one HarmonyDB call may take, connecting included, ms: a hung database fails the
-   * call with FLEET_CURIO_DB instead of stalling the manager's passes. Default 10 000.
+   * call with FLEET_CURIO_DB instead of stalling the manager's passes. Default 30 000.
    */
   timeoutMs?: number | undefined;
 }
 
 /** HarmonySourceOptions.timeoutMs's default, ms. */
-export const defaultHarmonyTimeoutMs = 10_000;
+export const defaultHarmonyTimeoutMs = 30_000;
 
 /** Curio's HarmonyDB as the fleet reads it (and the one flag it sets). */
 export interface HarmonySource {
