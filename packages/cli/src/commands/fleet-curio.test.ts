@@ -147,7 +147,7 @@ describe("cuzkit fleet and a Curio cluster", () => {
     expect(none.error).toMatchObject({ code: "FLEET_CONFIG", hint: expect.stringContaining("--curio-db") });
   });
 
-  it("a bad --curio-db fails destroy, cordon and run --once with FLEET_CURIO_DB before they act", async () => {
+  it("a bad --curio-db fails destroy, cordon and run --once (--follow-backlog too) with FLEET_CURIO_DB before they act", async () => {
     const { id, snapshot, schema } = await activeInstanceWithCurio();
     const before = await snapshot();
     const url = new URL(postgres.url);
@@ -176,6 +176,21 @@ describe("cuzkit fleet and a Curio cluster", () => {
             bad.schema,
             "--target-instances",
             "2",
+            ...fleetSettings,
+          ],
+          undefined,
+          env,
+        ),
+        // Following the backlog reads the same database: refused the same way, before a step.
+        backlog: await cli.run(
+          [
+            "run",
+            "--once",
+            "--follow-backlog",
+            "--db",
+            cli.db,
+            "--curio-schema",
+            bad.schema,
             ...fleetSettings,
           ],
           undefined,

@@ -8,6 +8,11 @@ export interface CurioLinkOptions {
   windowMs?: number | undefined;
   /** How often the manager's loop records Curio's rates, ms. Default 600 000 (10 min). */
   everyMs?: number | undefined;
+  /**
+   * The longest the cordon of a dead or lost machine's node may take (finding the node and the
+   * UPDATE), ms: past it the destroy goes on and a `curio-cordon-failed` event says so. Default 30 000.
+   */
+  cordonTimeoutMs?: number | undefined;
   /** How often a drain checks whether the machine still owns tasks, ms. Default 15 000. */
   drainPollMs?: number | undefined;
   /**
@@ -44,6 +49,7 @@ export interface CurioLink {
   harmony: HarmonySource;
   windowMs: number;
   everyMs: number;
+  cordonTimeoutMs: number;
   drainPollMs: number;
   drainDeadlineMs: number | undefined;
   curioPollMs: number;
@@ -78,6 +84,7 @@ export function resolveCurioLink(options: CurioLinkOptions): CurioLink {
     harmony: options.harmony,
     windowMs: options.windowMs ?? 3_600_000,
     everyMs: options.everyMs ?? 600_000,
+    cordonTimeoutMs: options.cordonTimeoutMs ?? 30_000,
     drainPollMs: options.drainPollMs ?? 15_000,
     drainDeadlineMs: options.drainDeadlineMs,
     curioPollMs: options.curioPollMs ?? curioPollRarelyMs,

@@ -53,7 +53,15 @@ export interface HarmonySourceOptions {
   url: string;
   /** The schema Curio's tables are in. Default `curio`. */
   schema?: string | undefined;
+  /**
+   * The longest one HarmonyDB call may take, connecting included, ms: a hung database fails the
+   * call with FLEET_CURIO_DB instead of stalling the manager's passes. Default 30 000.
+   */
+  timeoutMs?: number | undefined;
 }
+
+/** HarmonySourceOptions.timeoutMs's default, ms. */
+export const defaultHarmonyTimeoutMs = 30_000;
 
 /** Curio's HarmonyDB as the fleet reads it (and the one flag it sets). */
 export interface HarmonySource {
@@ -101,7 +109,16 @@ export function hostOf(hostAndPort: string): string {
 export function openHarmonySource(options: HarmonySourceOptions): HarmonySource {
   const schema = checkSchemaName(options.schema ?? fleetDefaults.curioSchema, "--curio-schema");
   // allowExitOnIdle: a CLI command that read Curio exits without waiting for idle connections.
-  const pool = new pg.Pool({ ...postgresClientConfig(options.url, schema), max: 2, allowExitOnIdle: true });
+  const timeoutMs = options.timeoutMs ?? defaultHarmonyTimeoutMs;
+  const pool = new pg.Pool({
+    ...postgresClientConfig(options.url, schema),
+    max: 2,
+    allowExitOnIdle: true,
+    // Bounded: waiting for a connection, and each query (the server cancels it too).
+    connectionTimeoutMillis: timeoutMs,
+    query_timeout: timeoutMs,
+    statement_timeout: timeoutMs,
+  });
   pool.on("error", () => {});
   const query = async <T extends pg.QueryResultRow>(what: string, sql: string, params: unknown[] = []) => {
     try {

@@ -1,4 +1,5 @@
 import { backoffDelayMs, toCuzkitError } from "@cuzkit/core";
+import { settleFailedNode } from "../curio/drain-paths.js";
 import type { InstanceState } from "../lifecycle.js";
 import type { InstanceRecord } from "../store/records.js";
 import type { ManagerContext } from "./context.js";
@@ -67,7 +68,10 @@ export async function beginDestroy(
 
 /**
  * Fails a live instance with a reason (deadline, lost, Vast status, agent failure, operator
- * destroy) and destroys it at once; the failure is machine evidence of its kind (failureKind).
+ * destroy) and destroys it; the failure is machine evidence of its kind (failureKind). With a
+ * Curio link its node is settled first (settleFailedNode): drained after a deadline or an
+ * operator's destroy, cordoned at once when the machine is dead or lost; a HarmonyDB failure
+ * there is an event, and the destroy still happens.
  */
 export async function failAndDestroy(
   ctx: ManagerContext,
@@ -87,5 +91,10 @@ export async function failAndDestroy(
   ctx.logger.warn("fleet instance failed", { instanceId: id, reason });
   ctx.checkpoint("fail:failed");
   await recordInstanceEvidence(ctx, failed, failureKind(ctx, before, eventType), reason);
+  await settleFailedNode(ctx, failed, eventType, reason);
+  // While the node was settled (an agent's failure is heard beside the monitor's pass), another
+  // pass may have begun the destroy of this failed instance: it is under way, not to begin twice.
+  const settled = await ctx.store.require(id);
+  if (settled.state !== "failed") return settled;
   return beginDestroy(ctx, id, ["failed"]);
 }

@@ -61,6 +61,13 @@ export interface DestroyOptions {
    * the next start resumes it: a manager stopping). Default `uncordon`.
    */
   onAbort?: "uncordon" | "keep" | undefined;
+  /**
+   * The event type of an active instance's move to `draining`, naming who decided (`fleet run`
+   * passes `over-target`). Default `operator-destroy`.
+   */
+  eventType?: string | undefined;
+  /** Why, in the move's event (`detail.reason`). Default: none. */
+  reason?: string | undefined;
 }
 
 /** Options of the manager's loops. */
@@ -332,9 +339,12 @@ export function createFleetManager(options: FleetManagerOptions): FleetManager {
             );
           }
           // Leaving `active` clears the stored drain in the same write.
+          const detail: Record<string, unknown> = {};
+          if (destroyOptions.reason !== undefined) detail.reason = destroyOptions.reason;
+          if (drained !== "not-curio") detail.curioDrain = drained;
           await store.transition(id, "active", "draining", {
-            eventType: "operator-destroy",
-            detail: drained === "not-curio" ? undefined : { curioDrain: drained },
+            eventType: destroyOptions.eventType ?? "operator-destroy",
+            detail: Object.keys(detail).length === 0 ? undefined : detail,
           });
           return beginDestroy(ctx, id, ["draining"]);
         }

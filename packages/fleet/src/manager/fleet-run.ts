@@ -106,7 +106,8 @@ export async function runFleetStep(manager: FleetManager, options: FleetRunOptio
           action: "destroy",
           reason: decision.reason,
         });
-        await manager.destroy(decision.instanceId);
+        // An over-target trim (a backlog scale-down too): a Curio node is cordoned and drained first.
+        await manager.destroy(decision.instanceId, { eventType: "over-target", reason: decision.reason });
       } else {
         const record = await manager.deploy(decision.offerId);
         await manager.store.appendEvent(record.id, "fleet-run", {

@@ -1,4 +1,4 @@
-import { cordonAndDrain } from "../curio/drain.js";
+import { drainBeforeDestroy } from "../curio/drain-paths.js";
 import { productionRate, reviewProduction } from "../evidence/counted-rate.js";
 import type { InstanceRecord } from "../store/records.js";
 import type { ManagerContext } from "./context.js";
@@ -61,25 +61,32 @@ export async function reviewInstanceProduction(ctx: ManagerContext, id: string):
     for (const e of rest) await store.appendEvent(id, e.type, { reason: e.reason });
   }
   if (!review.replace) return changed ? "updated" : "unchanged";
-  await replaceUnderProducer(ctx, await store.require(id));
-  return "replaced";
+  if (await replaceUnderProducer(ctx, await store.require(id))) return "replaced";
+  return changed ? "updated" : "unchanged";
 }
 
-/** Drains (on Curio) and destroys a machine whose production failed the keep rule, with the event that says why. */
-async function replaceUnderProducer(ctx: ManagerContext, record: InstanceRecord): Promise<void> {
+/**
+ * Drains (on Curio) and destroys a machine whose production failed the keep rule, with the event
+ * that says why; answers whether it was. A node that cannot be told apart is neither cordoned nor
+ * destroyed; a HarmonyDB failure during the drain (a `curio-drain-failed` event) keeps it active,
+ * and the next pass tries again.
+ */
+async function replaceUnderProducer(ctx: ManagerContext, record: InstanceRecord): Promise<boolean> {
   const since = record.belowKeepSince ?? ctx.clock.now();
   const reason = `replaced: production ${(record.productionProofsPerHour ?? 0).toFixed(1)}/h stayed below the minimum ${ctx.config.minProofsPerHour.toFixed(1)}/h for ${Math.round((ctx.clock.now() - since) / 60_000)} min`;
-  // A manager stopping mid-drain leaves it stored (`draining`): the next start drains again and destroys.
-  const drained = await cordonAndDrain(ctx, record, { signal: ctx.stopSignal?.(), onAbort: "keep" });
-  // A conflict: its node cannot be told apart, so it is neither cordoned nor destroyed (the event
-  // says why). A failed drain was uncordoned (or stored to retry) and keeps the machine too.
-  if (drained !== "drained" && drained !== "deadline" && drained !== "not-curio") return;
+  // A manager stopping mid-drain leaves it stored (`draining`): the next start drains again and
+  // destroys. A conflict (its node cannot be told apart), a cancel or a failed drain (uncordoned,
+  // or stored to retry) keeps the machine; the event says why.
+  const drained = await drainBeforeDestroy(ctx, record, reason);
+  if (drained !== "drained" && drained !== "deadline" && drained !== "not-curio") return false;
   const moved = await ctx.store.tryTransition(record.id, "active", "draining", {
     eventType: "production-replaced",
     changes: { reason },
     detail: { reason, productionProofsPerHour: record.productionProofsPerHour ?? null },
   });
-  if (moved !== undefined) await beginDestroy(ctx, record.id, ["draining"]);
+  if (moved === undefined) return false;
+  await beginDestroy(ctx, record.id, ["draining"]);
+  return true;
 }
 
 /** Reviews every active instance (the monitor's pass): counted rates follow production, and the keep rule applies. */

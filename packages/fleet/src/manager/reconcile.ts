@@ -1,5 +1,6 @@
 import { toCuzkitError } from "@cuzkit/core";
 import type { VastInstance } from "@cuzkit/vast";
+import { cordonLostNode } from "../curio/drain-paths.js";
 import { isVastFailureStatus } from "../decision.js";
 import { mayBeBilling } from "../lifecycle.js";
 import { instanceIdOfLabel } from "./config.js";
@@ -131,6 +132,8 @@ export async function reconcile(ctx: ManagerContext): Promise<ReconcileSummary> 
       });
       if (failed !== undefined) {
         await recordInstanceEvidence(ctx, failed, "death", "gone: Vast no longer knows the instance");
+        // Its Curio node (if it had one) is dead: cordoned at once, so Curio gives it no new work.
+        await cordonLostNode(ctx, failed, "gone: Vast no longer knows the instance");
         await store.transition(row.id, "failed", "destroying");
         await store.transition(row.id, "destroying", "destroyed", {
           eventType: "gone",
