@@ -1,3 +1,4 @@
+import { describeKeepMinimum, keepMinimumProofsPerHour } from "../keep-rule.js";
 import type { ClassCalibration } from "./calibration.js";
 
 /** An offer as the ranking sees it: what the market says and what the model predicts. */
@@ -53,8 +54,10 @@ export const noKnowledge: RankingKnowledge = {
 
 /** Options of {@link rankCandidates}. */
 export interface RankingOptions {
-  /** The fleet's minimum proofs/hour; a machine measured below it is excluded. Required. */
+  /** The fleet's minimum proofs/hour (0 for none); a machine measured below its keep minimum is excluded. Required. */
   minProofsPerHour: number;
+  /** The keep ceiling in $ per 1000 proofs (see keep-rule.ts): raises each offer's minimum by its price. Default: none. */
+  maxUsdPer1000Proofs?: number | undefined;
   /** How many standard deviations of optimism the exploration bonus adds. Default 1. */
   optimism?: number | undefined;
   /** Uncertainty of the bare model on an unmeasured class, as a log-ratio standard deviation. Default 0.35. */
@@ -105,6 +108,8 @@ export interface RankedCandidate {
   optimisticCostPer1000: number;
   /** An unmeasured offer whose optimistic cost beats the best measured one. */
   worthTrying: boolean;
+  /** The rate this offer must measure to be kept: the floor, or its price over the $ per 1000 proofs ceiling. */
+  keepMinimumProofsPerHour: number;
 }
 
 /** An offer left out, with why. */
@@ -144,6 +149,11 @@ export function rankCandidates(
   const classFloor = options.classSpreadFloorLog ?? 0.1;
   const runFloor = options.runSpreadFloorLog ?? 0.05;
   const correct = options.correct ?? ((c, cal) => c.predictedProofsPerHour * cal.factor);
+  const keepRule = {
+    minProofsPerHour: options.minProofsPerHour,
+    maxUsdPer1000Proofs: options.maxUsdPer1000Proofs,
+  };
+  const keepMinimumOf = (c: RankCandidate) => keepMinimumProofsPerHour(keepRule, c.dphTotal);
   const ranked: RankedCandidate[] = [];
   const excluded: ExcludedCandidate[] = [];
   for (const candidate of candidates) {
@@ -179,10 +189,10 @@ export function rankCandidates(
       hoursLeft === undefined ? 1 : (dph * hoursLeft + setup.usd) / (dph * (hoursLeft - setup.hours));
     const runs = machine?.runsProofsPerHour.filter((r) => r > 0) ?? [];
     const measured = runs.length > 0 ? { proofsPerHour: geometricMean(runs), runs: runs.length } : undefined;
-    if (measured !== undefined && measured.proofsPerHour < options.minProofsPerHour) {
+    if (measured !== undefined && measured.proofsPerHour < keepMinimumOf(candidate)) {
       excluded.push({
         candidate,
-        reason: `measured ${measured.proofsPerHour.toFixed(1)} proofs/hour, below the minimum ${options.minProofsPerHour}`,
+        reason: `measured ${measured.proofsPerHour.toFixed(1)} proofs/hour, below ${describeKeepMinimum(keepRule, candidate.dphTotal)}`,
       });
       continue;
     }
@@ -234,6 +244,7 @@ export function rankCandidates(
       optimisticCostPer1000:
         (candidate.dphTotal * 1000 * setupCharge(candidate.dphTotal)) / (optimistic * reliability),
       worthTrying: false,
+      keepMinimumProofsPerHour: keepMinimumOf(candidate),
     });
   }
   const measuredCosts = ranked.filter((r) => r.source === "measured").map((r) => r.costPer1000);
@@ -242,7 +253,7 @@ export function rankCandidates(
     ...measuredCosts,
   );
   for (const r of ranked) r.worthTrying = r.source !== "measured" && r.optimisticCostPer1000 < bestMeasured;
-  const reaches = (r: RankedCandidate) => (r.optimisticProofsPerHour >= options.minProofsPerHour ? 1 : 0);
+  const reaches = (r: RankedCandidate) => (r.optimisticProofsPerHour >= keepMinimumOf(r.candidate) ? 1 : 0);
   ranked.sort(
     (a, b) =>
       reaches(b) - reaches(a) ||

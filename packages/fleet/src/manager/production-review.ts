@@ -1,5 +1,6 @@
 import { cordonAndDrain } from "../curio/drain.js";
 import { productionRate, reviewProduction } from "../evidence/counted-rate.js";
+import { describeKeepMinimum, keepMinimumProofsPerHour, usdPer1000Proofs } from "../keep-rule.js";
 import type { InstanceRecord } from "../store/records.js";
 import type { ManagerContext } from "./context.js";
 import { beginDestroy } from "./destroyer.js";
@@ -28,7 +29,10 @@ export async function reviewInstanceProduction(ctx: ManagerContext, id: string):
   const review = reviewProduction(
     record,
     production,
-    { windowMs: config.productionWindowMs, minProofsPerHour: config.minProofsPerHour },
+    {
+      windowMs: config.productionWindowMs,
+      minProofsPerHour: keepMinimumProofsPerHour(config, record.offer.dphTotal),
+    },
     now,
   );
   const changed =
@@ -68,14 +72,19 @@ export async function reviewInstanceProduction(ctx: ManagerContext, id: string):
 /** Drains (on Curio) and destroys a machine whose production failed the keep rule, with the event that says why. */
 async function replaceUnderProducer(ctx: ManagerContext, record: InstanceRecord): Promise<void> {
   const since = record.belowKeepSince ?? ctx.clock.now();
-  const reason = `replaced: production ${(record.productionProofsPerHour ?? 0).toFixed(1)}/h stayed below the minimum ${ctx.config.minProofsPerHour.toFixed(1)}/h for ${Math.round((ctx.clock.now() - since) / 60_000)} min`;
+  const reason = `replaced: production ${(record.productionProofsPerHour ?? 0).toFixed(1)}/h stayed below ${describeKeepMinimum(ctx.config, record.offer.dphTotal)} for ${Math.round((ctx.clock.now() - since) / 60_000)} min`;
   const drained = await cordonAndDrain(ctx, record);
   // A conflict: its node cannot be told apart, so it is neither cordoned nor destroyed (the event says why).
   if (drained === "cancelled" || drained === "conflict") return;
   const moved = await ctx.store.tryTransition(record.id, "active", "draining", {
     eventType: "production-replaced",
     changes: { reason },
-    detail: { reason, productionProofsPerHour: record.productionProofsPerHour ?? null },
+    detail: {
+      reason,
+      productionProofsPerHour: record.productionProofsPerHour ?? null,
+      keepMinimumProofsPerHour: keepMinimumProofsPerHour(ctx.config, record.offer.dphTotal),
+      usdPer1000Proofs: usdPer1000ProofsOrNull(record.offer.dphTotal, record.productionProofsPerHour ?? 0),
+    },
   });
   if (moved !== undefined) await beginDestroy(ctx, record.id, ["draining"]);
 }
@@ -87,4 +96,10 @@ export async function reviewAllProduction(ctx: ManagerContext): Promise<string[]
     if ((await reviewInstanceProduction(ctx, record.id)) === "replaced") replaced.push(record.id);
   }
   return replaced;
+}
+
+/** $ per 1000 proofs for an event (JSON has no Infinity: null at no production). */
+function usdPer1000ProofsOrNull(dphTotal: number, proofsPerHour: number): number | null {
+  const cost = usdPer1000Proofs(dphTotal, proofsPerHour);
+  return Number.isFinite(cost) ? cost : null;
 }

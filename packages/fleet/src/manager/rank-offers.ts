@@ -57,13 +57,14 @@ export function rankVastOffers(
   offers: readonly VastOffer[],
   config: ResolvedFleetConfig,
   knowledge: RankingKnowledge,
-  options: Omit<RankingOptions, "minProofsPerHour" | "correct"> = {},
+  options: Omit<RankingOptions, "minProofsPerHour" | "maxUsdPer1000Proofs" | "correct"> = {},
 ): { ranked: RankedOffer[]; excluded: ExcludedOffer[] } {
   const byId = new Map(offers.map((o) => [o.id, o]));
   const candidates = offers.map((o) => offerCandidate(o, config));
   const { ranked, excluded } = rankCandidates(candidates, knowledge, {
     ...options,
     minProofsPerHour: config.minProofsPerHour,
+    maxUsdPer1000Proofs: config.maxUsdPer1000Proofs,
     correct: (candidate, calibration) => {
       const offer = byId.get(candidate.offerId) as VastOffer;
       return recommend(snapshotOffer(offer).hardware, {

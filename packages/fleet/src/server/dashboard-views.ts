@@ -368,6 +368,8 @@ export interface OfferView {
   reliability: number;
   /** Unmeasured, and its best case beats the best measured machine. */
   worthTrying: boolean;
+  /** The rate it must measure to be kept (the floor, or its $/h over the $ per 1000 proofs ceiling). */
+  keepMinimumProofsPerHour: number;
 }
 
 /** An offer the ranking left out, with why (it does not fit, or its machine is excluded). */
@@ -401,6 +403,7 @@ export function offerView(ranked: RankedOffer): OfferView {
     optimisticCostPer1000: r.optimisticCostPer1000,
     reliability: r.reliability,
     worthTrying: r.worthTrying,
+    keepMinimumProofsPerHour: r.keepMinimumProofsPerHour,
   };
 }
 
