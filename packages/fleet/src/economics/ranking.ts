@@ -1,5 +1,6 @@
 import { describeKeepMinimum, keepMinimumProofsPerHour } from "../keep-rule.js";
 import type { ClassCalibration } from "./calibration.js";
+import { interruptibleSetupHours, preemptionShare, priorPreemptionsPerHour } from "./interruptible.js";
 
 /** An offer as the ranking sees it: what the market says and what the model predicts. */
 export interface RankCandidate {
@@ -8,8 +9,10 @@ export interface RankCandidate {
   hostId: number | undefined;
   /** {@link hardwareClassKey} of the offer. */
   classKey: string;
-  /** Price, $/hour. */
+  /** Price, $/hour (the bid for an interruptible rental). */
   dphTotal: number;
+  /** Rented at a bid (interruptible): its reliability carries the preemption rate. Default false. */
+  interruptible?: boolean | undefined;
   /** The tuner's proofs/hour for the offer, before any calibration. */
   predictedProofsPerHour: number;
   /** False when the tuner finds no safe config. */
@@ -43,6 +46,8 @@ export interface RankingKnowledge {
   hosts: ReadonlyMap<number, { attempts: number; failures: number; failureRate?: number | undefined }>;
   /** Attributable failures per rental over the fleet: the rate of a machine and host never rented. Default 0. */
   fleetFailureRate?: number | undefined;
+  /** Preemptions per rented hour of interruptible rentals (learnPreemptionRate). Default priorPreemptionsPerHour. */
+  preemptionsPerHour?: number | undefined;
 }
 
 /** An empty knowledge: rank by the model alone. */
@@ -110,6 +115,11 @@ export interface RankedCandidate {
   worthTrying: boolean;
   /** The rate this offer must measure to be kept: the floor, or its price over the $ per 1000 proofs ceiling. */
   keepMinimumProofsPerHour: number;
+  /**
+   * The share of the rental's hours that prove once preemptions are counted (preemptionShare):
+   * 1 on-demand. The planner counts an interruptible rental at its estimate times this share.
+   */
+  preemptionShare: number;
 }
 
 /** An offer left out, with why. */
@@ -227,7 +237,16 @@ export function rankCandidates(
       machine?.failureRate ??
       host?.failureRate ??
       (host === undefined ? (knowledge.fleetFailureRate ?? 0) : host.failures / (host.attempts + 1));
-    const reliability = Math.max(0.05, (candidate.marketReliability ?? 1) * (1 - failureRate));
+    // An interruptible rental redoes its setup after each preemption: the share of its hours
+    // that prove falls with the preemption rate (one hour of setup when the caller gives none).
+    const preempted =
+      candidate.interruptible === true
+        ? preemptionShare(
+            knowledge.preemptionsPerHour ?? priorPreemptionsPerHour,
+            setup.hours > 0 ? setup.hours : interruptibleSetupHours,
+          )
+        : 1;
+    const reliability = Math.max(0.05, (candidate.marketReliability ?? 1) * (1 - failureRate) * preempted);
     const optimistic = estimate * Math.exp(optimism * spread);
     ranked.push({
       candidate,
@@ -245,6 +264,7 @@ export function rankCandidates(
         (candidate.dphTotal * 1000 * setupCharge(candidate.dphTotal)) / (optimistic * reliability),
       worthTrying: false,
       keepMinimumProofsPerHour: keepMinimumOf(candidate),
+      preemptionShare: preempted,
     });
   }
   const measuredCosts = ranked.filter((r) => r.source === "measured").map((r) => r.costPer1000);

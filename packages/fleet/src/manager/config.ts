@@ -43,6 +43,12 @@ export interface FleetConfig {
   productionWindowMs?: number | undefined;
   /** Daemon dialect the agents tune for. Default "budget". */
   dialect?: DaemonDialect | undefined;
+  /**
+   * Rent interruptibly (spot) at this many times an offer's minimum bid, where that is below its
+   * on-demand price (at least 1; e.g. 1.2). A preempted (outbid) rental is destroyed and replaced
+   * elsewhere, and the ranking charges each preemption its lost setup. Default: on-demand only.
+   */
+  interruptibleBidFactor?: number | undefined;
   /** The most $/hour all billing instances together may cost. Default: no cap. */
   maxDph?: number | undefined;
   /** The most billing instances at once. Default: no cap. */
@@ -71,6 +77,7 @@ export type ResolvedFleetConfig = {
 } & {
   minProofsPerHour: number;
   maxUsdPer1000Proofs: number | undefined;
+  interruptibleBidFactor: number | undefined;
   managerUrl: string | undefined;
   image: string | undefined;
   args: readonly string[] | undefined;
@@ -81,6 +88,7 @@ export type ResolvedFleetConfig = {
 type OptionalKeys =
   | "minProofsPerHour"
   | "maxUsdPer1000Proofs"
+  | "interruptibleBidFactor"
   | "managerUrl"
   | "image"
   | "args"
@@ -113,6 +121,17 @@ export function resolveFleetConfig(config: FleetConfig): ResolvedFleetConfig {
     });
   }
   positive("maxDph", "--max-dph", config.maxDph);
+  if (
+    config.interruptibleBidFactor !== undefined &&
+    !(Number.isFinite(config.interruptibleBidFactor) && config.interruptibleBidFactor >= 1)
+  ) {
+    throw new InvalidInputError(
+      `interruptibleBidFactor must be a number >= 1, got ${String(config.interruptibleBidFactor)}`,
+      {
+        hint: "pass --interruptible-bid F with F >= 1 (the bid as a multiple of the offer's minimum bid, e.g. 1.2)",
+      },
+    );
+  }
   positive("diskGb", "--disk", config.diskGb);
   positive("exclusionPeriodMs", "exclusionPeriodMs", config.exclusionPeriodMs);
   if (
@@ -174,6 +193,7 @@ export function resolveFleetConfig(config: FleetConfig): ResolvedFleetConfig {
     fleet,
     minProofsPerHour: config.minProofsPerHour ?? 0,
     maxUsdPer1000Proofs: config.maxUsdPer1000Proofs,
+    interruptibleBidFactor: config.interruptibleBidFactor,
     managerUrl: config.managerUrl,
     allowLoopbackManagerUrl: config.allowLoopbackManagerUrl ?? false,
     image: config.image,

@@ -32,15 +32,19 @@ export interface ExcludedOffer {
 /** The ranking's view of a Vast offer: its class and the tuner's uncalibrated prediction. */
 export function offerCandidate(
   offer: VastOffer,
-  config: Pick<ResolvedFleetConfig, "dialect">,
+  config: Pick<ResolvedFleetConfig, "dialect"> & {
+    interruptibleBidFactor?: number | undefined;
+  },
 ): RankCandidate {
-  const modelled = modelledDeadlineInputs(snapshotOffer(offer), { dialect: config.dialect });
+  const snapshot = snapshotOffer(offer, config.interruptibleBidFactor);
+  const modelled = modelledDeadlineInputs(snapshot, { dialect: config.dialect });
   return {
     offerId: offer.id,
     machineId: offer.machineId,
     hostId: offer.hostId,
     classKey: hardwareClassKey(offer),
-    dphTotal: offer.dphTotal,
+    dphTotal: snapshot.dphTotal,
+    interruptible: snapshot.bidPricePerHour !== undefined,
     predictedProofsPerHour: modelled.modelledProofsPerHour,
     feasible: modelled.feasible,
     marketReliability: offer.reliability,

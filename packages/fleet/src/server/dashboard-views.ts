@@ -370,6 +370,8 @@ export interface OfferView {
   worthTrying: boolean;
   /** The rate it must measure to be kept (the floor, or its $/h over the $ per 1000 proofs ceiling). */
   keepMinimumProofsPerHour: number;
+  /** Rented at a bid (interruptible): dphPerHour is the bid, and reliability carries the preemption rate. */
+  interruptible: boolean;
 }
 
 /** An offer the ranking left out, with why (it does not fit, or its machine is excluded). */
@@ -404,6 +406,7 @@ export function offerView(ranked: RankedOffer): OfferView {
     reliability: r.reliability,
     worthTrying: r.worthTrying,
     keepMinimumProofsPerHour: r.keepMinimumProofsPerHour,
+    interruptible: r.candidate.interruptible === true,
   };
 }
 

@@ -107,6 +107,11 @@ export const openApiDocument = {
           optimisticCostPer1000: { type: "number", description: "At the optimistic estimate: the sort key" },
           reliability: { type: "number", minimum: 0, maximum: 1 },
           worthTrying: { type: "boolean" },
+          interruptible: {
+            type: "boolean",
+            description:
+              "Rented at a bid (--interruptible-bid): dphPerHour is the bid; reliability carries the preemption rate",
+          },
           keepMinimumProofsPerHour: {
             type: "number",
             description:

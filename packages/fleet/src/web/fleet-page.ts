@@ -57,7 +57,7 @@ function offersOverlay(ranked: { offers: OfferView[]; excluded: ExcludedOfferVie
         o.measuredProofsPerHour === null ? "" : ` (${o.measuredRuns})`,
       ),
       el("td", { class: "source" }, o.source),
-      el("td", { class: "num" }, formatNumber(o.dphPerHour, 3)),
+      el("td", { class: "num" }, `${formatNumber(o.dphPerHour, 3)}${o.interruptible ? " (bid)" : ""}`),
       el("td", { class: "num cost" }, formatNumber(o.costPer1000, 2)),
       el("td", { class: "num" }, formatNumber(o.reliability, 2)),
       el("td", { class: "num keep-at" }, formatNumber(o.keepMinimumProofsPerHour)),

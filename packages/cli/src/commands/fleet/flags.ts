@@ -36,6 +36,7 @@ export function addLeaseOptions(command: Command): Command {
 export interface ConfigFlags extends StoreFlags, CurioFlags {
   minProofsPerHour?: number | undefined;
   maxUsdPer1000Proofs?: number | undefined;
+  interruptibleBid?: number | undefined;
   managerUrl?: string | undefined;
   allowLoopbackManagerUrl?: boolean | undefined;
   image?: string | undefined;
@@ -136,6 +137,11 @@ export function addConfigOptions(command: Command): Command {
       positiveNumberOption("--max-usd-per-1000-proofs"),
     )
     .option(
+      "--interruptible-bid <factor>",
+      "rent interruptibly (spot) at FACTOR x an offer's minimum bid where that is below its on-demand price (FACTOR >= 1, e.g. 1.2); an outbid machine is destroyed and replaced (default: on-demand only)",
+      positiveNumberOption("--interruptible-bid"),
+    )
+    .option(
       "--manager-url <url>",
       "the URL agents on rented machines reach this manager at (CUZKIT_FLEET_URL); renting needs it, or a stored one that answers as this manager; never loopback",
     )
@@ -210,6 +216,7 @@ export function configFrom(
     // A saved 0 is a resolved config's "no floor" (only a price ceiling was given).
     minProofsPerHour: pick(flags.minProofsPerHour, base.minProofsPerHour || undefined),
     maxUsdPer1000Proofs: pick(flags.maxUsdPer1000Proofs, base.maxUsdPer1000Proofs),
+    interruptibleBidFactor: pick(flags.interruptibleBid, base.interruptibleBidFactor),
     managerUrl: pick(flags.managerUrl, base.managerUrl),
     // Not saved: the override holds for the command that passes it.
     allowLoopbackManagerUrl: flags.allowLoopbackManagerUrl,

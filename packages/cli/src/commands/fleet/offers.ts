@@ -63,7 +63,7 @@ KEEP AT is the rate an offer must measure to be kept: --min-proofs-per-hour, or 
               f(r.correctedProofsPerHour),
               r.measuredProofsPerHour === null ? "-" : `${f(r.measuredProofsPerHour)} (${r.measuredRuns})`,
               r.source,
-              r.dphPerHour.toFixed(3),
+              `${r.dphPerHour.toFixed(3)}${r.interruptible ? " bid" : ""}`,
               r.costPer1000.toFixed(2),
               r.optimisticCostPer1000.toFixed(2),
               r.reliability.toFixed(2),
