@@ -104,7 +104,8 @@ describe("interruptible rentals: the fleet", () => {
     const t = fleet;
     const machine = await t.manager.deploy(1002); // $0.45/h on-demand, minimum bid $0.20
     const [create] = t.fake.requestsTo(createPath, "PUT");
-    expect((create?.body as { price?: number }).price).toBe(0.24);
+    expect(create).toBeDefined();
+    expect((create?.body as { price?: number } | undefined)?.price).toBe(0.24);
     expect(machine.offer).toMatchObject({ dphTotal: 0.24, bidPricePerHour: 0.24, onDemandDphTotal: 0.45 });
     expect(machine.dphPerHour).toBe(0.24);
     expect((await keep(t, machine.id, 60)).keep).toBe(true);
@@ -159,7 +160,8 @@ describe("interruptible rentals: the fleet", () => {
     const t = fleet;
     const machine = await t.manager.deploy(1002);
     const [create] = t.fake.requestsTo(createPath, "PUT");
-    expect((create?.body as { price?: number }).price).toBeUndefined();
+    expect(create).toBeDefined();
+    expect((create?.body as { price?: number } | undefined)?.price).toBeUndefined();
     expect(machine.offer.bidPricePerHour).toBeUndefined();
     expect(machine.dphPerHour).toBe(0.45);
     expect((await keep(t, machine.id, 60)).keep).toBe(true);
