@@ -3,6 +3,10 @@
 // constant, and against ranking by the spec sheet alone. The policy's priors and optimism are
 // tuned on one set of seeds and the table is reported on a disjoint set, both printed.
 //
+// Then the same learning fleet with interruptible rentals allowed (--interruptible-bid 1.2: bids
+// that listings' demand outbids at their own rate), side by side with on-demand only: $ per 1000
+// proofs and the delivered share (no oracle: the oracle's fleet is on-demand).
+//
 // SEEDS (report seeds per market, default 100), TUNE_SEEDS (default 12), SCENARIOS (comma list,
 // default all).
 
@@ -89,7 +93,20 @@ interface Row {
   behindSpecMedian: number;
   deliveredMedian: number;
   deliveredMin: number;
+  /** $ per 1000 proofs and delivered share, on-demand only and with interruptible rentals allowed. */
+  modes: {
+    onDemand: { usdPer1000: number; deliveredMedian: number; deliveredMin: number };
+    interruptible: {
+      usdPer1000: number;
+      deliveredMedian: number;
+      deliveredMin: number;
+      preemptionsMedian: number;
+    };
+  };
 }
+
+/** The bid the interruptible mode rents at: 1.2 x each listing's minimum bid. */
+const bidFactor = 1.2;
 
 const started = performance.now();
 console.log(
@@ -110,6 +127,8 @@ for (const scenario of scenarios) {
   let aheadOf = 0;
   let aheadWhere = 0;
   const vsSpec: number[] = [];
+  const onDemand = { cost: [] as number[], delivered: [] as number[] };
+  const bids = { cost: [] as number[], delivered: [] as number[], preemptions: [] as number[] };
   for (const seed of reportSeeds) {
     const market = movingMarket(seed, scenario);
     const oracle = oracleOf(scenario, seed);
@@ -120,6 +139,12 @@ for (const scenario of scenarios) {
     specRatios.push(specRatio - 1);
     delivered.push(day.proofs / oracle.workProofs);
     vsSpec.push(ratio / specRatio - 1);
+    const spot = simulateFleetDay(market, { policy: "learning", priors, interruptibleBidFactor: bidFactor });
+    onDemand.cost.push((day.dollars / day.proofs) * 1000);
+    onDemand.delivered.push(day.proofs / oracle.workProofs);
+    bids.cost.push((spot.dollars / spot.proofs) * 1000);
+    bids.delivered.push(spot.proofs / oracle.workProofs);
+    bids.preemptions.push(spot.preemptions);
     if (ratio < specRatio) ahead += 1;
     if (specRatio >= 1.1) {
       aheadOf += 1;
@@ -138,6 +163,19 @@ for (const scenario of scenarios) {
     behindSpecMedian: quantile(vsSpec, 0.5),
     deliveredMedian: quantile(delivered, 0.5),
     deliveredMin: Math.min(...delivered),
+    modes: {
+      onDemand: {
+        usdPer1000: quantile(onDemand.cost, 0.5),
+        deliveredMedian: quantile(onDemand.delivered, 0.5),
+        deliveredMin: Math.min(...onDemand.delivered),
+      },
+      interruptible: {
+        usdPer1000: quantile(bids.cost, 0.5),
+        deliveredMedian: quantile(bids.delivered, 0.5),
+        deliveredMin: Math.min(...bids.delivered),
+        preemptionsMedian: quantile(bids.preemptions, 0.5),
+      },
+    },
   });
 }
 
@@ -152,6 +190,16 @@ for (const r of rows) {
 console.log(
   "\nmedian/p90/worst: learning above the oracle, work constant; spec med: spec-only's median; ahead: seeds where learning is cheaper than spec-only;\nahead*: the same among seeds where spec-only is >= 10% above the oracle; vs spec: learning over spec-only at the median; deliv: proofs over the work.",
 );
+console.log(
+  `\ninterruptible rentals allowed (bid ${bidFactor} x the minimum bid) beside on-demand only, the learning fleet, median over the reporting seeds:\n` +
+    `${pad("market", 15)} ${pad("on-demand $/1k", 15)} ${pad("deliv med", 9)} ${pad("deliv min", 9)} ${pad("with bids $/1k", 15)} ${pad("deliv med", 9)} ${pad("deliv min", 9)} ${pad("preempted", 9)}`,
+);
+for (const r of rows) {
+  const { onDemand, interruptible } = r.modes;
+  console.log(
+    `${pad(r.scenario, 15)} ${pad(onDemand.usdPer1000.toFixed(2), 15)} ${pad(onDemand.deliveredMedian.toFixed(3), 9)} ${pad(onDemand.deliveredMin.toFixed(3), 9)} ${pad(interruptible.usdPer1000.toFixed(2), 15)} ${pad(interruptible.deliveredMedian.toFixed(3), 9)} ${pad(interruptible.deliveredMin.toFixed(3), 9)} ${pad(interruptible.preemptionsMedian.toFixed(0), 9)}`,
+  );
+}
 const verdict = (ok: boolean) => (ok ? "MET" : "MISSED");
 const base = rows.find((r) => r.scenario === "base");
 const checks: Array<[string, boolean]> = [];

@@ -29,6 +29,8 @@ export function decideBenchmark(
   verdict: BenchVerdict,
   proofsPerHour: number,
   minProofsPerHour: number,
+  /** The minimum in words (describeKeepMinimum: it names a price ceiling). Default "the minimum N/h". */
+  minimumText = `the minimum ${rate(minProofsPerHour)}`,
 ): Decision {
   const measured = Number.isFinite(proofsPerHour) ? proofsPerHour : 0;
   switch (verdict) {
@@ -38,21 +40,21 @@ export function decideBenchmark(
           to: "active",
           destroy: false,
           excludeMachine: false,
-          reason: `kept: ${rate(measured)} >= the minimum ${rate(minProofsPerHour)}`,
+          reason: `kept: ${rate(measured)} >= ${minimumText}`,
         };
       }
       return {
         to: "rejected",
         destroy: true,
         excludeMachine: false,
-        reason: `rejected: ${rate(measured)} < the minimum ${rate(minProofsPerHour)} (the agent said MET against another threshold)`,
+        reason: `rejected: ${rate(measured)} < ${minimumText} (the agent said MET against another threshold)`,
       };
     case "BELOW":
       return {
         to: "rejected",
         destroy: true,
         excludeMachine: false,
-        reason: `rejected: ${rate(measured)} < the minimum ${rate(minProofsPerHour)}`,
+        reason: `rejected: ${rate(measured)} < ${minimumText}`,
       };
     case "UNSTABLE":
       return {

@@ -55,6 +55,36 @@ describe("cuzkit fleet offers", () => {
     expect(stdout).toContain("predicted");
     expect(stdout).toContain("2 offer(s) left out");
   });
+
+  it("--max-usd-per-1000-proofs keeps by price: each offer's floor is its $/h over the ceiling", async () => {
+    const { stdout, error } = await cli.run([
+      "offers",
+      "--db",
+      cli.db,
+      "--max-usd-per-1000-proofs",
+      "15",
+      "--json",
+    ]);
+    expect(error).toBeUndefined();
+    const parsed = JSON.parse(stdout) as {
+      offers: Array<{ offerId: number; dphPerHour: number; keepMinimumProofsPerHour: number }>;
+    };
+    expect(parsed.offers.length).toBe(2);
+    for (const o of parsed.offers)
+      expect(o.keepMinimumProofsPerHour).toBeCloseTo((o.dphPerHour * 1000) / 15, 9);
+    // Both rules: the higher floor holds.
+    const both = await cli.run([
+      "offers",
+      ...["--db", cli.db, "--max-usd-per-1000-proofs", "15", "--min-proofs-per-hour", "1000"],
+    ]);
+    expect(both.stdout).toContain("KEEP AT");
+    expect(both.stdout).toMatch(/1000\.0/);
+  });
+
+  it("refuses a ceiling that is not a positive price, naming the flag", async () => {
+    const { error } = await cli.run(["offers", "--db", cli.db, "--max-usd-per-1000-proofs", "-2"]);
+    expect(String((error as { message?: string } | undefined)?.message)).toMatch(/--max-usd-per-1000-proofs/);
+  });
 });
 
 describe("cuzkit fleet run", () => {

@@ -119,11 +119,11 @@ describe("cuzkit fleet", () => {
     expect((await cli.run(["status", "--db", cli.db])).stdout).toBe("no instances\n");
   });
 
-  it("refuses to serve without the minimum, saying which flag to pass", async () => {
+  it("refuses to serve without a keep rule, saying which flags to pass", async () => {
     const { error } = await cli.run(["serve", "--db", cli.db, "--listen", "127.0.0.1:0"]);
     expect(error).toMatchObject({
       code: "INVALID_INPUT",
-      hint: expect.stringContaining("--min-proofs-per-hour"),
+      hint: expect.stringContaining("--min-proofs-per-hour N or --max-usd-per-1000-proofs USD"),
     });
   });
 

@@ -2,6 +2,7 @@ import type { FleetStore } from "../store/fleet-store.js";
 import type { HostPerformanceRecord } from "../store/host-performance.js";
 import type { InstanceRecord } from "../store/records.js";
 import { type ClassCalibration, learnCalibration, type RateSample } from "./calibration.js";
+import { learnPreemptionRate } from "./interruptible.js";
 import {
   assessFleet,
   type ExclusionPolicy,
@@ -91,6 +92,11 @@ export function buildKnowledge(sources: KnowledgeSources): RankingKnowledge & {
     machines,
     hosts,
     fleetFailureRate: assessment.fleetFailureRate,
+    // Rented hours: from the row's creation to its last change once it ended, else to now.
+    preemptionsPerHour: learnPreemptionRate(
+      sources.instances,
+      (i) => ((i.state === "destroyed" ? i.updatedAt : sources.now) - i.createdAt) / 3_600_000,
+    ),
     assessment,
   };
 }

@@ -18,6 +18,8 @@ export const evidenceKinds = [
   "manager-outage",
   /** Vast's API refused or never answered a create (not the machine's fault). */
   "vast-error",
+  /** An interruptible rental was outbid and stopped by Vast (the market's doing, not the machine's). */
+  "preempted",
   /** The operator cordoned the machine: excluded until lifted. */
   "cordon",
   /** The operator lifted the machine's exclusion: evidence before it no longer excludes. */

@@ -159,3 +159,38 @@ describe("the ranking rule", () => {
     ]);
   });
 });
+
+describe("ranking under a price keep rule", () => {
+  it("gives each offer its own floor from its price, leaves out a machine measured above the ceiling, and ranks first what can pay for itself", () => {
+    const cheap = candidate(1, { dphTotal: 0.45 }); // floor 30/h at $15 per 1000 proofs
+    const dear = candidate(2, { dphTotal: 1.2 }); // floor 80/h
+    const priceyModel = candidate(3, { dphTotal: 1.5, predictedProofsPerHour: 150 }); // floor 100/h, $10 per 1000
+    const hopeless = candidate(4, { dphTotal: 0.1, predictedProofsPerHour: 5 }); // floor 6.7/h, reaches 5
+    const knowledge = {
+      ...noKnowledge,
+      machines: new Map([
+        [1001, measuredMachine(60, 60)],
+        [1002, measuredMachine(60, 60)],
+      ]),
+    };
+    const { ranked, excluded } = rankCandidates([cheap, dear, priceyModel, hopeless], knowledge, {
+      minProofsPerHour: 0,
+      maxUsdPer1000Proofs: 15,
+      optimism: 0,
+    });
+    // The dear machine measured 60/h: $20 per 1000 proofs, above the ceiling.
+    expect(excluded.map((e) => [e.candidate.offerId, e.reason])).toEqual([
+      [2, "measured 60.0 proofs/hour, below the minimum 80.0/h ($1.200/h at most $15.00 per 1000 proofs)"],
+    ]);
+    const floors = new Map(ranked.map((r) => [r.candidate.offerId, r.keepMinimumProofsPerHour]));
+    expect(floors.get(1)).toBeCloseTo(30, 9);
+    expect(floors.get(3)).toBeCloseTo(100, 9);
+    expect(floors.get(4)).toBeCloseTo(100 / 15, 9);
+    // The cheapest per proof that cannot reach its own floor goes last.
+    expect(ranked.map((r) => r.candidate.offerId)).toEqual([1, 3, 4]);
+    // Without the ceiling the same measurements keep the dear machine.
+    const floorOnly = rankCandidates([cheap, dear], knowledge, { minProofsPerHour: 40, optimism: 0 });
+    expect(floorOnly.excluded).toEqual([]);
+    expect(floorOnly.ranked.every((r) => r.keepMinimumProofsPerHour === 40)).toBe(true);
+  });
+});

@@ -1,4 +1,6 @@
+import { describeKeepMinimum, keepMinimumProofsPerHour } from "../keep-rule.js";
 import type { ClassCalibration } from "./calibration.js";
+import { interruptibleSetupHours, preemptionShare, priorPreemptionsPerHour } from "./interruptible.js";
 
 /** An offer as the ranking sees it: what the market says and what the model predicts. */
 export interface RankCandidate {
@@ -7,8 +9,10 @@ export interface RankCandidate {
   hostId: number | undefined;
   /** {@link hardwareClassKey} of the offer. */
   classKey: string;
-  /** Price, $/hour. */
+  /** Price, $/hour (the bid for an interruptible rental). */
   dphTotal: number;
+  /** Rented at a bid (interruptible): its reliability carries the preemption rate. Default false. */
+  interruptible?: boolean | undefined;
   /** The tuner's proofs/hour for the offer, before any calibration. */
   predictedProofsPerHour: number;
   /** False when the tuner finds no safe config. */
@@ -42,6 +46,8 @@ export interface RankingKnowledge {
   hosts: ReadonlyMap<number, { attempts: number; failures: number; failureRate?: number | undefined }>;
   /** Attributable failures per rental over the fleet: the rate of a machine and host never rented. Default 0. */
   fleetFailureRate?: number | undefined;
+  /** Preemptions per rented hour of interruptible rentals (learnPreemptionRate). Default priorPreemptionsPerHour. */
+  preemptionsPerHour?: number | undefined;
 }
 
 /** An empty knowledge: rank by the model alone. */
@@ -53,8 +59,10 @@ export const noKnowledge: RankingKnowledge = {
 
 /** Options of {@link rankCandidates}. */
 export interface RankingOptions {
-  /** The fleet's minimum proofs/hour; a machine measured below it is excluded. Required. */
+  /** The fleet's minimum proofs/hour (0 for none); a machine measured below its keep minimum is excluded. Required. */
   minProofsPerHour: number;
+  /** The keep ceiling in $ per 1000 proofs (see keep-rule.ts): raises each offer's minimum by its price. Default: none. */
+  maxUsdPer1000Proofs?: number | undefined;
   /** How many standard deviations of optimism the exploration bonus adds. Default 1. */
   optimism?: number | undefined;
   /** Uncertainty of the bare model on an unmeasured class, as a log-ratio standard deviation. Default 0.35. */
@@ -105,6 +113,13 @@ export interface RankedCandidate {
   optimisticCostPer1000: number;
   /** An unmeasured offer whose optimistic cost beats the best measured one. */
   worthTrying: boolean;
+  /** The rate this offer must measure to be kept: the floor, or its price over the $ per 1000 proofs ceiling. */
+  keepMinimumProofsPerHour: number;
+  /**
+   * The share of the rental's hours that prove once preemptions are counted (preemptionShare):
+   * 1 on-demand. The planner counts an interruptible rental at its estimate times this share.
+   */
+  preemptionShare: number;
 }
 
 /** An offer left out, with why. */
@@ -144,6 +159,11 @@ export function rankCandidates(
   const classFloor = options.classSpreadFloorLog ?? 0.1;
   const runFloor = options.runSpreadFloorLog ?? 0.05;
   const correct = options.correct ?? ((c, cal) => c.predictedProofsPerHour * cal.factor);
+  const keepRule = {
+    minProofsPerHour: options.minProofsPerHour,
+    maxUsdPer1000Proofs: options.maxUsdPer1000Proofs,
+  };
+  const keepMinimumOf = (c: RankCandidate) => keepMinimumProofsPerHour(keepRule, c.dphTotal);
   const ranked: RankedCandidate[] = [];
   const excluded: ExcludedCandidate[] = [];
   for (const candidate of candidates) {
@@ -179,10 +199,10 @@ export function rankCandidates(
       hoursLeft === undefined ? 1 : (dph * hoursLeft + setup.usd) / (dph * (hoursLeft - setup.hours));
     const runs = machine?.runsProofsPerHour.filter((r) => r > 0) ?? [];
     const measured = runs.length > 0 ? { proofsPerHour: geometricMean(runs), runs: runs.length } : undefined;
-    if (measured !== undefined && measured.proofsPerHour < options.minProofsPerHour) {
+    if (measured !== undefined && measured.proofsPerHour < keepMinimumOf(candidate)) {
       excluded.push({
         candidate,
-        reason: `measured ${measured.proofsPerHour.toFixed(1)} proofs/hour, below the minimum ${options.minProofsPerHour}`,
+        reason: `measured ${measured.proofsPerHour.toFixed(1)} proofs/hour, below ${describeKeepMinimum(keepRule, candidate.dphTotal)}`,
       });
       continue;
     }
@@ -217,7 +237,16 @@ export function rankCandidates(
       machine?.failureRate ??
       host?.failureRate ??
       (host === undefined ? (knowledge.fleetFailureRate ?? 0) : host.failures / (host.attempts + 1));
-    const reliability = Math.max(0.05, (candidate.marketReliability ?? 1) * (1 - failureRate));
+    // An interruptible rental redoes its setup after each preemption: the share of its hours
+    // that prove falls with the preemption rate (one hour of setup when the caller gives none).
+    const preempted =
+      candidate.interruptible === true
+        ? preemptionShare(
+            knowledge.preemptionsPerHour ?? priorPreemptionsPerHour,
+            setup.hours > 0 ? setup.hours : interruptibleSetupHours,
+          )
+        : 1;
+    const reliability = Math.max(0.05, (candidate.marketReliability ?? 1) * (1 - failureRate) * preempted);
     const optimistic = estimate * Math.exp(optimism * spread);
     ranked.push({
       candidate,
@@ -234,6 +263,8 @@ export function rankCandidates(
       optimisticCostPer1000:
         (candidate.dphTotal * 1000 * setupCharge(candidate.dphTotal)) / (optimistic * reliability),
       worthTrying: false,
+      keepMinimumProofsPerHour: keepMinimumOf(candidate),
+      preemptionShare: preempted,
     });
   }
   const measuredCosts = ranked.filter((r) => r.source === "measured").map((r) => r.costPer1000);
@@ -242,7 +273,7 @@ export function rankCandidates(
     ...measuredCosts,
   );
   for (const r of ranked) r.worthTrying = r.source !== "measured" && r.optimisticCostPer1000 < bestMeasured;
-  const reaches = (r: RankedCandidate) => (r.optimisticProofsPerHour >= options.minProofsPerHour ? 1 : 0);
+  const reaches = (r: RankedCandidate) => (r.optimisticProofsPerHour >= keepMinimumOf(r.candidate) ? 1 : 0);
   ranked.sort(
     (a, b) =>
       reaches(b) - reaches(a) ||

@@ -51,7 +51,8 @@ function nextToRent(
     if (chosen.has(c) || !fits(c)) continue;
     if (!useful) return c;
     // The optimistic cost scaled by the share of the machine's rate the fleet can use.
-    const usable = Math.min(c.optimisticProofsPerHour, need) / c.optimisticProofsPerHour;
+    const rate = c.optimisticProofsPerHour * c.preemptionShare;
+    const usable = Math.min(rate, need) / rate;
     const cost = c.optimisticCostPer1000 / Math.max(usable, 1e-9);
     if (cost < bestCost) {
       best = c;
@@ -133,7 +134,8 @@ export function planFleetStep(input: FleetPlanInput): FleetDecision[] {
       reason: `under target (${byRate ? `${capacity.toFixed(1)} proofs/hour` : `${kept.length + vettingCount} instances`} for ${goal}): best ranked, ${describe(c)}`,
     });
     dph += c.candidate.dphTotal;
-    capacity += byRate ? c.estimateProofsPerHour : 1;
+    // An interruptible rental proves only part of its hours (outbid, it redoes its setup elsewhere).
+    capacity += byRate ? c.estimateProofsPerHour * c.preemptionShare : 1;
     vettingCount += 1;
   }
 
@@ -148,7 +150,10 @@ export function planFleetStep(input: FleetPlanInput): FleetDecision[] {
         // dearest. A smaller one would be dropped itself (the dearest cannot go), a trial that
         // only ever buys vetting: on the benchmark's markets such loops rented one machine
         // 30 times a day.
-        (byRate ? activeCapacity - dearest.proofsPerHour + c.estimateProofsPerHour >= goal - 1e-9 : true) &&
+        (byRate
+          ? activeCapacity - dearest.proofsPerHour + c.estimateProofsPerHour * c.preemptionShare >=
+            goal - 1e-9
+          : true) &&
         (input.maxDph === undefined || dph + c.candidate.dphTotal <= input.maxDph + 1e-9),
     );
     if (challenger !== undefined) {

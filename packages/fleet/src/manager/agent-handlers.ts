@@ -9,6 +9,7 @@ import {
   claimEventDetail,
 } from "../evidence/benchmark-claim.js";
 import { implausibleProduction } from "../evidence/counted-rate.js";
+import { describeKeepMinimum, keepMinimumProofsPerHour } from "../keep-rule.js";
 import { type InstanceState, type VettingState, vettingStates } from "../lifecycle.js";
 import { modelledDeadlineInputs } from "../modelled-durations.js";
 import type { HostPerformanceInput } from "../store/host-performance.js";
@@ -66,7 +67,8 @@ export function agentHandlers(ctx: ManagerContext) {
       ctx.checkpoint("agent:registered");
       return {
         instanceId: id,
-        minProofsPerHour: config.minProofsPerHour,
+        // The machine's own floor: with a price ceiling it depends on what this machine costs.
+        minProofsPerHour: keepMinimumProofsPerHour(config, registered.offer.dphTotal),
         benchmarkProofs: config.benchmarkProofs,
         heartbeatIntervalMs: config.heartbeatIntervalMs,
         dialect: config.dialect,
@@ -147,6 +149,7 @@ export function agentHandlers(ctx: ManagerContext) {
      */
     async report(id: string, body: FinalReportBody): Promise<ReportAnswer> {
       const record = await store.require(id);
+      const keepMinimum = keepMinimumProofsPerHour(config, record.offer.dphTotal);
       const modelled = modelledDeadlineInputs(record.offer, {
         dialect: config.dialect,
       }).modelledProofsPerHour;
@@ -167,7 +170,12 @@ export function agentHandlers(ctx: ManagerContext) {
       const decision: Decision = refused
         ? { to: "rejected", destroy: true, excludeMachine: false, reason: `rejected: ${check.reason}` }
         : claimDecision(
-            decideBenchmark(body.verdict, check.judgedProofsPerHour, config.minProofsPerHour),
+            decideBenchmark(
+              body.verdict,
+              check.judgedProofsPerHour,
+              keepMinimum,
+              describeKeepMinimum(config, record.offer.dphTotal),
+            ),
             measuring ? check : undefined,
           );
       const kept = decision.to === "active";
@@ -179,7 +187,7 @@ export function agentHandlers(ctx: ManagerContext) {
           verdict: body.verdict,
           // The rate the records support, never the bare claim (the claim is in the report).
           proofsPerHour: check.judgedProofsPerHour,
-          minProofsPerHour: config.minProofsPerHour,
+          minProofsPerHour: keepMinimum,
           machineId: record.machineId,
           gpuName: record.offer.gpuName,
           numGpus: record.offer.numGpus,

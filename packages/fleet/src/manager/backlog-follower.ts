@@ -2,6 +2,7 @@ import { type Clock, systemClock, toCuzkitError } from "@cuzkit/core";
 import type { CurioBacklogSource } from "../curio/backlog-source.js";
 import type { FleetMember, FleetTarget } from "../economics/run-planner.js";
 import { FleetConfigError } from "../errors.js";
+import { keepMinimumProofsPerHour } from "../keep-rule.js";
 import type { FleetStore } from "../store/fleet-store.js";
 import {
   type BacklogDecision,
@@ -145,7 +146,10 @@ export function followerOf(
     {
       store: manager.store,
       fleet: manager.config.fleet,
-      fallbackMachineProofsPerHour: manager.config.minProofsPerHour,
+      // With only a price ceiling there is no fleet-wide floor: a machine without production
+      // counts at the ceiling's floor for a typical $1/h machine (the number is a placeholder
+      // until production arrives, which is minutes after a machine is kept).
+      fallbackMachineProofsPerHour: keepMinimumProofsPerHour(manager.config, 1),
       clock,
     },
   );

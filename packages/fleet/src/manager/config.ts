@@ -6,8 +6,16 @@ import { fleetDefaults } from "../defaults.js";
 export interface FleetConfig {
   /** The fleet's name, in labels `cuzkit-fleet-<fleet>-<instance>`: 1-32 of a-z, 0-9. Default "default". */
   fleet?: string | undefined;
-  /** The keep threshold in measured proofs/hour. Required: there is no safe default. */
-  minProofsPerHour: number;
+  /**
+   * The keep floor in measured proofs/hour. This or maxUsdPer1000Proofs (or both) is required:
+   * there is no safe default. Default: none (only the price ceiling).
+   */
+  minProofsPerHour?: number | undefined;
+  /**
+   * The keep ceiling in $ per 1000 proofs: a machine is kept when its price over its measured rate
+   * is at or below it (its own floor: dph x 1000 / this). Default: none (only minProofsPerHour).
+   */
+  maxUsdPer1000Proofs?: number | undefined;
   /** The URL agents reach the manager at (CUZKIT_FLEET_URL). Required to rent; never defaults to the listen address. */
   managerUrl?: string | undefined;
   /**
@@ -35,6 +43,12 @@ export interface FleetConfig {
   productionWindowMs?: number | undefined;
   /** Daemon dialect the agents tune for. Default "budget". */
   dialect?: DaemonDialect | undefined;
+  /**
+   * Rent interruptibly (spot) at this many times an offer's minimum bid, where that is below its
+   * on-demand price (at least 1; e.g. 1.2). A preempted (outbid) rental is destroyed and replaced
+   * elsewhere, and the ranking charges each preemption its lost setup. Default: on-demand only.
+   */
+  interruptibleBidFactor?: number | undefined;
   /** The most $/hour all billing instances together may cost. Default: no cap. */
   maxDph?: number | undefined;
   /** The most billing instances at once. Default: no cap. */
@@ -61,6 +75,9 @@ export interface FleetConfig {
 export type ResolvedFleetConfig = {
   [K in Exclude<keyof FleetConfig, OptionalKeys>]-?: Exclude<FleetConfig[K], undefined>;
 } & {
+  minProofsPerHour: number;
+  maxUsdPer1000Proofs: number | undefined;
+  interruptibleBidFactor: number | undefined;
   managerUrl: string | undefined;
   image: string | undefined;
   args: readonly string[] | undefined;
@@ -68,7 +85,15 @@ export type ResolvedFleetConfig = {
   maxInstances: number | undefined;
 };
 
-type OptionalKeys = "managerUrl" | "image" | "args" | "maxDph" | "maxInstances";
+type OptionalKeys =
+  | "minProofsPerHour"
+  | "maxUsdPer1000Proofs"
+  | "interruptibleBidFactor"
+  | "managerUrl"
+  | "image"
+  | "args"
+  | "maxDph"
+  | "maxInstances";
 
 const fleetNamePattern = /^[a-z0-9]{1,32}$/;
 
@@ -82,15 +107,13 @@ function positive(name: string, flag: string, value: number | undefined): void {
 
 /** Checks the config and fills defaults. Throws InvalidInputError naming the flag to fix. */
 export function resolveFleetConfig(config: FleetConfig): ResolvedFleetConfig {
-  if (
-    config.minProofsPerHour === undefined ||
-    !Number.isFinite(config.minProofsPerHour) ||
-    config.minProofsPerHour <= 0
-  ) {
-    throw new InvalidInputError("the fleet needs a minimum proofs/hour to decide which machines to keep", {
-      hint: "pass --min-proofs-per-hour N (measured timed proofs per hour at or above which a machine is kept)",
+  if (config.minProofsPerHour === undefined && config.maxUsdPer1000Proofs === undefined) {
+    throw new InvalidInputError("the fleet needs a keep rule to decide which machines to keep", {
+      hint: "pass --min-proofs-per-hour N (measured proofs per hour at or above which a machine is kept) or --max-usd-per-1000-proofs USD (the most a kept machine may cost per 1000 proofs), or both",
     });
   }
+  positive("minProofsPerHour", "--min-proofs-per-hour", config.minProofsPerHour);
+  positive("maxUsdPer1000Proofs", "--max-usd-per-1000-proofs", config.maxUsdPer1000Proofs);
   const fleet = config.fleet ?? fleetDefaults.fleet;
   if (!fleetNamePattern.test(fleet)) {
     throw new InvalidInputError(`fleet name "${fleet}" is not 1-32 lowercase letters and digits`, {
@@ -98,6 +121,17 @@ export function resolveFleetConfig(config: FleetConfig): ResolvedFleetConfig {
     });
   }
   positive("maxDph", "--max-dph", config.maxDph);
+  if (
+    config.interruptibleBidFactor !== undefined &&
+    !(Number.isFinite(config.interruptibleBidFactor) && config.interruptibleBidFactor >= 1)
+  ) {
+    throw new InvalidInputError(
+      `interruptibleBidFactor must be a number >= 1, got ${String(config.interruptibleBidFactor)}`,
+      {
+        hint: "pass --interruptible-bid F with F >= 1 (the bid as a multiple of the offer's minimum bid, e.g. 1.2)",
+      },
+    );
+  }
   positive("diskGb", "--disk", config.diskGb);
   positive("exclusionPeriodMs", "exclusionPeriodMs", config.exclusionPeriodMs);
   if (
@@ -157,7 +191,9 @@ export function resolveFleetConfig(config: FleetConfig): ResolvedFleetConfig {
   }
   return {
     fleet,
-    minProofsPerHour: config.minProofsPerHour,
+    minProofsPerHour: config.minProofsPerHour ?? 0,
+    maxUsdPer1000Proofs: config.maxUsdPer1000Proofs,
+    interruptibleBidFactor: config.interruptibleBidFactor,
     managerUrl: config.managerUrl,
     allowLoopbackManagerUrl: config.allowLoopbackManagerUrl ?? false,
     image: config.image,

@@ -3,6 +3,7 @@ import { toCuzkitError } from "@cuzkit/core";
 import { offerHardware, VastCreateUncertainError, type VastOffer } from "@cuzkit/vast";
 import { agentEnvNames } from "../agent/env-names.js";
 import { derivePhaseDeadlines } from "../deadlines.js";
+import { rentalPricing } from "../economics/interruptible.js";
 import {
   FleetBudgetError,
   FleetConfigError,
@@ -29,7 +30,12 @@ export interface DeployOptions {
 }
 
 /** What the store keeps of an offer. */
-export function snapshotOffer(offer: VastOffer): OfferSnapshot {
+export function snapshotOffer(
+  offer: VastOffer,
+  /** The fleet's interruptibleBidFactor: rent at a bid where the offer has one. Default: on-demand. */
+  bidFactor?: number | undefined,
+): OfferSnapshot {
+  const pricing = rentalPricing(offer, bidFactor);
   return {
     offerId: offer.id,
     machineId: offer.machineId,
@@ -40,7 +46,9 @@ export function snapshotOffer(offer: VastOffer): OfferSnapshot {
     gpuRamBytes: offer.gpuRamBytes,
     cpuRamBytes: offer.cpuRamBytes,
     cpuCores: offer.cpuCores,
-    dphTotal: offer.dphTotal,
+    dphTotal: pricing.dphTotal,
+    bidPricePerHour: pricing.bidPricePerHour,
+    onDemandDphTotal: pricing.bidPricePerHour === undefined ? undefined : offer.dphTotal,
     inetDownMbps: offer.inetDownMbps,
     geolocation: offer.geolocation,
     hardware: offerHardware(offer),
@@ -118,7 +126,7 @@ export async function deployOffer(
       );
     }
   }
-  const snapshot = snapshotOffer(offer);
+  const snapshot = snapshotOffer(offer, config.interruptibleBidFactor);
   const modelled = modelledDeadlineInputs(snapshot, {
     benchmarkProofs: config.benchmarkProofs,
     dialect: config.dialect,
@@ -171,6 +179,8 @@ async function rent(ctx: ManagerContext, id: string, token: string): Promise<Ins
       label: record.label,
       runtype: "args",
       args: config.args,
+      // A bid makes the rental interruptible; without it Vast rents on-demand.
+      bidPricePerHour: record.offer.bidPricePerHour,
     });
     ctx.checkpoint("deploy:created");
     const booting = await store.tryTransition(id, "renting", "booting", {

@@ -28,6 +28,8 @@ export function failureKind(
       return "operator-destroy";
     case "rent-refused":
       return "vast-error";
+    case "preempted":
+      return "preempted";
     case "lost":
     case "vast-status":
     case "gone":

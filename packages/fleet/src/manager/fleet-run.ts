@@ -2,6 +2,7 @@ import { type Clock, type Sleep, systemClock, toCuzkitError } from "@cuzkit/core
 import type { OfferQuery } from "@cuzkit/vast";
 import { fleetDefaults } from "../defaults.js";
 import { type BudgetBound, budgetBound } from "../economics/budget-bound.js";
+import { interruptibleSetupHours, learnPreemptionRate, preemptionShare } from "../economics/interruptible.js";
 import {
   type FleetDecision,
   type FleetMember,
@@ -55,20 +56,37 @@ export function checkFleetTarget(target: FleetTarget): void {
 /** The planner's view of the fleet's instances: vetting ones at the model's estimate, active ones at their counted rate (countedRate). */
 export async function fleetMembers(manager: FleetManager): Promise<FleetMember[]> {
   const members: FleetMember[] = [];
-  for (const r of await manager.store.list()) {
+  const records = await manager.store.list();
+  // A rental at a bid counts at the share of its hours that prove (outbid, its slot redoes its
+  // setup elsewhere), as the ranking counts interruptible offers. Hours rented: to its last
+  // change or heartbeat (the store's own clock, no wall clock here).
+  const share = preemptionShare(
+    learnPreemptionRate(
+      records,
+      (i) => (Math.max(i.updatedAt, i.lastHeartbeatAt ?? 0) - i.createdAt) / 3_600_000,
+    ),
+    interruptibleSetupHours,
+  );
+  for (const r of records) {
     if (r.fleet !== manager.config.fleet) continue;
+    const useful = r.offer.bidPricePerHour === undefined ? 1 : share;
     if (r.state === "active") {
       members.push({
         instanceId: r.id,
         stage: "active",
         dphPerHour: r.dphPerHour,
-        proofsPerHour: countedRate(r).proofsPerHour,
+        proofsPerHour: countedRate(r).proofsPerHour * useful,
       });
     } else if (vettingStates.includes(r.state)) {
       const estimate = modelledDeadlineInputs(r.offer, {
         dialect: manager.config.dialect,
       }).modelledProofsPerHour;
-      members.push({ instanceId: r.id, stage: "vetting", dphPerHour: r.dphPerHour, proofsPerHour: estimate });
+      members.push({
+        instanceId: r.id,
+        stage: "vetting",
+        dphPerHour: r.dphPerHour,
+        proofsPerHour: estimate * useful,
+      });
     }
   }
   return members;

@@ -1,5 +1,6 @@
 import { drainBeforeDestroy } from "../curio/drain-paths.js";
 import { productionRate, reviewProduction } from "../evidence/counted-rate.js";
+import { describeKeepMinimum, keepMinimumProofsPerHour, usdPer1000Proofs } from "../keep-rule.js";
 import type { InstanceRecord } from "../store/records.js";
 import type { ManagerContext } from "./context.js";
 import { beginDestroy } from "./destroyer.js";
@@ -28,7 +29,10 @@ export async function reviewInstanceProduction(ctx: ManagerContext, id: string):
   const review = reviewProduction(
     record,
     production,
-    { windowMs: config.productionWindowMs, minProofsPerHour: config.minProofsPerHour },
+    {
+      windowMs: config.productionWindowMs,
+      minProofsPerHour: keepMinimumProofsPerHour(config, record.offer.dphTotal),
+    },
     now,
   );
   const changed =
@@ -73,7 +77,7 @@ export async function reviewInstanceProduction(ctx: ManagerContext, id: string):
  */
 async function replaceUnderProducer(ctx: ManagerContext, record: InstanceRecord): Promise<boolean> {
   const since = record.belowKeepSince ?? ctx.clock.now();
-  const reason = `replaced: production ${(record.productionProofsPerHour ?? 0).toFixed(1)}/h stayed below the minimum ${ctx.config.minProofsPerHour.toFixed(1)}/h for ${Math.round((ctx.clock.now() - since) / 60_000)} min`;
+  const reason = `replaced: production ${(record.productionProofsPerHour ?? 0).toFixed(1)}/h stayed below ${describeKeepMinimum(ctx.config, record.offer.dphTotal)} for ${Math.round((ctx.clock.now() - since) / 60_000)} min`;
   // A manager stopping mid-drain leaves it stored (`draining`): the next start drains again and
   // destroys. A conflict (its node cannot be told apart), a cancel or a failed drain (uncordoned,
   // or stored to retry) keeps the machine; the event says why.
@@ -82,7 +86,12 @@ async function replaceUnderProducer(ctx: ManagerContext, record: InstanceRecord)
   const moved = await ctx.store.tryTransition(record.id, "active", "draining", {
     eventType: "production-replaced",
     changes: { reason },
-    detail: { reason, productionProofsPerHour: record.productionProofsPerHour ?? null },
+    detail: {
+      reason,
+      productionProofsPerHour: record.productionProofsPerHour ?? null,
+      keepMinimumProofsPerHour: keepMinimumProofsPerHour(ctx.config, record.offer.dphTotal),
+      usdPer1000Proofs: usdPer1000ProofsOrNull(record.offer.dphTotal, record.productionProofsPerHour ?? 0),
+    },
   });
   if (moved === undefined) return false;
   await beginDestroy(ctx, record.id, ["draining"]);
@@ -96,4 +105,10 @@ export async function reviewAllProduction(ctx: ManagerContext): Promise<string[]
     if ((await reviewInstanceProduction(ctx, record.id)) === "replaced") replaced.push(record.id);
   }
   return replaced;
+}
+
+/** $ per 1000 proofs for an event (JSON has no Infinity: null at no production). */
+function usdPer1000ProofsOrNull(dphTotal: number, proofsPerHour: number): number | null {
+  const cost = usdPer1000Proofs(dphTotal, proofsPerHour);
+  return Number.isFinite(cost) ? cost : null;
 }

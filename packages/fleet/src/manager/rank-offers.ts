@@ -32,15 +32,19 @@ export interface ExcludedOffer {
 /** The ranking's view of a Vast offer: its class and the tuner's uncalibrated prediction. */
 export function offerCandidate(
   offer: VastOffer,
-  config: Pick<ResolvedFleetConfig, "dialect">,
+  config: Pick<ResolvedFleetConfig, "dialect"> & {
+    interruptibleBidFactor?: number | undefined;
+  },
 ): RankCandidate {
-  const modelled = modelledDeadlineInputs(snapshotOffer(offer), { dialect: config.dialect });
+  const snapshot = snapshotOffer(offer, config.interruptibleBidFactor);
+  const modelled = modelledDeadlineInputs(snapshot, { dialect: config.dialect });
   return {
     offerId: offer.id,
     machineId: offer.machineId,
     hostId: offer.hostId,
     classKey: hardwareClassKey(offer),
-    dphTotal: offer.dphTotal,
+    dphTotal: snapshot.dphTotal,
+    interruptible: snapshot.bidPricePerHour !== undefined,
     predictedProofsPerHour: modelled.modelledProofsPerHour,
     feasible: modelled.feasible,
     marketReliability: offer.reliability,
@@ -57,13 +61,14 @@ export function rankVastOffers(
   offers: readonly VastOffer[],
   config: ResolvedFleetConfig,
   knowledge: RankingKnowledge,
-  options: Omit<RankingOptions, "minProofsPerHour" | "correct"> = {},
+  options: Omit<RankingOptions, "minProofsPerHour" | "maxUsdPer1000Proofs" | "correct"> = {},
 ): { ranked: RankedOffer[]; excluded: ExcludedOffer[] } {
   const byId = new Map(offers.map((o) => [o.id, o]));
   const candidates = offers.map((o) => offerCandidate(o, config));
   const { ranked, excluded } = rankCandidates(candidates, knowledge, {
     ...options,
     minProofsPerHour: config.minProofsPerHour,
+    maxUsdPer1000Proofs: config.maxUsdPer1000Proofs,
     correct: (candidate, calibration) => {
       const offer = byId.get(candidate.offerId) as VastOffer;
       return recommend(snapshotOffer(offer).hardware, {

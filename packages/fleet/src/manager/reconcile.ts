@@ -2,6 +2,7 @@ import { toCuzkitError } from "@cuzkit/core";
 import type { VastInstance } from "@cuzkit/vast";
 import { cordonLostNode } from "../curio/drain-paths.js";
 import { isVastFailureStatus } from "../decision.js";
+import { isPreempted } from "../economics/interruptible.js";
 import { mayBeBilling } from "../lifecycle.js";
 import { instanceIdOfLabel } from "./config.js";
 import type { ManagerContext } from "./context.js";
@@ -22,6 +23,8 @@ export interface ReconcileSummary {
   gone: string[];
   /** Instances failed because Vast reports them exited, offline or unknown. */
   failedByVast: string[];
+  /** Interruptible instances Vast stopped (outbid): destroyed, to be replaced. */
+  preempted: string[];
   /**
    * `renting` rows a crashed manager left whose label no Vast instance carries: the create was
    * never sent (or never made anything), so they are closed now, freeing their vetting slot.
@@ -44,6 +47,7 @@ export async function reconcile(ctx: ManagerContext): Promise<ReconcileSummary> 
     destroyedUnknown: [],
     gone: [],
     failedByVast: [],
+    preempted: [],
     closedRenting: [],
   };
   const listed = new Map<number, VastInstance>();
@@ -69,6 +73,20 @@ export async function reconcile(ctx: ManagerContext): Promise<ReconcileSummary> 
     }
     const owned = row !== undefined && row.vastId === instance.id && mayBeBilling(row.state);
     if (owned && row !== undefined) {
+      if (row.state !== "destroying" && isPreempted(row, instance)) {
+        // Outbid: a stopped interruptible instance still bills storage and proves nothing. It is
+        // destroyed; the next planner step rents its replacement, and the ranking learns the rate.
+        const failed = await failAndDestroy(
+          ctx,
+          row.id,
+          ["booting", "registered", "params", "warmup", "benchmarking", "active"],
+          `preempted: Vast stopped the interruptible instance (outbid at a bid of $${(row.offer.bidPricePerHour ?? 0).toFixed(3)}/h)`,
+          "preempted",
+          { actualStatus: instance.actualStatus, bidPricePerHour: row.offer.bidPricePerHour ?? null },
+        );
+        if (failed !== undefined) summary.preempted.push(row.id);
+        continue;
+      }
       if (isVastFailureStatus(instance.actualStatus) && row.state !== "destroying") {
         const failed = await failAndDestroy(
           ctx,

@@ -393,6 +393,10 @@ export interface OfferView {
   reliability: number;
   /** Unmeasured, and its best case beats the best measured machine. */
   worthTrying: boolean;
+  /** The rate it must measure to be kept (the floor, or its $/h over the $ per 1000 proofs ceiling). */
+  keepMinimumProofsPerHour: number;
+  /** Rented at a bid (interruptible): dphPerHour is the bid, and reliability carries the preemption rate. */
+  interruptible: boolean;
 }
 
 /** An offer the ranking left out, with why (it does not fit, or its machine is excluded). */
@@ -426,6 +430,8 @@ export function offerView(ranked: RankedOffer): OfferView {
     optimisticCostPer1000: r.optimisticCostPer1000,
     reliability: r.reliability,
     worthTrying: r.worthTrying,
+    keepMinimumProofsPerHour: r.keepMinimumProofsPerHour,
+    interruptible: r.candidate.interruptible === true,
   };
 }
 

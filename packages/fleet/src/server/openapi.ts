@@ -107,6 +107,16 @@ export const openApiDocument = {
           optimisticCostPer1000: { type: "number", description: "At the optimistic estimate: the sort key" },
           reliability: { type: "number", minimum: 0, maximum: 1 },
           worthTrying: { type: "boolean" },
+          interruptible: {
+            type: "boolean",
+            description:
+              "Rented at a bid (--interruptible-bid): dphPerHour is the bid; reliability carries the preemption rate",
+          },
+          keepMinimumProofsPerHour: {
+            type: "number",
+            description:
+              "The rate this offer must measure to be kept: the fleet's minimum, or its $/h x 1000 over --max-usd-per-1000-proofs",
+          },
         },
       },
       ExcludedOffer: {

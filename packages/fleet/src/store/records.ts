@@ -19,8 +19,12 @@ export interface OfferSnapshot {
   /** Host RAM, bytes. */
   cpuRamBytes: number;
   cpuCores: number | undefined;
-  /** Price, $/hour. */
+  /** Price, $/hour: what the rental costs (the bid when interruptible). */
   dphTotal: number;
+  /** The bid sent with the create, $/hour: an interruptible rental. Undefined: on-demand. */
+  bidPricePerHour?: number | undefined;
+  /** The offer's on-demand price, $/hour, when it was rented interruptibly (for display). */
+  onDemandDphTotal?: number | undefined;
   /** Measured download speed, Mbit/s. */
   inetDownMbps: number | undefined;
   geolocation: string | undefined;

@@ -49,4 +49,31 @@ describe("a fleet day on a market that moves", () => {
     );
     expect(again).toEqual([]);
   });
+
+  it("interruptible rentals: bids are outbid and replaced, the work is still delivered, and each proof costs less", () => {
+    const market = movingMarket(206, "base");
+    const onDemand = simulateFleetDay(market, { policy: "learning" });
+    const bids = simulateFleetDay(market, { policy: "learning", interruptibleBidFactor: 1.2 });
+    expect(onDemand.preemptions).toBe(0);
+    expect(bids.preemptions).toBeGreaterThan(0);
+    expect(bids.interruptibleHours).toBeGreaterThan(0);
+    // Every outbid rental's work goes elsewhere: a rent follows each preemption.
+    const preempted = bids.log.filter((e) => e.kind === "preempted");
+    for (const p of preempted)
+      expect(bids.log.some((e) => e.kind === "rent" && e.atHours >= p.atHours)).toBe(true);
+    expect(bids.proofs).toBeGreaterThanOrEqual(0.97 * 7200);
+    expect(bids.dollars / bids.proofs).toBeLessThan(onDemand.dollars / onDemand.proofs);
+  });
+
+  it("the preemption rate is priced in: where bids are outbid every two hours, pricing it delivers more than counting bids as on-demand", () => {
+    for (const seed of [207, 208]) {
+      const stormy = movingMarket(seed, "base");
+      for (const o of stormy.offers) o.outbidPerHour = 0.5;
+      const bids = { policy: "learning", interruptibleBidFactor: 1.2 } as const;
+      const priced = simulateFleetDay(stormy, bids);
+      const blind = simulateFleetDay(stormy, { ...bids, rules: { preemptionPriced: false } });
+      // More of the day's work: the planner counts each bid at the share of its hours that prove.
+      expect(priced.proofs).toBeGreaterThan(1.08 * blind.proofs);
+    }
+  });
 });

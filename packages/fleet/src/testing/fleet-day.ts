@@ -1,6 +1,7 @@
 import type { RateSample } from "../economics/calibration.js";
 import { levelledCalibration } from "../economics/calibration-levels.js";
 import { type DeathExposure, deathHazards, hazardAsFailureRate } from "../economics/death-hazard.js";
+import { preemptionShare, rentalPricing, shrunkPreemptionRate } from "../economics/interruptible.js";
 import {
   type MachineMeasurements,
   type RankCandidate,
@@ -54,6 +55,8 @@ export interface FleetDayRules {
   coarseCalibration: boolean;
   /** The last gap filled by $ per useful proof (the planner's usefulRate); off: the ranking's order. */
   usefulRate: boolean;
+  /** Preemptions priced in at the rate seen (bids' useful share); off: a bid counts as on-demand. */
+  preemptionPriced: boolean;
 }
 
 /** Options of {@link simulateFleetDay}. */
@@ -73,6 +76,12 @@ export interface FleetDayOptions {
   priors?: FleetDayPriors | undefined;
   /** Default: all on. */
   rules?: Partial<FleetDayRules> | undefined;
+  /**
+   * Rent at a bid of this many times a listing's minimum bid where that is below its price (the
+   * fleet's --interruptible-bid): such rentals are outbid at the listing's rate, and the ranking
+   * charges preemptions at the rate the fleet has seen. Default: on-demand only.
+   */
+  interruptibleBidFactor?: number | undefined;
 }
 
 /** What one simulated day cost and produced, and what the fleet saw (to fit priors from). */
@@ -82,12 +91,20 @@ export interface FleetDayResult {
   proofs: number;
   rentals: number;
   deaths: number;
+  /** Interruptible rentals outbid during the day. */
+  preemptions: number;
+  /** Hours rented at a bid. */
+  interruptibleHours: number;
   /** Every rate the fleet measured (benchmarks and production reports). */
   samples: RateSample[];
   /** Deaths over the hours rented. */
   exposure: DeathExposure;
   /** Every rent, death, failure, rejection and destroy, in order. */
-  log: Array<{ atHours: number; kind: "rent" | "died" | "failed" | "rejected" | "destroy"; offerId: number }>;
+  log: Array<{
+    atHours: number;
+    kind: "rent" | "died" | "preempted" | "failed" | "rejected" | "destroy";
+    offerId: number;
+  }>;
 }
 
 interface Rental {
@@ -96,6 +113,9 @@ interface Rental {
   dph: number;
   rentedAtH: number;
   dieAtH: number;
+  /** When the rental is outbid (Infinity for on-demand). */
+  outbidAtH: number;
+  interruptible: boolean;
   verdictAtH: number;
   stage: "vetting" | "active";
   estimate: number;
@@ -136,6 +156,7 @@ export function simulateFleetDay(market: MovingMarket, options: FleetDayOptions)
     chargeSetup: true,
     coarseCalibration: true,
     usefulRate: true,
+    preemptionPriced: true,
     ...options.rules,
   };
 
@@ -150,6 +171,12 @@ export function simulateFleetDay(market: MovingMarket, options: FleetDayOptions)
   let proofs = 0;
   let rentalCount = 0;
   let seq = 0;
+  const interruptible = { preemptions: 0, hours: 0 };
+  // Outbids from a stream of their own: an on-demand day draws exactly what it drew before.
+  const outbids = seededRandom(market.seed * 3571 + 29);
+  /** What the fleet pays for a listing now: a bid where allowed and cheaper, else the listed price. */
+  const pricing = (o: MovingOffer, now: number) =>
+    rentalPricing({ dphTotal: priceAt(o, now), minBid: o.minBid }, options.interruptibleBidFactor);
   const log: FleetDayResult["log"] = [];
 
   const stateOf = (o: MovingOffer) => {
@@ -185,11 +212,22 @@ export function simulateFleetDay(market: MovingMarket, options: FleetDayOptions)
   const meanParamsHours = () =>
     paramsSeen.length === 0 ? 0.4 : paramsSeen.reduce((a, b) => a + b, 0) / paramsSeen.length;
 
+  /** A rental's setup before it proves: the download (as learnt), the warmup and the benchmark. */
+  const setupHoursOf = (c: RankCandidate) =>
+    meanParamsHours() + warmupHours + benchmarkProofs / Math.max(c.predictedProofsPerHour, 1);
+
   for (let now = 0; now < hours - 1e-9; now += stepH) {
     // 1. Outcomes: deaths, verdicts.
     for (const r of [...rentals]) {
       const o = r.offer;
       const m = stateOf(o);
+      if (now >= r.outbidAtH) {
+        // Outbid: the market's doing, not the machine's; the setup is lost and the work goes elsewhere.
+        interruptible.preemptions += 1;
+        log.push({ atHours: now, kind: "preempted", offerId: o.candidate.offerId });
+        end(r);
+        continue;
+      }
       if (now >= r.dieAtH) {
         m.deaths += 1;
         hostOf(o).deaths += 1;
@@ -222,10 +260,16 @@ export function simulateFleetDay(market: MovingMarket, options: FleetDayOptions)
     // 2. Decisions.
     const hoursLeft = hours - now;
     const available = market.offers.filter((o) => !rented.has(o.candidate.offerId) && listedAt(o, now));
-    const candidates: RankCandidate[] = available.map((o) => ({ ...o.candidate, dphTotal: priceAt(o, now) }));
+    const candidates: RankCandidate[] = available.map((o) => {
+      const price = pricing(o, now);
+      return { ...o.candidate, dphTotal: price.dphTotal, interruptible: price.bidPricePerHour !== undefined };
+    });
+    const preemptionsPerHour = rules.preemptionPriced
+      ? shrunkPreemptionRate(interruptible.preemptions, interruptible.hours)
+      : 0;
     const knowledge = learning
-      ? learningKnowledge(candidates)
-      : { calibration: new Map(), machines: excludedOnly(), hosts: new Map() };
+      ? { ...learningKnowledge(candidates), preemptionsPerHour }
+      : { calibration: new Map(), machines: excludedOnly(), hosts: new Map(), preemptionsPerHour };
     const rankOptions: RankingOptions = {
       minProofsPerHour,
       optimism: learning ? priors.optimism : 0,
@@ -234,21 +278,22 @@ export function simulateFleetDay(market: MovingMarket, options: FleetDayOptions)
     };
     if (learning && rules.chargeSetup) {
       rankOptions.hoursLeft = hoursLeft;
-      rankOptions.setupOf = (c) => ({
-        hours: meanParamsHours() + warmupHours + benchmarkProofs / Math.max(c.predictedProofsPerHour, 1),
-        usd: paramsUsd.get(c.offerId) ?? 0,
-      });
+      rankOptions.setupOf = (c) => ({ hours: setupHoursOf(c), usd: paramsUsd.get(c.offerId) ?? 0 });
     }
     const { ranked } = rankCandidates(candidates, knowledge, rankOptions);
+    // A rental at a bid counts at the share of its hours that prove (its slot is refilled after
+    // each outbid, setup and all), as the ranking counts the candidates.
     const members: FleetMember[] = rentals.map((r) => ({
       instanceId: r.id,
       stage: r.stage,
       dphPerHour: r.dph,
-      proofsPerHour: !learning
-        ? r.offer.candidate.predictedProofsPerHour
-        : r.stage === "active"
-          ? r.believed
-          : r.estimate,
+      proofsPerHour:
+        (!learning
+          ? r.offer.candidate.predictedProofsPerHour
+          : r.stage === "active"
+            ? r.believed
+            : r.estimate) *
+        (r.interruptible ? preemptionShare(preemptionsPerHour, setupHoursOf(r.offer.candidate)) : 1),
     }));
     // Catch up: the rate that finishes the day's work in the hours left. Spreading the shortfall
     // over six hours or more instead left some days 4% short (the benchmark's delivered share).
@@ -279,12 +324,18 @@ export function simulateFleetDay(market: MovingMarket, options: FleetDayOptions)
       log.push({ atHours: now, kind: "rent", offerId: o.candidate.offerId });
       const rate = trueRateAt(o, m.keptHours);
       const proofsRun = rate < 0.7 * minProofsPerHour ? Math.ceil(benchmarkProofs / 3) : benchmarkProofs;
+      const price = pricing(o, now);
+      const bid = price.bidPricePerHour !== undefined;
       rentals.push({
         id: `r${seq}`,
         offer: o,
-        dph: priceAt(o, now),
+        dph: price.dphTotal,
         rentedAtH: now,
         dieAtH: now + life,
+        outbidAtH: bid
+          ? now - Math.log(Math.max(outbids(), 1e-12)) / Math.max(o.outbidPerHour, 1e-9)
+          : Number.POSITIVE_INFINITY,
+        interruptible: bid,
         verdictAtH:
           now +
           (o.quirk === "never-params" ? 1 : o.paramsHours + warmupHours + proofsRun / Math.max(rate, 1)),
@@ -300,6 +351,7 @@ export function simulateFleetDay(market: MovingMarket, options: FleetDayOptions)
       dollars += r.dph * stepH;
       if (r.stage === "active") proofs += trueRateAt(r.offer, m.keptHours) * stepH;
       m.keptHours += stepH;
+      if (r.interruptible) interruptible.hours += stepH;
       hostOf(r.offer).rentedHours += stepH;
       fleet.rentedHours += stepH;
     }
@@ -359,6 +411,8 @@ export function simulateFleetDay(market: MovingMarket, options: FleetDayOptions)
     proofs,
     rentals: rentalCount,
     deaths: fleet.deaths,
+    preemptions: interruptible.preemptions,
+    interruptibleHours: interruptible.hours,
     samples,
     exposure: fleet,
   };

@@ -32,6 +32,10 @@ export interface MovingOffer extends HiddenOffer {
   degrade: { afterHours: number; factor: number } | undefined;
   /** Hours each successive rental lives before the host dies (Infinity: it does not). */
   lifetimesHours: number[];
+  /** The lowest interruptible bid the listing takes, $/h (a share of its on-demand price). */
+  minBid: number;
+  /** How often a rental at a bid is outbid (stopped), per rented hour: the demand for this listing. */
+  outbidPerHour: number;
 }
 
 /** A market whose offers move during the day. */
@@ -96,6 +100,8 @@ export function movingMarket(
     paramsUsd: 0,
     degrade: undefined,
     lifetimesHours: lifetimes(o, random, scenario === "random-deaths"),
+    minBid: o.candidate.dphTotal,
+    outbidPerHour: 0,
   }));
   if (scenario === "lemons") {
     const byClass = new Map<string, MovingOffer[]>();
@@ -143,6 +149,13 @@ export function movingMarket(
       o.trueProofsPerHour = o.candidate.predictedProofsPerHour * o.trueFactor;
       o.lifetimesHours = lifetimes(o, random, false);
     }
+  }
+  // Interruptible terms from a stream of their own, so every other draw of the market stays as it was.
+  const bids = seededRandom(seed * 7_919 + 424_243);
+  for (const o of offers) {
+    o.minBid = Math.round(o.candidate.dphTotal * (0.3 + 0.3 * bids()) * 1000) / 1000;
+    // 1 in 40 to 1 in 3 rented hours, log-uniform: some listings are in demand, most are not.
+    o.outbidPerHour = (1 / 40) * Math.exp(Math.log(40 / 3) * bids());
   }
   return { seed, scenario, offers };
 }

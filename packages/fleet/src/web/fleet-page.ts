@@ -57,9 +57,10 @@ function offersOverlay(ranked: { offers: OfferView[]; excluded: ExcludedOfferVie
         o.measuredProofsPerHour === null ? "" : ` (${o.measuredRuns})`,
       ),
       el("td", { class: "source" }, o.source),
-      el("td", { class: "num" }, formatNumber(o.dphPerHour, 3)),
+      el("td", { class: "num" }, `${formatNumber(o.dphPerHour, 3)}${o.interruptible ? " (bid)" : ""}`),
       el("td", { class: "num cost" }, formatNumber(o.costPer1000, 2)),
       el("td", { class: "num" }, formatNumber(o.reliability, 2)),
+      el("td", { class: "num keep-at" }, formatNumber(o.keepMinimumProofsPerHour)),
       el("td", { class: "muted" }, o.worthTrying ? "worth trying" : ""),
     ),
   );
@@ -78,6 +79,7 @@ function offersOverlay(ranked: { offers: OfferView[]; excluded: ExcludedOfferVie
         "$/h",
         "$ per 1000 proofs",
         "Reliability",
+        "Kept at (proofs/h)",
         "",
       ],
       rows,
@@ -86,7 +88,7 @@ function offersOverlay(ranked: { offers: OfferView[]; excluded: ExcludedOfferVie
     el(
       "p",
       { class: "muted" },
-      "Proofs/hour: the tuner's model, corrected by its hardware class's benchmarks, and measured on this very machine; the ranking uses the best-informed one (bold). $ per 1000 proofs includes the reliability.",
+      "Proofs/hour: the tuner's model, corrected by its hardware class's benchmarks, and measured on this very machine; the ranking uses the best-informed one (bold). $ per 1000 proofs includes the reliability. Kept at: the rate an offer must measure to be kept (the fleet's minimum, or its price over the $ per 1000 proofs ceiling).",
     ),
   ];
   if (ranked.excluded.length > 0) {

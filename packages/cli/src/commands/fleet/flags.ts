@@ -35,6 +35,8 @@ export function addLeaseOptions(command: Command): Command {
 /** Flags of the subcommands that build a manager (the fleet's config). */
 export interface ConfigFlags extends StoreFlags, CurioFlags {
   minProofsPerHour?: number | undefined;
+  maxUsdPer1000Proofs?: number | undefined;
+  interruptibleBid?: number | undefined;
   managerUrl?: string | undefined;
   allowLoopbackManagerUrl?: boolean | undefined;
   image?: string | undefined;
@@ -133,8 +135,18 @@ export function addConfigOptions(command: Command): Command {
   return addCurioOptions(command)
     .option(
       "--min-proofs-per-hour <n>",
-      "keep a machine only at or above this measured rate (required)",
+      "keep a machine only at or above this measured rate (this, --max-usd-per-1000-proofs or both are required)",
       positiveNumberOption("--min-proofs-per-hour"),
+    )
+    .option(
+      "--max-usd-per-1000-proofs <usd>",
+      "keep a machine only while its $/h over its measured rate is at most this per 1000 proofs (it pays for itself); with --min-proofs-per-hour both must hold",
+      positiveNumberOption("--max-usd-per-1000-proofs"),
+    )
+    .option(
+      "--interruptible-bid <factor>",
+      "rent interruptibly (spot) at FACTOR x an offer's minimum bid where that is below its on-demand price (FACTOR >= 1, e.g. 1.2); an outbid machine is destroyed and replaced (default: on-demand only)",
+      positiveNumberOption("--interruptible-bid"),
     )
     .option(
       "--manager-url <url>",
@@ -208,7 +220,10 @@ export function configFrom(
   const pick = <T>(flag: T | undefined, savedValue: T | undefined) => flag ?? savedValue;
   const config: FleetConfig = {
     fleet: flags.fleet,
-    minProofsPerHour: pick(flags.minProofsPerHour, base.minProofsPerHour) as number,
+    // A saved 0 is a resolved config's "no floor" (only a price ceiling was given).
+    minProofsPerHour: pick(flags.minProofsPerHour, base.minProofsPerHour || undefined),
+    maxUsdPer1000Proofs: pick(flags.maxUsdPer1000Proofs, base.maxUsdPer1000Proofs),
+    interruptibleBidFactor: pick(flags.interruptibleBid, base.interruptibleBidFactor),
     managerUrl: pick(flags.managerUrl, base.managerUrl),
     // Not saved: the override holds for the command that passes it.
     allowLoopbackManagerUrl: flags.allowLoopbackManagerUrl,
@@ -225,9 +240,9 @@ export function configFrom(
       margin: pick(flags.deadlineMargin, base.deadlines?.margin),
     },
   };
-  if (config.minProofsPerHour === undefined) {
-    throw new InvalidInputError("the fleet needs a minimum proofs/hour to decide which machines to keep", {
-      hint: "pass --min-proofs-per-hour N (to cuzkit fleet serve; deploy and destroy reuse what serve saved)",
+  if (config.minProofsPerHour === undefined && config.maxUsdPer1000Proofs === undefined) {
+    throw new InvalidInputError("the fleet needs a keep rule to decide which machines to keep", {
+      hint: "pass --min-proofs-per-hour N or --max-usd-per-1000-proofs USD, or both (to cuzkit fleet serve; deploy and destroy reuse what serve saved)",
     });
   }
   return config;

@@ -20,7 +20,9 @@ Ranking: each offer's rate is this machine's measurements, else the model correc
 hardware class's calibration, else the model. Offers are sorted by $ per 1000 proofs at an
 optimistic rate (estimate x exp(spread)): an unmeasured offer is tried only while its best case
 beats what is known ("worth trying"); every benchmark narrows its class's spread. Machines that
-failed, were unstable or measured below --min-proofs-per-hour are left out (--json says why).`,
+failed, were unstable or measured below their keep minimum are left out (--json says why).
+KEEP AT is the rate an offer must measure to be kept: --min-proofs-per-hour, or with
+--max-usd-per-1000-proofs its $/h x 1000 / that ceiling (the higher of the two when both are given).`,
     )
     .action(async (flags: ConfigFlags & { limit?: number; json?: boolean }) =>
       ctx.withStore(
@@ -47,6 +49,7 @@ failed, were unstable or measured below --min-proofs-per-hour are left out (--js
               "$/1K PROOFS",
               "OPTIMISTIC",
               "RELIAB.",
+              "KEEP AT",
               "",
             ],
             { colour: colourEnabled(ctx.io.stdout, ctx.io.env) },
@@ -60,10 +63,11 @@ failed, were unstable or measured below --min-proofs-per-hour are left out (--js
               f(r.correctedProofsPerHour),
               r.measuredProofsPerHour === null ? "-" : `${f(r.measuredProofsPerHour)} (${r.measuredRuns})`,
               r.source,
-              r.dphPerHour.toFixed(3),
+              `${r.dphPerHour.toFixed(3)}${r.interruptible ? " bid" : ""}`,
               r.costPer1000.toFixed(2),
               r.optimisticCostPer1000.toFixed(2),
               r.reliability.toFixed(2),
+              f(r.keepMinimumProofsPerHour),
               r.worthTrying ? "worth trying" : "",
             ]);
           }
