@@ -128,7 +128,11 @@ describe("/openapi.json", () => {
       expect(Object.keys(op.responses), label).toContain(status);
       if (response.status >= 400) {
         const body = (await response.json()) as Record<string, unknown>;
-        expect(body, label).toMatchObject({ ok: false, error: expect.any(String), message: expect.any(String) });
+        expect(body, label).toMatchObject({
+          ok: false,
+          error: expect.any(String),
+          message: expect.any(String),
+        });
         seen.push(`${status} ${body.error}`);
         return body;
       }
@@ -161,7 +165,12 @@ describe("/openapi.json", () => {
         expect(invalid?.error).toBe("INVALID_QUERY");
       }
     }
-    for (const status of ["400 INVALID_BODY", "400 INVALID_QUERY", "401 ADMIN_TOKEN_REQUIRED", "401 UNAUTHENTICATED"])
+    for (const status of [
+      "400 INVALID_BODY",
+      "400 INVALID_QUERY",
+      "401 ADMIN_TOKEN_REQUIRED",
+      "401 UNAUTHENTICATED",
+    ])
       expect(seen).toContain(status);
     expect(seen.some((s) => s.startsWith("413"))).toBe(true);
     expect(seen.some((s) => s.startsWith("415"))).toBe(true);
@@ -195,6 +204,9 @@ describe("/openapi.json", () => {
       body: "{}",
     });
     expect(response.status).toBe(400);
-    expect(await response.json()).toMatchObject({ error: "INVALID_BODY", message: expect.stringContaining("machine id") });
+    expect(await response.json()).toMatchObject({
+      error: "INVALID_BODY",
+      message: expect.stringContaining("machine id"),
+    });
   });
 });
