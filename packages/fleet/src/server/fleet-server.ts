@@ -64,6 +64,12 @@ export interface FleetServerOptions {
   isLeader?: (() => boolean) | undefined;
   /** Header, request, keep-alive and idle timeouts (server-limits.ts). Default: fleetServerTimeoutDefaults. */
   timeouts?: FleetServerTimeouts | undefined;
+  /**
+   * Whether an answer that does not match its documented schema fails with 500 rather than being
+   * sent as the route made it. Default false (a serving manager); the test fleets set it, so a
+   * route and its document cannot drift apart unnoticed.
+   */
+  strictAnswers?: boolean | undefined;
   /** What /v1/health echoes, so renting can check a manager URL reaches this server. Default: random per server. */
   nonce?: string | undefined;
 }
@@ -135,7 +141,7 @@ export function buildFleetServer(options: FleetServerOptions): FastifyInstance {
     ...fastifyTimeoutOptions(options.timeouts),
   });
 
-  registerOpenApi(app);
+  registerOpenApi(app, { strictAnswers: options.strictAnswers });
 
   app.setErrorHandler((error: FastifyRouteError, request, reply) => {
     const status = error.statusCode;

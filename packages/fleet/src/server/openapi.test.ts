@@ -1,7 +1,10 @@
 import { createConfig, lintFromString } from "@redocly/openapi-core";
+import Fastify from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { type DashboardFleet, startDashboardFleet, testAdminToken } from "../testing/dashboard-fleet.js";
-import { registeredRoutes } from "./openapi.js";
+import { jsonAnswer, registeredRoutes, registerOpenApi } from "./openapi.js";
 
 type Operation = {
   operationId?: string;
@@ -208,5 +211,31 @@ describe("/openapi.json", () => {
       error: "INVALID_BODY",
       message: expect.stringContaining("machine id"),
     });
+  });
+});
+
+describe("answers checked against their schema", () => {
+  it("fail with 500 when strict (as the tests run), and are sent as the route made them otherwise", async () => {
+    for (const strictAnswers of [true, false]) {
+      const app = Fastify();
+      registerOpenApi(app, { strictAnswers });
+      void app.register(async (scope) => {
+        scope.withTypeProvider<ZodTypeProvider>().get(
+          "/drifted",
+          {
+            schema: {
+              operationId: "drifted",
+              response: { 200: jsonAnswer(z.object({ count: z.number() })) },
+            },
+          },
+          // A route whose answer drifted from its schema.
+          async () => ({ count: "three" }) as unknown as { count: number },
+        );
+      });
+      const response = await app.inject({ url: "/drifted" });
+      if (strictAnswers) expect(response.statusCode).toBe(500);
+      else expect(response.json()).toEqual({ count: "three" });
+      await app.close();
+    }
   });
 });
