@@ -199,6 +199,12 @@ export function registerOpenApi(
   });
 }
 
+/** Options of registerOpenApi. */
+export interface OpenApiOptions {
+  /** Whether an answer off its schema fails with 500 rather than being sent as made. Default false. */
+  strictAnswers?: boolean | undefined;
+}
+
 const registered = new WeakMap<FastifyInstance, string[]>();
 
 /** Every route `app` serves (HEAD left out), as `METHOD /path/{param}`; registerOpenApi keeps the list. */
