@@ -37,6 +37,10 @@ describe("startAgentPage", () => {
   it("with a token, every read needs it; the page shell does not", async () => {
     page = await startAgentPage({ listen: "127.0.0.1:0", token });
     expect((await fetch(`${page.url}/instances/local`)).status).toBe(200);
+    // The bundle's routes carry zod schemas: the page's server compiles them as the manager's does.
+    const bundle = await fetch(`${page.url}/assets/dashboard.js`);
+    expect(bundle.status).toBe(200);
+    expect(bundle.headers.get("content-type")).toContain("text/javascript");
     const refused = await fetch(`${page.url}/api/instances/local`);
     expect(refused.status).toBe(401);
     expect(await refused.json()).toMatchObject({ error: "UI_TOKEN_REQUIRED" });

@@ -1,5 +1,6 @@
 import { type Clock, InvalidInputError, systemClock } from "@cuzkit/core";
 import Fastify, { type FastifyReply, type FastifyRequest } from "fastify";
+import { serializerCompiler, validatorCompiler } from "fastify-type-provider-zod";
 import type { AgentReporter } from "../agent/reporter.js";
 import type { ThroughputBody } from "../manager/agent-schemas.js";
 import { adminTokenChecker, bearer, isLoopbackHost, isTokenShaped } from "./admin-token.js";
@@ -103,6 +104,9 @@ export async function startAgentPage(options: AgentPageOptions = {}): Promise<Ag
   };
 
   const app = Fastify({ logger: false, return503OnClosing: true });
+  // The bundle's routes (serveDashboardAssets) declare zod schemas, as on the manager.
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
   const streams = addPageHooks(app);
   const reader = async (request: FastifyRequest, reply: FastifyReply) => {
     if (tokenOk !== undefined && !tokenOk(bearer(request))) {

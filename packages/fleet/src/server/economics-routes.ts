@@ -1,13 +1,24 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from "fastify";
-import type { z } from "zod";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import { throughputBodySchema } from "../manager/agent-schemas.js";
 import type { FleetManager } from "../manager/fleet-manager.js";
+import { type instanceIdParams, okSchema } from "./api-schemas.js";
+import { type errorAnswers, jsonAnswer, type ZodApp } from "./openapi.js";
 
-/** What the economics routes borrow from the server: its token check and body parser. */
-export interface EconomicsRouteTools {
-  authenticate: preHandlerAsyncHookHandler;
-  parse<S extends z.ZodType>(schema: S, body: unknown, reply: FastifyReply): z.infer<S> | undefined;
-  smallBodyLimitBytes: number;
+/** An agent route's shared options (token check, body limit, its 400 answer, params, security) and error answers. */
+export interface AgentRoute {
+  options: {
+    bodyLimit: number;
+    preValidation: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+    config: { invalid: { error: string; message: string } };
+    schema: {
+      operationId: string;
+      summary: string;
+      tags: string[];
+      security: Record<string, string[]>[];
+      params: typeof instanceIdParams;
+    };
+  };
+  errors: ReturnType<typeof errorAnswers>;
 }
 
 /**
@@ -15,19 +26,20 @@ export interface EconomicsRouteTools {
  * from an active machine only (409 otherwise). Each report is kept as host performance, so
  * calibration and ranking learn from production too, not only from the vetting benchmark.
  */
-export function registerEconomicsRoutes(
-  app: FastifyInstance,
-  manager: FleetManager,
-  tools: EconomicsRouteTools,
-): void {
-  app.post<{ Params: { id: string } }>(
+export function registerEconomicsRoutes(app: ZodApp, manager: FleetManager, route: AgentRoute): void {
+  app.post(
     "/v1/agent/:id/throughput",
-    { bodyLimit: tools.smallBodyLimitBytes, preHandler: tools.authenticate },
-    async (request: FastifyRequest<{ Params: { id: string } }>, reply) => {
-      const body = tools.parse(throughputBodySchema, request.body, reply);
-      if (body === undefined) return reply;
-      await manager.agent.throughput(request.params.id, body);
-      return { ok: true };
+    {
+      ...route.options,
+      schema: {
+        ...route.options.schema,
+        body: throughputBodySchema,
+        response: { 200: jsonAnswer(okSchema), ...route.errors },
+      },
+    },
+    async (request) => {
+      await manager.agent.throughput(request.params.id, request.body);
+      return { ok: true as const };
     },
   );
 }

@@ -1,12 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { CuzkitError, InvalidInputError } from "@cuzkit/core";
-import Fastify, {
-  type FastifyInstance,
-  type FastifyReply,
-  type FastifyRequest,
-  type preHandlerAsyncHookHandler,
-} from "fastify";
-import type { z } from "zod";
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import {
   FleetCurioNodeError,
   FleetInstanceNotFoundError,
@@ -26,9 +21,29 @@ import type { FleetManager } from "../manager/fleet-manager.js";
 import { managerHealthPath } from "../manager/manager-url.js";
 import { agentTokenMatches } from "../tokens.js";
 import { isLoopbackHost } from "./admin-token.js";
+import {
+  failureAnswerSchema,
+  healthSchema,
+  instanceIdParams,
+  okSchema,
+  phaseAnswerSchema,
+  registerAnswerSchema,
+  reportAnswerSchema,
+} from "./api-schemas.js";
 import { type DashboardOptions, dashboardPlugin } from "./dashboard-routes.js";
-import { registerEconomicsRoutes } from "./economics-routes.js";
+import { type AgentRoute, registerEconomicsRoutes } from "./economics-routes.js";
 import { hostOfUrl } from "./host-check.js";
+import {
+  bodyRefusals,
+  type ErrorStatus,
+  errorAnswers,
+  type InvalidAnswer,
+  invalidAnswerBody,
+  jsonAnswer,
+  registerOpenApi,
+  security,
+  type ZodApp,
+} from "./openapi.js";
 import { type FleetServerTimeouts, fastifyTimeoutOptions } from "./server-limits.js";
 
 /** Options of the manager's HTTP server. */
@@ -49,6 +64,12 @@ export interface FleetServerOptions {
   isLeader?: (() => boolean) | undefined;
   /** Header, request, keep-alive and idle timeouts (server-limits.ts). Default: fleetServerTimeoutDefaults. */
   timeouts?: FleetServerTimeouts | undefined;
+  /**
+   * Whether an answer that does not match its documented schema fails with 500 rather than being
+   * sent as the route made it. Default false (a serving manager); the test fleets set it, so a
+   * route and its document cannot drift apart unnoticed.
+   */
+  strictAnswers?: boolean | undefined;
   /** What /v1/health echoes, so renting can check a manager URL reaches this server. Default: random per server. */
   nonce?: string | undefined;
 }
@@ -67,6 +88,28 @@ export interface ListeningFleetServer {
 export const defaultFleetListen = "127.0.0.1:7320";
 
 type Params = { id: string };
+
+/** The agent routes' 400 answer: the body does not match, with its first 10 issues. */
+const agentInvalid: InvalidAnswer = {
+  error: "INVALID_BODY",
+  message: "the body does not match the endpoint's schema",
+};
+
+/** What every agent route may refuse with besides its own 409. */
+const agentRefusals = {
+  ...bodyRefusals,
+  401: "No token: send the instance's token as Authorization: Bearer CUZKIT_FLEET_TOKEN (UNAUTHENTICATED)",
+  403: "The token is not this instance's; an unknown id answers alike, so ids cannot be probed (FORBIDDEN)",
+  404: "The instance is gone from the store (FLEET_INSTANCE_NOT_FOUND)",
+  503: "This replica follows (FLEET_NOT_LEADER) or lost the writer lease: nothing changed; retry after Retry-After",
+} as const satisfies Partial<Record<ErrorStatus, string>>;
+
+/** An error as Fastify hands it to the error handler: a schema failure carries `validation`. */
+type FastifyRouteError = Error & {
+  statusCode?: number;
+  code?: string;
+  validation?: { instancePath?: string; message?: string }[];
+};
 
 /** A 4xx answer with a stable code; nothing was changed. */
 function refuse(reply: FastifyReply, status: number, code: string, message: string, extra: object = {}) {
@@ -98,8 +141,14 @@ export function buildFleetServer(options: FleetServerOptions): FastifyInstance {
     ...fastifyTimeoutOptions(options.timeouts),
   });
 
-  app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, _request, reply) => {
+  registerOpenApi(app, { strictAnswers: options.strictAnswers });
+
+  app.setErrorHandler((error: FastifyRouteError, request, reply) => {
     const status = error.statusCode;
+    if (error.validation !== undefined && status === 400) {
+      // The route's params, query or body do not match its schema: its own code and message.
+      return reply.code(400).send(invalidAnswerBody(request.routeOptions.config.invalid, error.validation));
+    }
     if (status !== undefined && status >= 400 && status < 500) {
       // Fastify's own refusals: malformed JSON (400), too large (413), wrong content type (415).
       return refuse(reply, status, error.code ?? "BAD_REQUEST", error.message);
@@ -141,8 +190,8 @@ export function buildFleetServer(options: FleetServerOptions): FastifyInstance {
   }
 
   /** The token check: only this instance's own token opens its endpoints. */
-  const authenticate = async (request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => {
-    const { id } = request.params;
+  const authenticate = async (request: FastifyRequest, reply: FastifyReply) => {
+    const { id } = request.params as Params;
     const token = bearerToken(request);
     if (token === undefined) {
       return refuse(
@@ -159,61 +208,166 @@ export function buildFleetServer(options: FleetServerOptions): FastifyInstance {
     }
   };
 
-  function parse<S extends z.ZodType>(schema: S, body: unknown, reply: FastifyReply): z.infer<S> | undefined {
-    const parsed = schema.safeParse(body ?? {});
-    if (!parsed.success) {
-      void refuse(reply, 400, "INVALID_BODY", "the body does not match the endpoint's schema", {
-        issues: parsed.error.issues.slice(0, 10).map((i) => ({ path: i.path.join("."), message: i.message })),
-      });
-      return undefined;
-    }
-    return parsed.data;
-  }
-
-  const small = { bodyLimit: smallLimit, preHandler: authenticate };
-
-  app.post<{ Params: Params }>("/v1/agent/:id/register", small, async (request, reply) => {
-    const body = parse(registerBodySchema, request.body, reply);
-    if (body === undefined) return reply;
-    return { ok: true, instructions: await manager.agent.register(request.params.id, body) };
-  });
-  app.post<{ Params: Params }>("/v1/agent/:id/phase", small, async (request, reply) => {
-    const body = parse(phaseBodySchema, request.body, reply);
-    if (body === undefined) return reply;
-    const record = await manager.agent.phase(request.params.id, body);
-    return { ok: true, state: record.state, phaseDeadlineAt: record.phaseDeadlineAt ?? null };
-  });
-  app.post<{ Params: Params }>("/v1/agent/:id/heartbeat", small, async (request, reply) => {
-    const body = parse(heartbeatBodySchema, request.body, reply);
-    if (body === undefined) return reply;
-    await manager.agent.heartbeat(request.params.id);
-    if (body.daemonStatus !== undefined) {
-      options.dashboard?.daemonStatus?.set(request.params.id, body.daemonStatus, Date.now());
-    }
-    return { ok: true };
-  });
-  app.post<{ Params: Params }>("/v1/agent/:id/failure", small, async (request, reply) => {
-    const body = parse(failureBodySchema, request.body, reply);
-    if (body === undefined) return reply;
-    const record = await manager.agent.failure(request.params.id, body);
-    return { ok: true, state: record.state };
-  });
-  app.post<{ Params: Params }>(
-    "/v1/agent/:id/report",
-    { bodyLimit, preHandler: authenticate },
-    async (request, reply) => {
-      const body = parse(finalReportBodySchema, request.body, reply);
-      if (body === undefined) return reply;
-      return { ok: true, ...(await manager.agent.report(request.params.id, body)) };
+  // The token is checked before the body is validated (preValidation), so a caller without it
+  // learns nothing about the schema; the body was only parsed and size-limited by then.
+  const agent = (
+    operationId: string,
+    summary: string,
+    limitBytes: number,
+    errors: Partial<Record<ErrorStatus, string>>,
+  ): AgentRoute => ({
+    options: {
+      bodyLimit: limitBytes,
+      preValidation: authenticate,
+      config: { invalid: agentInvalid },
+      schema: { operationId, summary, tags: ["agent"], security: security.agent, params: instanceIdParams },
     },
-  );
-  registerEconomicsRoutes(app, manager, {
-    authenticate: authenticate as preHandlerAsyncHookHandler,
-    parse,
-    smallBodyLimitBytes: smallLimit,
+    errors: errorAnswers({ ...agentRefusals, ...errors }),
   });
-  // The nonce is no secret: it tells a manager that a URL reaches this server, not another.
-  app.get(managerHealthPath, async () => ({ ok: true, nonce }));
+  // The routes load after @fastify/swagger (a plugin), so it collects every one of them.
+  void app.register(async (scope) => agentRoutes(scope.withTypeProvider<ZodTypeProvider>()));
+  function agentRoutes(typed: ZodApp): void {
+    {
+      const r = agent(
+        "agentRegister",
+        "booting -> registered: answers the agent's instructions",
+        smallLimit,
+        {
+          409: "The instance is not booting (it registered already, or is being destroyed)",
+        },
+      );
+      typed.post(
+        "/v1/agent/:id/register",
+        {
+          ...r.options,
+          schema: {
+            ...r.options.schema,
+            body: registerBodySchema,
+            response: { 200: jsonAnswer(registerAnswerSchema), ...r.errors },
+          },
+        },
+        async (request) => ({
+          ok: true as const,
+          instructions: await manager.agent.register(request.params.id, request.body),
+        }),
+      );
+    }
+    {
+      const r = agent("agentPhase", "The next vetting phase began", smallLimit, {
+        409: "Not the phase after the instance's current one (a phase already passed is refused)",
+      });
+      typed.post(
+        "/v1/agent/:id/phase",
+        {
+          ...r.options,
+          schema: {
+            ...r.options.schema,
+            body: phaseBodySchema,
+            response: { 200: jsonAnswer(phaseAnswerSchema), ...r.errors },
+          },
+        },
+        async (request) => {
+          const record = await manager.agent.phase(request.params.id, request.body);
+          return { ok: true as const, state: record.state, phaseDeadlineAt: record.phaseDeadlineAt ?? null };
+        },
+      );
+    }
+    {
+      const r = agent(
+        "agentHeartbeat",
+        "The agent is alive; it may forward the daemon's /status (shown on the instance page)",
+        smallLimit,
+        { 409: "The instance is not live: the agent should stop" },
+      );
+      typed.post(
+        "/v1/agent/:id/heartbeat",
+        {
+          ...r.options,
+          schema: {
+            ...r.options.schema,
+            body: heartbeatBodySchema,
+            response: { 200: jsonAnswer(okSchema), ...r.errors },
+          },
+        },
+        async (request) => {
+          await manager.agent.heartbeat(request.params.id);
+          if (request.body.daemonStatus !== undefined) {
+            options.dashboard?.daemonStatus?.set(request.params.id, request.body.daemonStatus, Date.now());
+          }
+          return { ok: true as const };
+        },
+      );
+    }
+    {
+      const r = agent(
+        "agentFailure",
+        "A step failed on the machine: the instance fails with its class and is destroyed",
+        smallLimit,
+        { 409: "The instance is neither booting, vetting nor active" },
+      );
+      typed.post(
+        "/v1/agent/:id/failure",
+        {
+          ...r.options,
+          schema: {
+            ...r.options.schema,
+            body: failureBodySchema,
+            response: { 200: jsonAnswer(failureAnswerSchema), ...r.errors },
+          },
+        },
+        async (request) => {
+          const record = await manager.agent.failure(request.params.id, request.body);
+          return { ok: true as const, state: record.state };
+        },
+      );
+    }
+    {
+      const r = agent(
+        "agentReport",
+        "The benchmark's outcome with every proof: the claim is checked against its records, then kept or destroyed",
+        bodyLimit,
+        { 409: "The instance is not benchmarking" },
+      );
+      typed.post(
+        "/v1/agent/:id/report",
+        {
+          ...r.options,
+          schema: {
+            ...r.options.schema,
+            body: finalReportBodySchema,
+            response: { 200: jsonAnswer(reportAnswerSchema), ...r.errors },
+          },
+        },
+        async (request) => ({
+          ok: true as const,
+          ...(await manager.agent.report(request.params.id, request.body)),
+        }),
+      );
+    }
+    {
+      const r = agent(
+        "agentThroughput",
+        "Proofs an active machine finished in production over a window (kept as host performance)",
+        smallLimit,
+        { 409: "The instance is not active" },
+      );
+      registerEconomicsRoutes(typed, manager, r);
+    }
+    // The nonce is no secret: it tells a manager that a URL reaches this server, not another.
+    typed.get(
+      managerHealthPath,
+      {
+        schema: {
+          operationId: "health",
+          summary: "Tells that a URL reaches this manager (renting checks the manager URL with it)",
+          tags: ["meta"],
+          security: security.open,
+          response: { 200: jsonAnswer(healthSchema), ...errorAnswers({}) },
+        },
+      },
+      async () => ({ ok: true as const, nonce }),
+    );
+  }
   if (options.dashboard !== undefined) {
     const managerHost = hostOfUrl(manager.config.managerUrl);
     const allowedHosts = options.dashboard.allowedHosts ?? (managerHost === undefined ? [] : [managerHost]);

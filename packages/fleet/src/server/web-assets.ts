@@ -1,7 +1,9 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import { assetQuery } from "./api-schemas.js";
+import { errorAnswers, security, textAnswer, type ZodApp } from "./openapi.js";
 
 // The browser bundle (web/dashboard.js and .css, built by scripts/build-web.mjs and committed) and
 // the HTML shell of the pages. The bundle sits at the package root: two folders up from
@@ -38,18 +40,39 @@ export function dashboardAssets(): { js: string; css: string; version: string } 
  * names one content, so it is cached for a year (`immutable`); any other is revalidated by ETag.
  * Compression is the server's (@fastify/compress).
  */
-export function serveDashboardAssets(app: FastifyInstance): void {
+export function serveDashboardAssets(app: ZodApp): void {
   const asset = (name: "js" | "css", type: string) =>
-    app.get<{ Querystring: { v?: string } }>(`/assets/dashboard.${name}`, async (request, reply) => {
-      const assets = dashboardAssets();
-      const etag = `"${assets.version}"`;
-      reply.type(type).header("etag", etag).header("vary", "accept-encoding");
-      if (request.query.v === assets.version)
-        reply.header("cache-control", "public, max-age=31536000, immutable");
-      else reply.header("cache-control", "no-cache");
-      if (request.headers["if-none-match"] === etag) return reply.code(304).send();
-      return reply.send(assets[name]);
-    });
+    app.get(
+      `/assets/dashboard.${name}`,
+      {
+        schema: {
+          operationId: name === "js" ? "getDashboardScript" : "getDashboardStylesheet",
+          summary: `The dashboard's ${name === "js" ? "script bundle" : "stylesheet"}`,
+          tags: ["dashboard"],
+          security: security.open,
+          querystring: assetQuery,
+          response: {
+            200: textAnswer(
+              type.split(";")[0] as string,
+              z.string(),
+              "The bundle (compressed when the client accepts it)",
+            ),
+            304: z.undefined().describe("Not modified: the If-None-Match ETag is the bundle's version"),
+            ...errorAnswers({ 400: "`v` given more than once (INVALID_INPUT)" }),
+          },
+        },
+      },
+      async (request, reply) => {
+        const assets = dashboardAssets();
+        const etag = `"${assets.version}"`;
+        reply.type(type).header("etag", etag).header("vary", "accept-encoding");
+        if (request.query.v === assets.version)
+          reply.header("cache-control", "public, max-age=31536000, immutable");
+        else reply.header("cache-control", "no-cache");
+        if (request.headers["if-none-match"] === etag) return reply.code(304).send();
+        return reply.send(assets[name]);
+      },
+    );
   asset("js", "text/javascript; charset=utf-8");
   asset("css", "text/css; charset=utf-8");
 }

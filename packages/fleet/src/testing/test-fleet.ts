@@ -102,6 +102,8 @@ export async function startTestFleet(options: TestFleetOptions = {}): Promise<Te
     manager,
     dashboard,
     isLeader: lease === undefined ? undefined : () => lease.held,
+    // An answer off its documented schema fails the test that provoked it.
+    strictAnswers: true,
   });
   return {
     fake,
