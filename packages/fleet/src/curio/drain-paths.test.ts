@@ -219,6 +219,7 @@ describe("cordon and drain on the paths where the machine may still work", () =>
     expect(path).toEqual([
       ["fleet-run", null],
       ["curio-cordoned", null],
+      ["curio-draining", null],
       ["curio-drained", null],
       ["over-target", "draining"], // the trim says what it is, not an operator's destroy
       ["transition", "destroying"],
@@ -332,11 +333,16 @@ describe("cordon and drain on the manager's own decisions", () => {
     }
     expect(failedAt).toBeDefined();
     const failed = (await eventsOf(t, a.id)).find((e) => e.type === "curio-drain-failed");
-    expect(failed?.detail).toEqual({
-      reason: expect.stringMatching(/^replaced: production 2\.0\/h stayed below the minimum 10\.0\/h/),
+    // The drain's own failure event (cordonAndDrain: the step, the code and hint, the password hidden).
+    expect(failed?.detail).toMatchObject({
+      step: "cordon",
       code: "FLEET_CURIO_DB",
       message: expect.stringContaining("unschedulable"),
     });
+    const password = new URL(postgres.url).password;
+    expect(password.length).toBeGreaterThan(0);
+    expect(JSON.stringify(failed?.detail)).not.toContain(`:${password}@`);
+    expect((await eventsOf(t, a.id)).some((e) => e.type === "production-below")).toBe(true);
     // Kept active and billing-visible, not destroyed undrained; B untouched.
     expect((await t.manager.store.require(a.id)).state).toBe("active");
     expect((await t.manager.store.require(b.id)).state).toBe("active");
@@ -353,6 +359,7 @@ describe("cordon and drain on the manager's own decisions", () => {
     const after = (await eventsOf(t, a.id)).map((e) => e.toState ?? e.type);
     expect(after.slice(after.lastIndexOf("curio-cordoned"))).toEqual([
       "curio-cordoned",
+      "curio-draining",
       "curio-drained",
       "draining",
       "destroying",
@@ -360,16 +367,10 @@ describe("cordon and drain on the manager's own decisions", () => {
     ]);
   });
 
-  it("a phase deadline drains a node that is already serving Curio before the destroy", async () => {
-    let deletesDuringDrain: number | undefined;
-    const setup = await twoCurioNodes(async (count) => {
-      if (count === 1) {
-        deletesDuringDrain = deletesOf(setup.t, vetting.vastId as number);
-        await postgres.query(`DELETE FROM ${setup.schema}.harmony_task WHERE owner_id = $1`, [cNode]);
-      }
-    });
-    const { t, schema, flags, a, b } = setup;
-    // C is still benchmarking, and its Curio node (named for it) already took a task.
+  it("a phase deadline cordons the failed machine's node at once (no drain wait), then destroys it", async () => {
+    const setup = await twoCurioNodes();
+    const { t, schema, flags, a, b, sleeps } = setup;
+    // C is still benchmarking, and a Curio node named for it already took a task.
     const record = await t.manager.deploy(1012);
     await t.manager.agent.register(record.id, { agentVersion: "0.1.0" });
     for (const phase of ["params", "warmup", "benchmarking"] as const)
@@ -391,19 +392,25 @@ describe("cordon and drain on the manager's own decisions", () => {
     await t.manager.agent.heartbeat(a.id);
     await t.manager.agent.heartbeat(b.id);
     await t.manager.agent.heartbeat(vetting.id);
+    const sleptBefore = sleeps.length;
     const summary = await t.manager.monitor();
     expect(summary.pastDeadline).toEqual([vetting.id]);
-    expect(deletesDuringDrain).toBe(0);
+    // Failed is not active: no drain wait, the node is cordoned at once and the machine destroyed.
+    expect(sleeps.length).toBe(sleptBefore);
     expect((await t.manager.store.require(vetting.id)).state).toBe("destroyed");
     expect(await flags()).toEqual({ [a.node]: false, [b.node]: false, [cNode]: true });
-    const order = (await eventsOf(t, vetting.id)).map((e) => e.toState ?? e.type);
+    const events = await eventsOf(t, vetting.id);
+    const order = events.map((e) => e.toState ?? e.type);
     expect(order.slice(order.indexOf("failed"))).toEqual([
       "failed",
       "curio-cordoned",
-      "curio-drained",
       "destroying",
       "destroyed",
     ]);
+    expect(events.find((e) => e.type === "curio-cordoned")?.detail).toMatchObject({
+      reason: expect.stringMatching(/^deadline: benchmarking ran past/),
+      drain: false,
+    });
   });
 });
 

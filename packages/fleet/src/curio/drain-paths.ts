@@ -15,9 +15,6 @@ import { curioNodeOf } from "./machine-map.js";
 //   a dead node no new work. A HarmonyDB that fails or hangs never stops the destroy: the failed
 //   cordon is an event (`curio-cordon-failed`, with the error's code, FLEET_CURIO_DB).
 
-/** The failure event types whose machine may still be working: drained before the destroy. */
-export const drainingFailures: readonly string[] = ["deadline", "operator-destroy"];
-
 /** How a cordon at once ended. */
 export type LostNodeOutcome =
   /** No Curio link, or no node is the instance's. */
@@ -144,18 +141,18 @@ export async function drainBeforeDestroy(
 }
 
 /**
- * What a failed instance's Curio node gets before its destroy (failAndDestroy): a phase deadline
- * or an operator's destroy (drainingFailures) drains it; every other failure (lost, Vast status,
- * the agent's failure) cordons it at once. The destroy follows whatever this finds: the instance
- * has failed. Never throws.
+ * What a failed instance's Curio node gets before its destroy (failAndDestroy): it is cordoned at
+ * once, whatever the failure (a phase deadline, an operator's destroy of a vetting instance, lost,
+ * Vast status, the agent's failure). The drain (stored, resumable, waiting for Curio's poll) is
+ * for `active` machines; a failed one is not, and a vetting machine has no Curio work of its own
+ * (the agent starts `--serve-command` once kept). The destroy follows whatever this finds: the
+ * instance has failed. Never throws.
  */
 export async function settleFailedNode(
   ctx: ManagerContext,
   record: InstanceRecord,
-  eventType: string,
   reason: string,
 ): Promise<void> {
   if (ctx.curio === undefined) return;
-  if (drainingFailures.includes(eventType)) await drainBeforeDestroy(ctx, record, reason);
-  else await cordonLostNode(ctx, record, reason);
+  await cordonLostNode(ctx, record, reason);
 }

@@ -91,7 +91,7 @@ export async function failAndDestroy(
   ctx.logger.warn("fleet instance failed", { instanceId: id, reason });
   ctx.checkpoint("fail:failed");
   await recordInstanceEvidence(ctx, failed, failureKind(ctx, before, eventType), reason);
-  await settleFailedNode(ctx, failed, eventType, reason);
+  await settleFailedNode(ctx, failed, reason);
   // While the node was settled (an agent's failure is heard beside the monitor's pass), another
   // pass may have begun the destroy of this failed instance: it is under way, not to begin twice.
   const settled = await ctx.store.require(id);
