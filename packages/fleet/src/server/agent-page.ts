@@ -1,7 +1,7 @@
 import { type Clock, InvalidInputError, systemClock } from "@cuzkit/core";
 import Fastify, { type FastifyReply, type FastifyRequest } from "fastify";
 import type { AgentReporter } from "../agent/reporter.js";
-import type { ThroughputBody } from "../manager/agent-schemas.js";
+import type { LogsBody, ThroughputBody } from "../manager/agent-schemas.js";
 import { adminTokenChecker, bearer, isLoopbackHost, isTokenShaped } from "./admin-token.js";
 import type { BenchmarkDetailView, ForwardedStatusView, PhaseView } from "./dashboard-views.js";
 import { addPageHooks, openEventStream } from "./event-stream.js";
@@ -217,6 +217,10 @@ export async function startAgentPage(options: AgentPageOptions = {}): Promise<Ag
           reporter.throughput === undefined
             ? undefined
             : (body: ThroughputBody) => reporter.throughput?.(body) ?? Promise.resolve(),
+        logs:
+          reporter.logs === undefined
+            ? undefined
+            : (body: LogsBody) => reporter.logs?.(body) ?? Promise.resolve(),
       };
     },
     close: () => app.close(),

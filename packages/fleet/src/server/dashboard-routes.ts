@@ -2,6 +2,7 @@ import { type Clock, CuzkitError, systemClock } from "@cuzkit/core";
 import fastifyCompress from "@fastify/compress";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
+import { redactSecrets } from "../agent/redact.js";
 import { curioIdentityIssues } from "../curio/identity-events.js";
 import { latestCurioRates } from "../curio/production-sync.js";
 import { instanceNotFound } from "../errors.js";
@@ -23,6 +24,7 @@ import {
 } from "./dashboard-views.js";
 import { addPageHooks, openEventStream } from "./event-stream.js";
 import { loopbackHostAllowed } from "./host-check.js";
+import { createLogRequests, type LogRequests } from "./log-requests.js";
 import { createFleetMetrics } from "./metrics.js";
 import { openApiDocument } from "./openapi.js";
 import { defaultMaxEventStreams } from "./server-limits.js";
@@ -51,6 +53,10 @@ export interface DashboardOptions {
    * need no token. Default none.
    */
   allowedHosts?: readonly string[] | undefined;
+  /** Where operators' log requests wait for the agent's heartbeat (the agent server's). Default: a set of its own. */
+  logRequests?: LogRequests | undefined;
+  /** Secret values removed again from each log line served (the admin token always). Default: none besides it. */
+  logSecrets?: (() => readonly string[]) | undefined;
 }
 
 type IdParams = { id: string };
@@ -76,6 +82,8 @@ export async function dashboardPlugin(app: FastifyInstance, options: DashboardOp
   const clock = options.clock ?? systemClock;
   const readsNeedToken = options.readsNeedToken ?? true;
   const tokenOk = adminTokenChecker(options.adminToken);
+  const logRequests = options.logRequests ?? createLogRequests();
+  const logSecrets = () => [...(options.logSecrets?.() ?? []), options.adminToken];
   const registry = createFleetMetrics(store, manager.config.fleet, () => clock.now());
 
   const streams = addPageHooks(app);
@@ -171,6 +179,20 @@ export async function dashboardPlugin(app: FastifyInstance, options: DashboardOp
               })),
             },
       daemonStatus: options.daemonStatus?.get(record.id) ?? null,
+    };
+  });
+  app.get<{ Params: IdParams }>("/api/instances/:id/logs", read, async (request) => {
+    const record = await requireInstance(request.params.id);
+    const secrets = logSecrets();
+    return {
+      instanceId: record.id,
+      // Redacted when stored; again here, with the secrets as they are now.
+      lines: (await store.logTail(record.id)).map((line) => ({
+        stream: line.stream,
+        at: line.at,
+        receivedAt: line.receivedAt,
+        text: redactSecrets(line.text, secrets),
+      })),
     };
   });
   app.get("/api/events", read, async (request, reply) => {
@@ -284,6 +306,11 @@ export async function dashboardPlugin(app: FastifyInstance, options: DashboardOp
     await requireInstance(request.params.id);
     const record = await manager.destroy(request.params.id);
     return { ok: true, instance: instanceView(record) };
+  });
+  app.post<{ Params: IdParams }>("/api/instances/:id/logs/request", action, async (request) => {
+    const record = await requireInstance(request.params.id);
+    logRequests.ask(record.id);
+    return { ok: true, instanceId: record.id };
   });
   app.post<{ Params: IdParams }>("/api/instances/:id/cordon", action, async (request, reply) => {
     const record = await requireInstance(request.params.id);

@@ -12,12 +12,14 @@ import {
   FleetInstanceNotFoundError,
   FleetInstanceNotLiveError,
   FleetLeaseLostError,
+  FleetLogTailTooLargeError,
   FleetTransitionError,
 } from "../errors.js";
 import {
   failureBodySchema,
   finalReportBodySchema,
   heartbeatBodySchema,
+  logsBodySchema,
   phaseBodySchema,
   registerBodySchema,
 } from "../manager/agent-schemas.js";
@@ -29,6 +31,7 @@ import { isLoopbackHost } from "./admin-token.js";
 import { type DashboardOptions, dashboardPlugin } from "./dashboard-routes.js";
 import { registerEconomicsRoutes } from "./economics-routes.js";
 import { hostOfUrl } from "./host-check.js";
+import { createLogRequests, type LogRequests } from "./log-requests.js";
 import { type FleetServerTimeouts, fastifyTimeoutOptions } from "./server-limits.js";
 
 /** Options of the manager's HTTP server. */
@@ -51,6 +54,13 @@ export interface FleetServerOptions {
   timeouts?: FleetServerTimeouts | undefined;
   /** What /v1/health echoes, so renting can check a manager URL reaches this server. Default: random per server. */
   nonce?: string | undefined;
+  /**
+   * Secret values removed again from every log line an agent ships and every line the dashboard
+   * serves (the Vast API key, the admin token is always added). Default: none besides those.
+   */
+  logSecrets?: (() => readonly string[]) | undefined;
+  /** Operators' requests for log tails, answered in heartbeats. Default: a new set (log-requests.ts). */
+  logRequests?: LogRequests | undefined;
 }
 
 /** Where a running server listens. */
@@ -91,6 +101,11 @@ export function buildFleetServer(options: FleetServerOptions): FastifyInstance {
   const bodyLimit = options.bodyLimitBytes ?? 1024 * 1024;
   const smallLimit = options.smallBodyLimitBytes ?? 64 * 1024;
   const nonce = options.nonce ?? randomBytes(16).toString("hex");
+  const logRequests = options.logRequests ?? createLogRequests();
+  const logSecrets = () => [
+    ...(options.logSecrets?.() ?? []),
+    ...(options.dashboard === undefined ? [] : [options.dashboard.adminToken]),
+  ];
   const app = Fastify({
     logger: false,
     bodyLimit,
@@ -113,6 +128,10 @@ export function buildFleetServer(options: FleetServerOptions): FastifyInstance {
       return refuse(reply, 409, error.code, error.message, { hint: error.hint });
     }
     if (error instanceof FleetInstanceNotFoundError) return refuse(reply, 404, error.code, error.message);
+    // A log shipment beyond the bounds: refused whole, nothing kept.
+    if (error instanceof FleetLogTailTooLargeError) {
+      return refuse(reply, 413, error.code, error.message, { hint: error.hint, bound: error.bound });
+    }
     if (error instanceof FleetLeaseLostError) {
       // This manager lost the writer lease mid-request: nothing was written; the caller retries
       // and reaches the manager that holds it (or this one once it leads again).
@@ -190,7 +209,13 @@ export function buildFleetServer(options: FleetServerOptions): FastifyInstance {
     if (body.daemonStatus !== undefined) {
       options.dashboard?.daemonStatus?.set(request.params.id, body.daemonStatus, Date.now());
     }
-    return { ok: true };
+    // An operator asked for the log tail: this answer carries the request, once.
+    return { ok: true, sendLogs: logRequests.take(request.params.id) };
+  });
+  app.post<{ Params: Params }>("/v1/agent/:id/logs", small, async (request, reply) => {
+    const body = parse(logsBodySchema, request.body, reply);
+    if (body === undefined) return reply;
+    return { ok: true, kept: await manager.agent.logs(request.params.id, body, logSecrets()) };
   });
   app.post<{ Params: Params }>("/v1/agent/:id/failure", small, async (request, reply) => {
     const body = parse(failureBodySchema, request.body, reply);
@@ -217,7 +242,13 @@ export function buildFleetServer(options: FleetServerOptions): FastifyInstance {
   if (options.dashboard !== undefined) {
     const managerHost = hostOfUrl(manager.config.managerUrl);
     const allowedHosts = options.dashboard.allowedHosts ?? (managerHost === undefined ? [] : [managerHost]);
-    void app.register(dashboardPlugin, { ...options.dashboard, allowedHosts, manager });
+    void app.register(dashboardPlugin, {
+      ...options.dashboard,
+      allowedHosts,
+      manager,
+      logRequests,
+      logSecrets,
+    });
   }
   return app;
 }

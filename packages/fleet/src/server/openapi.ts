@@ -121,6 +121,17 @@ export const openApiDocument = {
           reason: { type: "string" },
         },
       },
+      LogLine: {
+        type: "object",
+        description: "One line of a log tail; operator-facing text from a rented machine: render as text",
+        required: ["stream", "at", "receivedAt", "text"],
+        properties: {
+          stream: { enum: ["daemon", "agent"] },
+          at: { type: "integer", description: "When the agent read it, epoch ms (the machine's clock)" },
+          receivedAt: { type: "integer", description: "When the manager stored it, epoch ms" },
+          text: { type: "string" },
+        },
+      },
       Error: {
         type: "object",
         required: ["ok", "error", "message"],
@@ -201,6 +212,23 @@ export const openApiDocument = {
     }),
     "/api/instances/{id}": read(
       "One instance: phases, benchmark per-proof records, the daemon's forwarded /status",
+      { type: "object" },
+      { parameters: idParam },
+    ),
+    "/api/instances/{id}/logs": read(
+      "The instance's log tail: the newest lines its agent shipped (the daemon's output and its own), secrets redacted",
+      {
+        type: "object",
+        required: ["instanceId", "lines"],
+        properties: {
+          instanceId: { type: "string" },
+          lines: { type: "array", items: { $ref: "#/components/schemas/LogLine" } },
+        },
+      },
+      { parameters: idParam },
+    ),
+    "/api/instances/{id}/logs/request": act(
+      "Ask the instance's agent for its log tail: its next heartbeat is answered with the request (at most one shipment per 30 s)",
       { type: "object" },
       { parameters: idParam },
     ),
