@@ -46,6 +46,8 @@ export interface TestFleetOptions {
    * with it, and serve as `fleet serve` does: writes answer 503 while it is not held. Default: no lease.
    */
   writerLease?: { holder?: string | undefined; periodMs?: number | undefined } | undefined;
+  /** Secret values the server removes again from shipped log lines (FleetServerOptions.logSecrets). Default: none. */
+  logSecrets?: readonly string[] | undefined;
 }
 
 /** A Vast client on the fake server that never waits: no sleeps, one quick retry, no rate limit. */
@@ -102,6 +104,7 @@ export async function startTestFleet(options: TestFleetOptions = {}): Promise<Te
     manager,
     dashboard,
     isLeader: lease === undefined ? undefined : () => lease.held,
+    logSecrets: () => options.logSecrets ?? [],
   });
   return {
     fake,
