@@ -155,6 +155,8 @@ export function instancePage(root: HTMLElement, instanceId: string): void {
         getJson<LogTailAnswer>(`${path}/logs`),
       ]);
       replaceChildren(logs, ...logSection(d, tail));
+      // The agent's own page shows what it shipped; asking is the manager's.
+      askLogs.hidden = d.local === true;
       const i = d.instance;
       replaceChildren(title, i.label);
       replaceChildren(
