@@ -106,7 +106,7 @@ function logSection(detail: InstanceDetail, logs: LogTailAnswer): (Node | null)[
     el(
       "li",
       { "data-stream": line.stream },
-      el("span", { class: "log-meta" }, `${new Date(line.at).toISOString().slice(11, 19)} ${line.stream}`),
+      el("span", { class: "log-meta" }, `${new Date(line.at).toISOString().slice(11, 19)} ${line.stream} `),
       line.text,
     ),
   );
