@@ -120,7 +120,11 @@ describe("the log shipper", () => {
     expect(texts(s.sent[0]?.lines ?? [])).toEqual(["line 3", "line 4", "line 5"]);
     expect(s.sent[0]?.dropped).toBe(2);
 
-    const b = setup({ maxBytes: 25 });
+    // Bytes as sent: each line's JSON, so a body of escaped text stays within the manager's limit.
+    const lineBytes = Buffer.byteLength(
+      JSON.stringify({ stream: "daemon", at: 1_000, text: "1".repeat(10) }),
+    );
+    const b = setup({ maxBytes: 2 * lineBytes + 5 });
     for (let i = 1; i <= 5; i++) b.tail.line("daemon", `${i}`.repeat(10));
     await b.shipper.ship("failure");
     expect(texts(b.sent[0]?.lines ?? [])).toEqual(["4".repeat(10), "5".repeat(10)]);

@@ -129,7 +129,7 @@ export interface LogShipperOptions {
   minIntervalMs?: number | undefined;
   /** Lines of one shipment (the newest unsent). Default logTailDefaults.maxShipLines (400). */
   maxLines?: number | undefined;
-  /** Bytes (UTF-8, the lines' text) of one shipment. Default logTailDefaults.maxShipBytes (48 KiB). */
+  /** Bytes of one shipment's lines as sent (UTF-8 JSON, so at least their text). Default logTailDefaults.maxShipBytes (48 KiB). */
   maxBytes?: number | undefined;
   /** Now, ms, for the rate bound. Default Date.now. */
   now?: (() => number) | undefined;
@@ -170,7 +170,8 @@ export function createLogShipper(options: LogShipperOptions): LogShipper {
     let bytes = 0;
     for (let i = unsent.length - 1; i >= 0 && chosen.length < maxLines; i--) {
       const line = unsent[i] as TailLine;
-      const size = bytesOf(line.text);
+      // As sent: JSON-escaped, with its stream and time, so the body stays within the manager's limit.
+      const size = bytesOf(JSON.stringify({ stream: line.stream, at: line.at, text: line.text }));
       if (bytes + size > maxBytes) break;
       bytes += size;
       chosen.unshift(line);

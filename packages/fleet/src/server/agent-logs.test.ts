@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { createLogShipper, createLogTail } from "../agent/log-tail.js";
 import { redactionMarker } from "../agent/redact.js";
 import { logTailDefaults } from "../defaults.js";
 import { FleetLogTailTooLargeError } from "../errors.js";
@@ -105,6 +106,27 @@ describe("the manager's log tail endpoint", () => {
       );
     },
   );
+
+  it("accepts the largest shipment an agent makes, however its text escapes", async () => {
+    const { t, id, token } = await start();
+    // Full streams of the longest lines, of characters JSON escapes (quotes, backslashes, controls).
+    const tail = createLogTail();
+    const nasty = '"\\\u0001'.repeat(logTailDefaults.maxLineChars / 4);
+    for (let n = 0; n < logTailDefaults.maxLinesPerStream; n++) {
+      tail.line("daemon", `${n} ${nasty}`);
+      tail.line("agent", `${n} ${"é".repeat(logTailDefaults.maxLineChars)}`);
+    }
+    const answers: number[] = [];
+    const shipper = createLogShipper({
+      tail,
+      send: async (body) => {
+        answers.push((await post(t, id, "logs", token, body)).statusCode);
+      },
+    });
+    expect(await shipper.ship("failure")).toBe("sent");
+    expect(answers).toEqual([200]);
+    expect((await t.manager.store.logTail(id)).length).toBeGreaterThan(0);
+  });
 
   it("refuses a body over the endpoint's size limit, a malformed one and another instance's token", async () => {
     const { t, id, token } = await start();
