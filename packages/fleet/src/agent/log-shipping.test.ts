@@ -3,10 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { hardwareFrom } from "@cuzkit/core";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { LogsBody } from "../manager/agent-schemas.js";
 import { startTestFleet, type TestFleet } from "../testing/test-fleet.js";
 import { runAgent } from "./agent.js";
+import { createLogTail } from "./log-tail.js";
 import { redactionMarker } from "./redact.js";
-import { createHttpReporter } from "./reporter.js";
+import { type AgentReporter, createHttpReporter } from "./reporter.js";
+import type { CommandOutcome } from "./run-command.js";
 
 // A real agent (runAgent with the HTTP reporter) against a real manager on loopback, with a
 // daemon that prints secrets and dies while starting: its tail reaches the manager's store, with
@@ -97,4 +100,77 @@ describe("an agent whose daemon fails", () => {
       (await fleet.manager.store.require(record.id)).state,
     );
   }, 60_000);
+});
+
+describe("an agent asked for its logs", () => {
+  it("ships at each phase, when a heartbeat's answer asks, and on the failure, each line once", async () => {
+    const shipped: LogsBody[] = [];
+    let answer: "ok" | "send-logs" = "ok";
+    const reporter: AgentReporter = {
+      kind: "manager",
+      register: async () => ({
+        instanceId: "i-0000abcd",
+        minProofsPerHour: 10,
+        benchmarkProofs: 3,
+        heartbeatIntervalMs: 30_000,
+        dialect: "budget",
+      }),
+      phase: async () => {},
+      heartbeat: async () => answer,
+      failure: async () => {},
+      report: async () => ({ state: "rejected", keep: false, reason: "no" }),
+      logs: async (body) => {
+        shipped.push(body);
+      },
+    };
+    let beat = () => {};
+    let finishParams: (outcome: CommandOutcome) => void = () => {};
+    let paramsStarted: () => void = () => {};
+    const started = new Promise<void>((resolve) => {
+      paramsStarted = resolve;
+    });
+    const tail = createLogTail();
+    const outcome = runAgent({
+      reporter,
+      logTail: tail,
+      logShipEveryMs: 0,
+      paramsCommand: "fetch-params",
+      runCommand: () =>
+        new Promise<CommandOutcome>((resolve) => {
+          finishParams = resolve;
+          paramsStarted();
+        }),
+      daemonCommand: "never-started",
+      daemonAddress: `unix://${join(dir, "cuzk.sock")}`,
+      request: { proofKind: 1 } as never,
+      timers: {
+        setInterval: (callback) => {
+          beat = callback;
+          return 1;
+        },
+        clearInterval: () => {},
+      },
+    });
+    await started;
+    // The phase's shipment: the register line.
+    await vi.waitFor(() => expect(shipped.map((b) => b.reason)).toEqual(["phase"]));
+    tail.line("agent", "params: 40% fetched");
+    // A plain heartbeat ships nothing; one whose answer asks does.
+    beat();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(shipped).toHaveLength(1);
+    answer = "send-logs";
+    beat();
+    await vi.waitFor(() => expect(shipped.map((b) => b.reason)).toEqual(["phase", "request"]));
+    expect(shipped[1]).toMatchObject({ phase: "params", lines: [{ text: "params: 40% fetched" }] });
+    finishParams({ exitCode: 2, signal: null, tail: ["error: params URL unreachable"] });
+    expect(await outcome).toMatchObject({ status: "failed", failedStep: "params" });
+    expect(shipped.map((b) => b.reason)).toEqual(["phase", "request", "failure"]);
+    const failureLines = shipped[2]?.lines.map((l) => l.text) ?? [];
+    expect(failureLines).toContain("params: error: params URL unreachable");
+    expect(failureLines.some((l) => l.startsWith("error agent step failed"))).toBe(true);
+    // Each line went once.
+    const all = shipped.flatMap((b) => b.lines.map((l) => `${l.stream}|${l.at}|${l.text}`));
+    expect(new Set(all).size).toBe(all.length);
+  });
 });

@@ -122,6 +122,7 @@ export type ShipReason = (typeof logShipReasons)[number];
 
 /** Options of createLogShipper. */
 export interface LogShipperOptions {
+  /** The tail whose unsent lines it ships. Required. */
   tail: LogTail;
   /** Sends one shipment (the reporter's logs). Required. */
   send: (body: LogsBody) => Promise<void>;
