@@ -145,6 +145,7 @@ describe("the manager's log tail endpoint", () => {
     const { t, id, token } = await start();
     const total = logTailDefaults.storeKeepLines + 150;
     for (let from = 0; from < total; from += 100) {
+      t.clock.advance(60_000); // past the rate bound
       const texts = Array.from({ length: Math.min(100, total - from) }, (_, k) => `line ${from + k}`);
       expect((await post(t, id, "logs", token, shipment(texts, "phase"))).statusCode).toBe(200);
     }
@@ -152,6 +153,23 @@ describe("the manager's log tail endpoint", () => {
     expect(tail).toHaveLength(logTailDefaults.storeKeepLines);
     expect(tail[0]?.text).toBe(`line ${total - logTailDefaults.storeKeepLines}`);
     expect(tail.at(-1)?.text).toBe(`line ${total - 1}`);
+  });
+
+  it("accepts at most 12 shipments of an instance in a minute, answering 429 beyond and keeping nothing", async () => {
+    const { t, id, token } = await start();
+    for (let n = 0; n < 12; n++) {
+      expect((await post(t, id, "logs", token, shipment([`line ${n}`], "phase"))).statusCode).toBe(200);
+    }
+    const refused = await post(t, id, "logs", token, shipment(["one too many"], "failure"));
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json()).toMatchObject({ error: "LOG_SHIPMENTS_TOO_FREQUENT" });
+    expect(refused.headers["retry-after"]).toBe("60");
+    // Another instance is not held back, and a minute later this one ships again.
+    const other = await t.manager.deploy(1003);
+    expect((await post(t, other.id, "logs", t.tokenOf(other.id), shipment(["hi"]))).statusCode).toBe(200);
+    t.clock.advance(60_000);
+    expect((await post(t, id, "logs", token, shipment(["later"]))).statusCode).toBe(200);
+    expect((await t.manager.store.logTail(id)).map((l) => l.text)).not.toContain("one too many");
   });
 
   it("asks the agent for its tail in the next heartbeat's answer, once, when an operator requests it", async () => {

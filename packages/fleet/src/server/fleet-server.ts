@@ -61,6 +61,13 @@ export interface FleetServerOptions {
   logSecrets?: (() => readonly string[]) | undefined;
   /** Operators' requests for log tails, answered in heartbeats. Default: a new set (log-requests.ts). */
   logRequests?: LogRequests | undefined;
+  /**
+   * Log shipments accepted per instance in any minute; beyond, 429 LOG_SHIPMENTS_TOO_FREQUENT and
+   * nothing kept (an agent ships at most one per 30 s, besides its failure). Default 12.
+   */
+  logShipmentsPerMinute?: number | undefined;
+  /** Now, epoch ms, for the log-shipment rate. Default Date.now. */
+  now?: (() => number) | undefined;
 }
 
 /** Where a running server listens. */
@@ -102,6 +109,22 @@ export function buildFleetServer(options: FleetServerOptions): FastifyInstance {
   const smallLimit = options.smallBodyLimitBytes ?? 64 * 1024;
   const nonce = options.nonce ?? randomBytes(16).toString("hex");
   const logRequests = options.logRequests ?? createLogRequests();
+  const now = options.now ?? Date.now;
+  const shipmentsPerMinute = options.logShipmentsPerMinute ?? 12;
+  /** The times of each instance's accepted shipments in the last minute (instances seen lately only). */
+  const recentShipments = new Map<string, number[]>();
+  const shipmentAllowed = (id: string): boolean => {
+    const at = now();
+    for (const [other, times] of recentShipments) {
+      const kept = times.filter((t) => at - t < 60_000);
+      if (kept.length === 0) recentShipments.delete(other);
+      else recentShipments.set(other, kept);
+    }
+    const times = recentShipments.get(id) ?? [];
+    if (times.length >= shipmentsPerMinute) return false;
+    recentShipments.set(id, [...times, at]);
+    return true;
+  };
   const logSecrets = () => [
     ...(options.logSecrets?.() ?? []),
     ...(options.dashboard === undefined ? [] : [options.dashboard.adminToken]),
@@ -215,6 +238,14 @@ export function buildFleetServer(options: FleetServerOptions): FastifyInstance {
   app.post<{ Params: Params }>("/v1/agent/:id/logs", small, async (request, reply) => {
     const body = parse(logsBodySchema, request.body, reply);
     if (body === undefined) return reply;
+    if (!shipmentAllowed(request.params.id)) {
+      return refuse(
+        reply.header("retry-after", "60"),
+        429,
+        "LOG_SHIPMENTS_TOO_FREQUENT",
+        `more than ${shipmentsPerMinute} log shipments of this instance in a minute; nothing was kept`,
+      );
+    }
     return { ok: true, kept: await manager.agent.logs(request.params.id, body, logSecrets()) };
   });
   app.post<{ Params: Params }>("/v1/agent/:id/failure", small, async (request, reply) => {

@@ -105,6 +105,7 @@ export async function startTestFleet(options: TestFleetOptions = {}): Promise<Te
     dashboard,
     isLeader: lease === undefined ? undefined : () => lease.held,
     logSecrets: () => options.logSecrets ?? [],
+    now: () => clock.now(),
   });
   return {
     fake,
