@@ -59,6 +59,8 @@ export interface DaemonSupervisorOptions {
   logTailLines?: number | undefined;
   /** Also append every line the daemon prints to this file. Default: none. */
   logFile?: string | undefined;
+  /** Called with every chunk the daemon prints, raw, and which stream it came from (the agent's log tail). Default: none. */
+  onOutput?: ((chunk: Buffer, stream: "stdout" | "stderr") => void) | undefined;
   /** Grace period between SIGTERM and SIGKILL when stopping, in ms. Default: 10000. */
   stopGraceMs?: number | undefined;
   /** Extra environment for the daemon. Default: none. */
@@ -234,8 +236,14 @@ export function createDaemonSupervisor(options: DaemonSupervisorOptions): Daemon
     });
     child = proc;
     process.once("exit", onProcessExit);
-    proc.stdout?.on("data", remember);
-    proc.stderr?.on("data", remember);
+    proc.stdout?.on("data", (chunk: Buffer) => {
+      remember(chunk);
+      options.onOutput?.(chunk, "stdout");
+    });
+    proc.stderr?.on("data", (chunk: Buffer) => {
+      remember(chunk);
+      options.onOutput?.(chunk, "stderr");
+    });
     exited = new Promise<DaemonExit>((resolve) => {
       proc.once("exit", (exitCode, signal) => {
         process.off("exit", onProcessExit);

@@ -144,6 +144,7 @@ const fleetHints: Readonly<Record<FleetErrorCode, CliHintRule>> = {
   FLEET_MANAGER_URL: same,
   FLEET_CURIO_DB: same,
   FLEET_CURIO_NODE: same,
+  FLEET_LOG_TAIL_TOO_LARGE: same,
   PARAMS_COMMAND_FAILED: "the --params-command exited non-zero; run it by hand on the machine to see why",
   NO_SAFE_CONFIG:
     "the tuner found no safe daemon config for this machine: `cuzkit tune` on it says what it lacks",

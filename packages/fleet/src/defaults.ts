@@ -59,6 +59,24 @@ export const agentDefaults = {
   throughputIntervalMs: 30 * 60_000,
 } as const;
 
+/** Bounds of the log tail an agent keeps and ships (agent/log-tail.ts) and the manager stores. */
+export const logTailDefaults = {
+  /** Lines the agent keeps per stream (the daemon's, its own). */
+  maxLinesPerStream: 200,
+  /** Bytes (UTF-8) the agent keeps per stream. */
+  maxBytesPerStream: 32 * 1024,
+  /** Characters of one line; a longer line is cut and marked. */
+  maxLineChars: 2000,
+  /** Lines of one shipment. */
+  maxShipLines: 400,
+  /** Bytes (UTF-8, the lines' text) of one shipment. */
+  maxShipBytes: 48 * 1024,
+  /** The least time between two shipments, except on a failure, ms. */
+  shipEveryMs: 30_000,
+  /** Lines the manager keeps per instance (the newest). */
+  storeKeepLines: 500,
+} as const;
+
 /** Defaults of following Curio's backlog (`fleet run --follow-backlog`, decideBacklogTarget). */
 export const backlogDefaults = {
   /** The fewest machines the fleet keeps, however quiet Curio is. */

@@ -1,4 +1,5 @@
 import { CuzkitError, type CuzkitErrorOptions } from "@cuzkit/core";
+import { logTailDefaults } from "./defaults.js";
 import type { InstanceState } from "./lifecycle.js";
 
 /** Stable codes of the fleet's errors (the manager's, the store's and the agent's). */
@@ -17,6 +18,7 @@ export const fleetErrorCodes = [
   "FLEET_MANAGER_URL",
   "FLEET_CURIO_DB",
   "FLEET_CURIO_NODE",
+  "FLEET_LOG_TAIL_TOO_LARGE",
   // A failed vetting step on the machine, as the agent reports it to the manager.
   "PARAMS_COMMAND_FAILED",
   "NO_SAFE_CONFIG",
@@ -108,6 +110,25 @@ export class FleetInstanceNotFoundError extends FleetError<"FLEET_INSTANCE_NOT_F
 /** The error for an instance id the store does not have. */
 export const instanceNotFound = (instanceId: string) =>
   new FleetInstanceNotFoundError(`no instance ${instanceId} in the fleet's store`, { instanceId });
+
+/** A log tail an agent shipped beyond the manager's bounds (lines, line length or bytes): nothing of it is kept. */
+export class FleetLogTailTooLargeError extends FleetError<"FLEET_LOG_TAIL_TOO_LARGE"> {
+  /** Which bound it broke: `lines`, `line` (one line's length) or `bytes`. */
+  readonly bound: "lines" | "line" | "bytes";
+
+  constructor(message: string, options: FleetSubclassOptions & { bound: "lines" | "line" | "bytes" }) {
+    super(
+      message,
+      classDefaults(
+        options,
+        "FLEET_LOG_TAIL_TOO_LARGE",
+        false,
+        `an agent ships at most ${logTailDefaults.maxShipLines} lines of ${logTailDefaults.maxLineChars} characters, ${logTailDefaults.maxShipBytes / 1024} KiB in all; run agents of the manager's cuzkit version`,
+      ),
+    );
+    this.bound = options.bound;
+  }
+}
 
 /** A heartbeat or report for an instance that is no longer live (destroyed, failed): the agent should stop. */
 export class FleetInstanceNotLiveError extends FleetError<"FLEET_INSTANCE_NOT_LIVE"> {

@@ -44,7 +44,7 @@ export {
   type PhaseDeadlinesMs,
 } from "./deadlines.js";
 export type { BenchVerdict } from "./decision.js";
-export { agentDefaults, backlogDefaults, fleetDefaults } from "./defaults.js";
+export { agentDefaults, backlogDefaults, fleetDefaults, logTailDefaults } from "./defaults.js";
 export type { BudgetBound } from "./economics/budget-bound.js";
 export type { ClassCalibration, RateSample } from "./economics/calibration.js";
 export type { ClassHardware } from "./economics/hardware-class.js";
@@ -77,6 +77,7 @@ export {
   FleetInstanceNotLiveError,
   FleetLeaseHeldError,
   FleetLeaseLostError,
+  FleetLogTailTooLargeError,
   FleetManagerUrlError,
   FleetOfferRefusedError,
   FleetStoreError,
@@ -118,6 +119,9 @@ export type {
   FailureBody,
   FinalReportBody,
   HeartbeatBody,
+  LogLine,
+  LogStream,
+  LogsBody,
   PhaseBody,
   ProofRecord,
   RegisterBody,
@@ -210,6 +214,7 @@ export {
   type ListeningFleetServer,
   startFleetServer,
 } from "./server/fleet-server.js";
+export { createLogRequests, type LogRequests } from "./server/log-requests.js";
 export {
   defaultMaxEventStreams,
   type FleetServerTimeouts,
@@ -243,6 +248,8 @@ export {
 export type {
   BenchmarkResultRecord,
   FleetEvent,
+  InstanceLogLine,
+  InstanceLogLineInput,
   InstanceRecord,
   OfferSnapshot,
   RateBasis,

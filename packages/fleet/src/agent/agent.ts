@@ -16,7 +16,9 @@ import { FleetError, type FleetErrorOptions } from "../errors.js";
 import type { AgentInstructions } from "../manager/agent-handlers.js";
 import type { FailureBody, ProofRecord } from "../manager/agent-schemas.js";
 import { curioNodeNameEnv } from "./env-names.js";
+import { createLogShipper, createLogTail, type LogTail, type ShipReason, tailingLogger } from "./log-tail.js";
 import { type CompletedReading, productionWindow } from "./production-window.js";
+import { createLineRedactor, secretsFromEnv } from "./redact.js";
 import type { AgentReporter } from "./reporter.js";
 import { type CommandOutcome, runShellCommand } from "./run-command.js";
 import { runVetting, type VettingOptions } from "./vetting.js";
@@ -89,6 +91,16 @@ export interface AgentOptions {
   /** Version string sent at register. Default "0.1.0". */
   agentVersion?: string | undefined;
   logger?: Logger | undefined;
+  /**
+   * The ring buffer of the daemon's output and the agent's own lines, shipped to the manager on a
+   * failure, at each phase and on request. Default: a new one (logTailDefaults' bounds) whose lines
+   * are redacted of `logSecrets` and the secrets of the environment (secretsFromEnv).
+   */
+  logTail?: LogTail | undefined;
+  /** Secret values never to ship (the fleet token when it is not in the environment). Default: none besides secretsFromEnv(process.env). */
+  logSecrets?: readonly string[] | undefined;
+  /** The least time between two log shipments, except on a failure, ms. Default logTailDefaults.shipEveryMs (30 s). */
+  logShipEveryMs?: number | undefined;
 }
 
 /** How the agent ended. */
@@ -154,7 +166,25 @@ class AgentStepError extends FleetError<"PARAMS_COMMAND_FAILED" | "NO_SAFE_CONFI
 export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
   const { reporter } = options;
   const timeScale = options.timeScale ?? 1;
-  const logger = options.logger ?? silentLogger;
+  const secrets = [...secretsFromEnv(process.env), ...(options.logSecrets ?? [])];
+  const tail = options.logTail ?? createLogTail({ redact: createLineRedactor(() => secrets) });
+  const logger = tailingLogger(options.logger ?? silentLogger, tail);
+  const shipper =
+    reporter.logs === undefined
+      ? undefined
+      : createLogShipper({
+          tail,
+          send: (body) => reporter.logs?.(body) ?? Promise.resolve(),
+          minIntervalMs: options.logShipEveryMs,
+        });
+  /** Ships the unsent log lines; a failed shipment is only logged (the lines wait for the next one). */
+  const shipLogs = async (reason: ShipReason, phase: string) => {
+    try {
+      await shipper?.ship(reason, phase);
+    } catch (error) {
+      (options.logger ?? silentLogger).warn("agent could not ship its log tail", { code: codeOf(error) });
+    }
+  };
   const timers = options.timers ?? { setInterval, clearInterval: (h) => clearInterval(h as NodeJS.Timeout) };
   const stop = new AbortController();
   const onOuterAbort = () => stop.abort();
@@ -183,6 +213,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
         );
       })
       .then((answer) => {
+        if (answer === "send-logs") void shipLogs("request", currentPhase);
         if (answer === "stop") {
           logger.warn("agent: the manager has given this machine up; stopping");
           stop.abort();
@@ -203,6 +234,8 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
         ? { phase: step, errorClass: error.errorClass, code: error.code, message: error.message }
         : { phase: step, errorClass: errorClassOf(error), code: codeOf(error), message: messageOf(error) };
     logger.error("agent step failed", { ...body });
+    // The tail first: once the failure is reported the machine is destroyed.
+    await shipLogs("failure", step);
     await reporter
       .failure(body)
       .catch((e) => logger.warn("agent could not report the failure", { code: codeOf(e) }));
@@ -214,9 +247,11 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
     currentPhase = "params";
     try {
       await reporter.phase({ phase: "params" });
+      void shipLogs("phase", "params");
       if (options.paramsCommand !== undefined) {
         const run = options.runCommand ?? ((command, signal) => runShellCommand(command, { signal }));
         const outcome = await run(options.paramsCommand, stop.signal);
+        for (const line of outcome.tail) tail.line("agent", `params: ${line}`);
         if (outcome.exitCode !== 0) {
           throw new AgentStepError(
             `the params command exited ${outcome.exitCode ?? outcome.signal}: ${outcome.tail.slice(-3).join(" | ")}`,
@@ -264,9 +299,11 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
     let vetting: Awaited<ReturnType<typeof runVetting>>;
     try {
       await reporter.phase({ phase: "warmup", tunedConfig: configToml });
+      void shipLogs("phase", "warmup");
       supervisor = createDaemonSupervisor({
         command: options.daemonCommand,
         address: options.daemonAddress,
+        onOutput: (chunk) => tail.write("daemon", chunk),
         // The daemon's status goes back to the supervisor, which checks it is the child it started.
         waitForReady: async (signal) => checker.waitForReady({ signal, timeoutMs: options.readyTimeoutMs }),
       });
@@ -294,6 +331,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
           if (phase !== "benchmarking") return;
           currentPhase = "benchmarking";
           await reporter.phase({ phase: "benchmarking" });
+          void shipLogs("phase", "benchmarking");
         },
         run: options.benchmark,
       });
@@ -344,6 +382,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
       // A stop while the daemon loads its parameters (minutes) ends the wait, not only the serving.
       await supervisor.start(configToml, "serve", { signal: stop.signal });
       logger.info("agent serving", { address: options.daemonAddress });
+      void shipLogs("phase", "serving");
       if (options.serveCommand !== undefined) {
         // The node's Curio name is the manager's for this instance, so the manager finds it by
         // identity, not by an IP that other instances on the host share.

@@ -3,6 +3,27 @@
 export { type AgentOptions, type AgentOutcome, type AgentTimers, runAgent } from "./agent.js";
 export { agentEnvNames, curioNodeNameEnv } from "./env-names.js";
 export {
+  createLogShipper,
+  createLogTail,
+  type LogShipper,
+  type LogShipperOptions,
+  type LogTail,
+  type LogTailOptions,
+  type ShipOutcome,
+  type ShipReason,
+  type TailLine,
+  tailingLogger,
+} from "./log-tail.js";
+export {
+  createLineRedactor,
+  minSecretChars,
+  minSecretPieceChars,
+  redactionMarker,
+  redactSecrets,
+  secretEnvNames,
+  secretsFromEnv,
+} from "./redact.js";
+export {
   AgentManagerUnreachableError,
   type AgentReporter,
   AgentRequestRefusedError,

@@ -45,8 +45,11 @@ describe("the standalone (disk) reporter", () => {
     const events = readFileSync(join(dir, "events.jsonl"), "utf8")
       .trim()
       .split("\n")
-      .map((l) => JSON.parse(l).type);
-    expect(events).toEqual(["register", "phase", "failure"]);
+      .map((l) => JSON.parse(l) as { type: string; body: { reason?: string; lines?: { text: string }[] } });
+    // The log tail too: at the phase, and the rest (the failed step's own line) on the failure.
+    expect(events.map((e) => e.type)).toEqual(["register", "phase", "logs", "logs", "failure"]);
+    const failureTail = events.find((e) => e.type === "logs" && e.body.reason === "failure");
+    expect(failureTail?.body.lines?.map((l) => l.text).join("\n")).toContain("agent step failed");
   });
 
   it("keeps only a MET run at or above its threshold, and writes report.json", async () => {

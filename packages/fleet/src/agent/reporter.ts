@@ -8,6 +8,7 @@ import type {
   FailureBody,
   FinalReportBody,
   HeartbeatBody,
+  LogsBody,
   PhaseBody,
   RegisterBody,
   ThroughputBody,
@@ -18,12 +19,14 @@ export interface AgentReporter {
   readonly kind: "manager" | "disk";
   register(body: RegisterBody): Promise<AgentInstructions>;
   phase(body: PhaseBody): Promise<void>;
-  /** "stop" when the manager has given the machine up. */
-  heartbeat(body: HeartbeatBody): Promise<"ok" | "stop">;
+  /** "stop" when the manager has given the machine up; "send-logs" when it asks for the log tail. */
+  heartbeat(body: HeartbeatBody): Promise<"ok" | "stop" | "send-logs">;
   failure(body: FailureBody): Promise<void>;
   report(body: FinalReportBody): Promise<ReportAnswer>;
   /** Production of a kept machine over a window (optional: a reporter without it skips the reports). */
   throughput?: ((body: ThroughputBody) => Promise<void>) | undefined;
+  /** Ships lines of the log tail (optional: a reporter without it keeps them on the machine). */
+  logs?: ((body: LogsBody) => Promise<void>) | undefined;
 }
 
 /** The manager refused a request (4xx): retrying it cannot help. */
@@ -147,8 +150,8 @@ export function createHttpReporter(options: HttpReporterOptions): AgentReporter 
     },
     async heartbeat(body) {
       try {
-        await post("heartbeat", body);
-        return "ok";
+        const answer = await post<{ sendLogs?: unknown }>("heartbeat", body);
+        return answer.sendLogs === true ? "send-logs" : "ok";
       } catch (error) {
         if (error instanceof AgentRequestRefusedError && error.status === 409) return "stop";
         throw error;
@@ -162,6 +165,9 @@ export function createHttpReporter(options: HttpReporterOptions): AgentReporter 
     },
     async throughput(body) {
       await post("throughput", body);
+    },
+    async logs(body) {
+      await post("logs", body);
     },
   };
 }
@@ -217,5 +223,6 @@ export function createDiskReporter(options: DiskReporterOptions): AgentReporter 
       return { state: keep ? "active" : "rejected", keep, reason: `standalone: ${body.verdict}` };
     },
     throughput: (body) => log("throughput", body),
+    logs: (body) => log("logs", body),
   };
 }

@@ -1,8 +1,10 @@
 import type { DaemonDialect } from "@cuzkit/core";
+import { redactSecrets, secretsFromEnv } from "../agent/redact.js";
 import { curioNodeNameOf } from "../curio/machine-map.js";
 import { type Decision, decideBenchmark } from "../decision.js";
+import { logTailDefaults } from "../defaults.js";
 import { hardwareClassKey } from "../economics/hardware-class.js";
-import { instanceNotLive, transitionRefused } from "../errors.js";
+import { FleetLogTailTooLargeError, instanceNotLive, transitionRefused } from "../errors.js";
 import {
   type BenchmarkClaimCheck,
   checkBenchmarkClaim,
@@ -17,6 +19,7 @@ import type { InstanceRecord } from "../store/records.js";
 import type {
   FailureBody,
   FinalReportBody,
+  LogsBody,
   PhaseBody,
   RegisterBody,
   ThroughputBody,
@@ -54,6 +57,55 @@ const previousPhase: Record<Exclude<VettingState, "registered">, VettingState> =
   benchmarking: "warmup",
 };
 
+/** Bounds of one log shipment the manager accepts (default: logTailDefaults'). */
+export interface LogShipmentBounds {
+  /** Lines. Default logTailDefaults.maxShipLines (400). */
+  maxLines?: number | undefined;
+  /** Characters of one line. Default logTailDefaults.maxLineChars (2000). */
+  maxLineChars?: number | undefined;
+  /** Bytes (UTF-8) of the lines' text together. Default logTailDefaults.maxShipBytes (48 KiB). */
+  maxBytes?: number | undefined;
+}
+
+/**
+ * Checks a log shipment against the manager's bounds: a claim from a stranger's machine is
+ * refused whole (FleetLogTailTooLargeError, nothing kept) when it has too many lines, a line too
+ * long or too many bytes.
+ */
+export function checkLogShipment(id: string, body: LogsBody, bounds: LogShipmentBounds = {}): void {
+  const maxLines = bounds.maxLines ?? logTailDefaults.maxShipLines;
+  const maxLineChars = bounds.maxLineChars ?? logTailDefaults.maxLineChars;
+  const maxBytes = bounds.maxBytes ?? logTailDefaults.maxShipBytes;
+  if (body.lines.length > maxLines) {
+    throw new FleetLogTailTooLargeError(
+      `the log shipment has ${body.lines.length} lines, more than ${maxLines}`,
+      {
+        bound: "lines",
+        instanceId: id,
+      },
+    );
+  }
+  let bytes = 0;
+  for (const line of body.lines) {
+    if (line.text.length > maxLineChars) {
+      throw new FleetLogTailTooLargeError(
+        `a line of the log shipment has ${line.text.length} characters, more than ${maxLineChars}`,
+        { bound: "line", instanceId: id },
+      );
+    }
+    bytes += Buffer.byteLength(line.text, "utf8");
+  }
+  if (bytes > maxBytes) {
+    throw new FleetLogTailTooLargeError(
+      `the log shipment has ${bytes} bytes of text, more than ${maxBytes}`,
+      {
+        bound: "bytes",
+        instanceId: id,
+      },
+    );
+  }
+}
+
 /** The agent's endpoints as plain functions; the HTTP layer authenticates and validates first. */
 export function agentHandlers(ctx: ManagerContext) {
   const { store, config } = ctx;
@@ -90,6 +142,24 @@ export function agentHandlers(ctx: ManagerContext) {
     /** A heartbeat; refused when the instance is not live (the agent should stop). */
     async heartbeat(id: string): Promise<void> {
       if (!(await store.heartbeat(id))) throw instanceNotLive(id, (await store.get(id))?.state);
+    },
+    /**
+     * Lines of the agent's log tail: checked against the bounds (checkLogShipment), redacted again
+     * here (the manager's own secrets: `secrets`, and the secret-named variables it gives every
+     * machine), and kept as the instance's newest logTailDefaults.storeKeepLines lines. Accepted in
+     * any state: a failing machine ships its tail as it fails. Answers how many lines were kept.
+     */
+    async logs(id: string, body: LogsBody, secrets: readonly string[] = []): Promise<number> {
+      checkLogShipment(id, body);
+      await store.require(id);
+      const known = [...secrets, ...secretsFromEnv(config.env ?? {})];
+      const lines = body.lines.map((line) => ({
+        stream: line.stream,
+        at: line.at,
+        text: redactSecrets(line.text, known),
+      }));
+      await store.appendLogLines(id, lines);
+      return lines.length;
     },
     /** A step failed on the machine: failed with its class, destroyed at once. */
     async failure(id: string, body: FailureBody): Promise<InstanceRecord> {

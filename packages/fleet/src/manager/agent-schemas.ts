@@ -105,3 +105,34 @@ export const throughputBodySchema = z.strictObject({
 });
 /** A throughput body. */
 export type ThroughputBody = z.infer<typeof throughputBodySchema>;
+
+/** The streams of an agent's log tail: the daemon's output, and the agent's own lines. */
+export const logStreams = ["daemon", "agent"] as const;
+/** A log stream. */
+export type LogStream = (typeof logStreams)[number];
+
+/** Why an agent shipped its log tail. */
+export const logShipReasons = ["failure", "phase", "request"] as const;
+
+/** One line of an agent's log tail (redacted on the machine, and again by the manager). */
+export const logLineSchema = z.strictObject({
+  stream: z.enum(logStreams),
+  /** When the agent read it, epoch ms. */
+  at: z.number().int().nonnegative(),
+  /** Bounded by the schema only structurally: the manager's own limit (logTailDefaults) is a typed refusal. */
+  text: z.string().max(64 * 1024),
+});
+/** A log line. */
+export type LogLine = z.infer<typeof logLineSchema>;
+
+/** POST /v1/agent/logs: the lines the agent has not shipped yet, oldest first. */
+export const logsBodySchema = z.strictObject({
+  reason: z.enum(logShipReasons),
+  /** The agent's phase when it shipped. */
+  phase: shortText.optional(),
+  lines: z.array(logLineSchema).max(10_000),
+  /** Lines the agent dropped from this shipment to keep it within its size (the oldest). */
+  dropped: z.number().int().nonnegative().optional(),
+});
+/** A logs body. */
+export type LogsBody = z.infer<typeof logsBodySchema>;

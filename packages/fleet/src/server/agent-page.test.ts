@@ -24,6 +24,7 @@ const quietReporter: AgentReporter = {
   heartbeat: async () => "ok",
   failure: async () => {},
   report: async () => ({ state: "active", keep: true, reason: "standalone: MET" }),
+  logs: async () => {},
 };
 
 describe("startAgentPage", () => {
@@ -87,5 +88,12 @@ describe("startAgentPage", () => {
     const second = await read();
     expect(second.daemonStatusError).toContain("ECONNREFUSED");
     expect(second.daemonStatus.status.uptimeSecs).toBe(9);
+    // The log lines the agent shipped through the reporter are the page's log tail.
+    await reporter.logs?.({ reason: "phase", lines: [{ stream: "daemon", at: 5, text: "loading" }] });
+    const logs = await (await fetch(`${page?.url}/api/instances/local/logs`)).json();
+    expect(logs).toMatchObject({
+      instanceId: "local",
+      lines: [{ stream: "daemon", at: 5, text: "loading" }],
+    });
   });
 });

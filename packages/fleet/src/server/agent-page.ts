@@ -2,7 +2,8 @@ import { type Clock, InvalidInputError, systemClock } from "@cuzkit/core";
 import Fastify, { type FastifyReply, type FastifyRequest } from "fastify";
 import { serializerCompiler, validatorCompiler } from "fastify-type-provider-zod";
 import type { AgentReporter } from "../agent/reporter.js";
-import type { ThroughputBody } from "../manager/agent-schemas.js";
+import { logTailDefaults } from "../defaults.js";
+import type { LogsBody, ThroughputBody } from "../manager/agent-schemas.js";
 import { adminTokenChecker, bearer, isLoopbackHost, isTokenShaped } from "./admin-token.js";
 import type { BenchmarkDetailView, ForwardedStatusView, PhaseView } from "./dashboard-views.js";
 import { addPageHooks, openEventStream } from "./event-stream.js";
@@ -93,6 +94,8 @@ export async function startAgentPage(options: AgentPageOptions = {}): Promise<Ag
     daemonStatus: null,
   };
   let minProofsPerHour = 0;
+  // The lines the agent shipped (redacted on the way), the newest as the manager keeps them.
+  const logLines: { stream: string; at: number; receivedAt: number; text: string }[] = [];
   const listeners = new Set<() => void>();
   const enter = (next: string, type: string, reason?: string) => {
     const at = clock.now();
@@ -154,6 +157,12 @@ export async function startAgentPage(options: AgentPageOptions = {}): Promise<Ag
       daemonStatus: state.daemonStatus,
       daemonStatusError,
     };
+  });
+  app.get<{ Params: { id: string } }>(`/api/instances/:id/logs`, read, async (request, reply) => {
+    if (request.params.id !== localInstanceId) {
+      return reply.code(404).send({ ok: false, error: "NOT_FOUND", message: "this page shows one machine" });
+    }
+    return { instanceId: localInstanceId, lines: logLines };
   });
   app.get("/api/stream", read, async (request, reply) =>
     openEventStream(request, reply, streams, (stream) => {
@@ -221,6 +230,16 @@ export async function startAgentPage(options: AgentPageOptions = {}): Promise<Ag
           reporter.throughput === undefined
             ? undefined
             : (body: ThroughputBody) => reporter.throughput?.(body) ?? Promise.resolve(),
+        logs:
+          reporter.logs === undefined
+            ? undefined
+            : async (body: LogsBody) => {
+                await reporter.logs?.(body);
+                const receivedAt = clock.now();
+                logLines.push(...body.lines.map((line) => ({ ...line, receivedAt })));
+                logLines.splice(0, Math.max(0, logLines.length - logTailDefaults.storeKeepLines));
+                for (const listener of listeners) listener();
+              },
       };
     },
     close: () => app.close(),

@@ -33,6 +33,18 @@ export const errorBodySchema = openObject({
 /** `{ ok: true }` and whatever the route adds. */
 export const okSchema = openObject({ ok: z.literal(true) });
 
+/** An agent's heartbeat answer: whether an operator asked for its log tail (once per request). */
+export const heartbeatAnswerSchema = okSchema.extend({
+  sendLogs: z
+    .boolean()
+    .describe("An operator asked for the log tail: ship it now (POST /v1/agent/{id}/logs)"),
+});
+
+/** An agent's log shipment, accepted: how many lines the manager kept. */
+export const logsAnswerSchema = okSchema.extend({
+  kept: z.number().describe("Lines kept (the store keeps the newest lines per instance)"),
+});
+
 /** The `:id` of an instance route (an instance id such as i-0a1b2c3d; any other answers 404 or 403). */
 export const instanceIdParams = z.object({
   id: z.string().describe("The instance id, such as i-0a1b2c3d"),
@@ -341,3 +353,16 @@ export const openApiAnswerSchema = openObject({
   openapi: z.string(),
   paths: z.record(z.string(), z.unknown()),
 });
+
+/** GET /api/instances/:id/logs: the stored log tail, oldest first. */
+export const instanceLogsSchema = openObject({
+  instanceId: z.string(),
+  lines: z.array(
+    openObject({
+      stream: z.string().describe("daemon (the daemon's output) or agent (the agent's own log)"),
+      at: epochMs.describe("epoch ms: when the agent saw the line (its clock)"),
+      receivedAt: epochMs.describe("epoch ms: when the manager stored it"),
+      text: z.string().describe("Redacted on the box and again by the manager; render as text"),
+    }),
+  ),
+}).meta({ id: "InstanceLogs" });

@@ -3,6 +3,7 @@ import fastifyCompress from "@fastify/compress";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { redactSecrets } from "../agent/redact.js";
 import { curioIdentityIssues } from "../curio/identity-events.js";
 import { latestCurioRates } from "../curio/production-sync.js";
 import { instanceNotFound } from "../errors.js";
@@ -20,11 +21,13 @@ import {
   instanceDetailSchema,
   instanceIdParams,
   instanceListViewSchema,
+  instanceLogsSchema,
   liftAnswerSchema,
   liftBody,
   machineIdParams,
   machinesReportSchema,
   offersSchema,
+  okSchema,
   openApiAnswerSchema,
   proofsPerHourSeriesSchema,
   spendSeriesSchema,
@@ -44,6 +47,7 @@ import {
 } from "./dashboard-views.js";
 import { addPageHooks, openEventStream } from "./event-stream.js";
 import { loopbackHostAllowed } from "./host-check.js";
+import { createLogRequests, type LogRequests } from "./log-requests.js";
 import { createFleetMetrics } from "./metrics.js";
 import {
   bodyRefusals,
@@ -81,6 +85,10 @@ export interface DashboardOptions {
    * need no token. Default none.
    */
   allowedHosts?: readonly string[] | undefined;
+  /** Where operators' log requests wait for the agent's heartbeat (the agent server's). Default: a set of its own. */
+  logRequests?: LogRequests | undefined;
+  /** Secret values removed again from each log line served (the admin token always). Default: none besides it. */
+  logSecrets?: (() => readonly string[]) | undefined;
 }
 
 /** The 400 answers of the dashboard routes, as they always were. */
@@ -106,6 +114,8 @@ export async function dashboardPlugin(app: FastifyInstance, options: DashboardOp
   const clock = options.clock ?? systemClock;
   const readsNeedToken = options.readsNeedToken ?? true;
   const tokenOk = adminTokenChecker(options.adminToken);
+  const logRequests = options.logRequests ?? createLogRequests();
+  const logSecrets = () => [...(options.logSecrets?.() ?? []), options.adminToken];
   const registry = createFleetMetrics(store, manager.config.fleet, () => clock.now());
 
   const streams = addPageHooks(app);
@@ -298,6 +308,37 @@ export async function dashboardPlugin(app: FastifyInstance, options: DashboardOp
                 })),
               },
         daemonStatus: options.daemonStatus?.get(record.id) ?? null,
+      };
+    },
+  );
+  typed.get(
+    "/api/instances/:id/logs",
+    {
+      ...read,
+      schema: {
+        ...readSchema(
+          "getInstanceLogs",
+          "The instance's log tail its agent shipped (the daemon's and the agent's last lines, redacted)",
+        ),
+        params: instanceIdParams,
+        response: {
+          200: jsonAnswer(instanceLogsSchema),
+          ...errorAnswers({ ...readRefusals, 404: "No such instance (FLEET_INSTANCE_NOT_FOUND)" }),
+        },
+      },
+    },
+    async (request) => {
+      const record = await requireInstance(request.params.id);
+      const secrets = logSecrets();
+      return {
+        instanceId: record.id,
+        // Redacted when stored; again here, with the secrets as they are now.
+        lines: (await store.logTail(record.id)).map((line) => ({
+          stream: line.stream,
+          at: line.at,
+          receivedAt: line.receivedAt,
+          text: redactSecrets(line.text, secrets),
+        })),
       };
     },
   );
@@ -533,6 +574,28 @@ export async function dashboardPlugin(app: FastifyInstance, options: DashboardOp
       await requireInstance(request.params.id);
       const { record, background } = await manager.destroyInBackground(request.params.id);
       return reply.code(background ? 202 : 200).send({ ok: true as const, instance: instanceView(record) });
+    },
+  );
+  typed.post(
+    "/api/instances/:id/logs/request",
+    {
+      ...action,
+      schema: {
+        ...actionSchema(
+          "requestInstanceLogs",
+          "Ask the instance's agent for its log tail: its next heartbeat's answer carries the request",
+        ),
+        params: instanceIdParams,
+        response: {
+          200: jsonAnswer(okSchema.extend({ instanceId: z.string() })),
+          ...errorAnswers({ ...actionRefusals, 404: "No such instance (FLEET_INSTANCE_NOT_FOUND)" }),
+        },
+      },
+    },
+    async (request) => {
+      const record = await requireInstance(request.params.id);
+      logRequests.ask(record.id);
+      return { ok: true as const, instanceId: record.id };
     },
   );
   typed.post(

@@ -554,3 +554,89 @@ describe("the agent's own page (cuzkit agent --ui-listen) in Chromium", () => {
     expect(await p.$eval("#facts", (f) => f.textContent)).not.toContain("$");
   }, 90_000);
 });
+
+describe("a failing agent's log tail in Chromium", () => {
+  it("the instance page shows the tail a real agent shipped beside its failure, secrets redacted, at 1280 and 390 px", async () => {
+    d = await startDashboardFleet({}, { heartbeatIntervalMs: 100 });
+    const fleet = d;
+    const { id, token } = await fleet.deploy(1002);
+    const vastKey = "5ecre7ab12cd34ef56ab78cd90ef12ab34cd56ef78ab90cd12ef34ab56cd78ef";
+    // A daemon that prints secrets of each kind, a line far wider than a phone, and dies starting.
+    const daemon = [
+      'echo "vast key $CONTAINER_API_KEY"',
+      'echo "fleet token $CUZKIT_FLEET_TOKEN"',
+      'echo "dsn postgres://curio:pg-secret-pw@db.internal:5433/yugabyte"',
+      `echo "${"partition-".repeat(40)}"`,
+      'echo "fatal: CUDA out of memory allocating 24 GiB" >&2',
+      "exit 3 # {config} {addr}",
+    ].join("; ");
+    const dir = mkdtempSync(join(tmpdir(), "cuzkit-agent-logs-"));
+    const [node, base] = cuzkitArgv();
+    const child = spawn(
+      node,
+      [
+        ...base,
+        "agent",
+        "--synthetic",
+        "--spawn",
+        daemon,
+        "--addr",
+        `unix://${join(dir, "cuzk.sock")}`,
+        "--status-listen",
+        "off",
+        "--ready-timeout",
+        "30s",
+        ...["--ram", "251GiB", "--cores", "32", "--gpus", "2xRTX3090"],
+      ],
+      {
+        env: {
+          ...process.env,
+          CUZKIT_FLEET_URL: fleet.url,
+          CUZKIT_FLEET_TOKEN: token,
+          CUZKIT_INSTANCE_ID: id,
+          CONTAINER_API_KEY: vastKey,
+        },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    const output: string[] = [];
+    child.stdout?.on("data", (chunk: Buffer) => output.push(chunk.toString()));
+    child.stderr?.on("data", (chunk: Buffer) => output.push(chunk.toString()));
+    try {
+      const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+      expect(code, output.join("")).toBe(1);
+      expect(output.join(""), "the agent's own output").toContain("agent step failed");
+
+      const p = await open(`/instances/${id}`);
+      await p.waitForSelector("#log-tail li");
+      const shown = await p.$eval("#log-tail", (e) => e.textContent ?? "");
+      expect(shown).toContain("fatal: CUDA out of memory allocating 24 GiB");
+      expect(shown).toContain("vast key [REDACTED]");
+      expect(shown).toContain("fleet token [REDACTED]");
+      expect(shown).toContain("postgres://curio:[REDACTED]@db.internal");
+      expect(shown).toContain("error agent step failed");
+      const page = await p.content();
+      for (const secret of [vastKey, token, "pg-secret-pw"]) expect(page).not.toContain(secret);
+      // Beside the failure it explains.
+      expect(await p.$eval("#log-failure", (e) => e.textContent)).toMatch(/^warmup failed: /);
+      expect(await p.$eval("#log-tail li[data-stream='daemon']", (e) => e.textContent)).toMatch(
+        /^\d\d:\d\d:\d\d daemon vast key \[REDACTED\]$/,
+      );
+
+      // At 390 px the wide line wraps in its box: nothing makes the page scroll sideways.
+      await p.setViewport({ width: 390, height: 844 });
+      await p.waitForFunction(() => document.documentElement.scrollWidth <= 390);
+      const box = await p.$eval("#log-tail", (e) => e.getBoundingClientRect().toJSON() as DOMRect);
+      expect(box.left).toBeGreaterThanOrEqual(0);
+      expect(box.right).toBeLessThanOrEqual(390);
+      const wide = await p.$$eval("#log-tail li", (items) =>
+        items.filter((li) => li.scrollWidth > li.clientWidth).map((li) => li.textContent),
+      );
+      expect(wide).toEqual([]);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      killProcesses(processesMentioning(dir));
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
+});

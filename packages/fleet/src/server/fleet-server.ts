@@ -7,12 +7,14 @@ import {
   FleetInstanceNotFoundError,
   FleetInstanceNotLiveError,
   FleetLeaseLostError,
+  FleetLogTailTooLargeError,
   FleetTransitionError,
 } from "../errors.js";
 import {
   failureBodySchema,
   finalReportBodySchema,
   heartbeatBodySchema,
+  logsBodySchema,
   phaseBodySchema,
   registerBodySchema,
 } from "../manager/agent-schemas.js";
@@ -24,8 +26,9 @@ import { isLoopbackHost } from "./admin-token.js";
 import {
   failureAnswerSchema,
   healthSchema,
+  heartbeatAnswerSchema,
   instanceIdParams,
-  okSchema,
+  logsAnswerSchema,
   phaseAnswerSchema,
   registerAnswerSchema,
   reportAnswerSchema,
@@ -33,6 +36,7 @@ import {
 import { type DashboardOptions, dashboardPlugin } from "./dashboard-routes.js";
 import { type AgentRoute, registerEconomicsRoutes } from "./economics-routes.js";
 import { hostOfUrl } from "./host-check.js";
+import { createLogRequests, type LogRequests } from "./log-requests.js";
 import {
   bodyRefusals,
   type ErrorStatus,
@@ -72,6 +76,20 @@ export interface FleetServerOptions {
   strictAnswers?: boolean | undefined;
   /** What /v1/health echoes, so renting can check a manager URL reaches this server. Default: random per server. */
   nonce?: string | undefined;
+  /**
+   * Secret values removed again from every log line an agent ships and every line the dashboard
+   * serves (the Vast API key, the admin token is always added). Default: none besides those.
+   */
+  logSecrets?: (() => readonly string[]) | undefined;
+  /** Operators' requests for log tails, answered in heartbeats. Default: a new set (log-requests.ts). */
+  logRequests?: LogRequests | undefined;
+  /**
+   * Log shipments accepted per instance in any minute; beyond, 429 LOG_SHIPMENTS_TOO_FREQUENT and
+   * nothing kept (an agent ships at most one per 30 s, besides its failure). Default 12.
+   */
+  logShipmentsPerMinute?: number | undefined;
+  /** Now, epoch ms, for the log-shipment rate. Default Date.now. */
+  now?: (() => number) | undefined;
 }
 
 /** Where a running server listens. */
@@ -134,6 +152,27 @@ export function buildFleetServer(options: FleetServerOptions): FastifyInstance {
   const bodyLimit = options.bodyLimitBytes ?? 1024 * 1024;
   const smallLimit = options.smallBodyLimitBytes ?? 64 * 1024;
   const nonce = options.nonce ?? randomBytes(16).toString("hex");
+  const logRequests = options.logRequests ?? createLogRequests();
+  const now = options.now ?? Date.now;
+  const shipmentsPerMinute = options.logShipmentsPerMinute ?? 12;
+  /** The times of each instance's accepted shipments in the last minute (instances seen lately only). */
+  const recentShipments = new Map<string, number[]>();
+  const shipmentAllowed = (id: string): boolean => {
+    const at = now();
+    for (const [other, times] of recentShipments) {
+      const kept = times.filter((t) => at - t < 60_000);
+      if (kept.length === 0) recentShipments.delete(other);
+      else recentShipments.set(other, kept);
+    }
+    const times = recentShipments.get(id) ?? [];
+    if (times.length >= shipmentsPerMinute) return false;
+    recentShipments.set(id, [...times, at]);
+    return true;
+  };
+  const logSecrets = () => [
+    ...(options.logSecrets?.() ?? []),
+    ...(options.dashboard === undefined ? [] : [options.dashboard.adminToken]),
+  ];
   const app = Fastify({
     logger: false,
     bodyLimit,
@@ -162,6 +201,10 @@ export function buildFleetServer(options: FleetServerOptions): FastifyInstance {
       return refuse(reply, 409, error.code, error.message, { hint: error.hint });
     }
     if (error instanceof FleetInstanceNotFoundError) return refuse(reply, 404, error.code, error.message);
+    // A log shipment beyond the bounds: refused whole, nothing kept.
+    if (error instanceof FleetLogTailTooLargeError) {
+      return refuse(reply, 413, error.code, error.message, { hint: error.hint, bound: error.bound });
+    }
     if (error instanceof FleetLeaseLostError) {
       // This manager lost the writer lease mid-request: nothing was written; the caller retries
       // and reaches the manager that holds it (or this one once it leads again).
@@ -286,7 +329,7 @@ export function buildFleetServer(options: FleetServerOptions): FastifyInstance {
           schema: {
             ...r.options.schema,
             body: heartbeatBodySchema,
-            response: { 200: jsonAnswer(okSchema), ...r.errors },
+            response: { 200: jsonAnswer(heartbeatAnswerSchema), ...r.errors },
           },
         },
         async (request) => {
@@ -294,7 +337,45 @@ export function buildFleetServer(options: FleetServerOptions): FastifyInstance {
           if (request.body.daemonStatus !== undefined) {
             options.dashboard?.daemonStatus?.set(request.params.id, request.body.daemonStatus, Date.now());
           }
-          return { ok: true as const };
+          // An operator asked for the log tail: this answer carries the request, once.
+          return { ok: true as const, sendLogs: logRequests.take(request.params.id) };
+        },
+      );
+    }
+    {
+      const r = agent(
+        "agentLogs",
+        "The agent ships its log tail (the daemon's and its own last lines, redacted on the box and again here)",
+        smallLimit,
+        {
+          409: "The instance is not live",
+          413: "The shipment breaks a bound (lines, bytes or line length): refused whole, nothing kept (FLEET_LOG_TAIL_TOO_LARGE)",
+          429: "More log shipments of this instance in a minute than the manager takes (LOG_SHIPMENTS_TOO_FREQUENT): nothing kept; retry after Retry-After",
+        },
+      );
+      typed.post(
+        "/v1/agent/:id/logs",
+        {
+          ...r.options,
+          schema: {
+            ...r.options.schema,
+            body: logsBodySchema,
+            response: { 200: jsonAnswer(logsAnswerSchema), ...r.errors },
+          },
+        },
+        async (request, reply) => {
+          if (!shipmentAllowed(request.params.id)) {
+            return refuse(
+              reply.header("retry-after", "60"),
+              429,
+              "LOG_SHIPMENTS_TOO_FREQUENT",
+              `more than ${shipmentsPerMinute} log shipments of this instance in a minute; nothing was kept`,
+            );
+          }
+          return {
+            ok: true as const,
+            kept: await manager.agent.logs(request.params.id, request.body, logSecrets()),
+          };
         },
       );
     }
@@ -371,7 +452,13 @@ export function buildFleetServer(options: FleetServerOptions): FastifyInstance {
   if (options.dashboard !== undefined) {
     const managerHost = hostOfUrl(manager.config.managerUrl);
     const allowedHosts = options.dashboard.allowedHosts ?? (managerHost === undefined ? [] : [managerHost]);
-    void app.register(dashboardPlugin, { ...options.dashboard, allowedHosts, manager });
+    void app.register(dashboardPlugin, {
+      ...options.dashboard,
+      allowedHosts,
+      manager,
+      logRequests,
+      logSecrets,
+    });
   }
   return app;
 }

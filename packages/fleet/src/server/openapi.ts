@@ -63,7 +63,7 @@ export const security = {
 };
 
 /** The statuses a route may refuse or fail with, each answered with the Error body. */
-export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 421 | 500 | 502 | 503;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 421 | 429 | 500 | 502 | 503;
 
 type JsonAnswer<S extends z.ZodType> = {
   description: string;

@@ -275,6 +275,43 @@ describe.each(backends)("fleet store on $name", ({ name, place }) => {
     expect(row?.proofsPerHour).toBe(48.2);
   });
 
+  it("keeps only the newest lines of each instance's log tail, across reopens", async () => {
+    const clock = createManualClock(5_000);
+    const p = place();
+    const store = await open(p, clock);
+    await store.plan(testPlan("i-1"));
+    await store.plan(testPlan("i-2"));
+    const batch = (from: number, count: number) =>
+      Array.from({ length: count }, (_, k) => ({
+        stream: "daemon",
+        at: 100 + from + k,
+        text: `line ${from + k}`,
+      }));
+    await store.appendLogLines("i-1", batch(1, 3), 5);
+    await store.appendLogLines("i-2", batch(1, 2), 5);
+    clock.advance(1_000);
+    await store.appendLogLines("i-1", batch(4, 4), 5);
+    const tail = await store.logTail("i-1");
+    expect(tail.map((l) => l.text)).toEqual(["line 3", "line 4", "line 5", "line 6", "line 7"]);
+    expect(tail[0]).toMatchObject({ instanceId: "i-1", stream: "daemon", at: 103, receivedAt: 5_000 });
+    expect(tail.at(-1)?.receivedAt).toBe(6_000);
+    // A shipment larger than the bound keeps its newest lines; the other instance's tail is its own.
+    await store.appendLogLines("i-1", batch(10, 8), 5);
+    expect((await store.logTail("i-1")).map((l) => l.text)).toEqual([
+      "line 13",
+      "line 14",
+      "line 15",
+      "line 16",
+      "line 17",
+    ]);
+    expect((await store.logTail("i-1", 2)).map((l) => l.text)).toEqual(["line 16", "line 17"]);
+    expect((await store.logTail("i-2")).map((l) => l.text)).toEqual(["line 1", "line 2"]);
+    await store.close();
+    opened.pop();
+    const again = await open(p, clock);
+    expect(await again.logTail("i-1")).toHaveLength(5);
+  });
+
   it("refuses a plan its guard rejects, writing nothing", async () => {
     const store = await open(place());
     await store.plan(testPlan("i-1"));

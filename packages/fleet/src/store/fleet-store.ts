@@ -14,6 +14,8 @@ import type {
   BenchmarkResultRecord,
   CurioDrainRecord,
   FleetEvent,
+  InstanceLogLine,
+  InstanceLogLineInput,
   InstanceRecord,
   OfferSnapshot,
 } from "./records.js";
@@ -225,6 +227,13 @@ export interface FleetStore {
    * still counts in its failure rate) and a `machine-lifted` event on `machine-<id>`.
    */
   liftExclusion(machineId: number, reason: string): Promise<MachineEvidenceRecord>;
+  /**
+   * Appends lines to an instance's log tail and removes its older lines beyond the newest
+   * `keepLines`, in one transaction. Default keepLines: logTailDefaults.storeKeepLines (500).
+   */
+  appendLogLines(id: string, lines: readonly InstanceLogLineInput[], keepLines?: number): Promise<void>;
+  /** The instance's stored log tail, oldest first: its newest `limit` lines. Default limit: all kept. */
+  logTail(id: string, limit?: number): Promise<InstanceLogLine[]>;
   /** Instances per state (every state present, 0 when none). */
   countByState(): Promise<Record<InstanceState, number>>;
   /** The fleet's writer lease on this database (one manager writes at a time); nothing is claimed until asked. */

@@ -218,4 +218,21 @@ export const migrations: readonly Migration[] = [
       ALTER TABLE instances ADD COLUMN curio_drain_destroy ${d.integer};
     `,
   },
+  {
+    version: 9,
+    description:
+      "the log tail each agent ships (the daemon's and its own last lines, redacted), bounded per instance",
+    sql: (d) => `
+      -- The newest lines of each instance only: every append trims the instance's older rows.
+      CREATE TABLE instance_logs (
+        seq ${d.serialKey},
+        instance_id TEXT NOT NULL,
+        at ${d.integer} NOT NULL,
+        received_at ${d.integer} NOT NULL,
+        stream TEXT NOT NULL,
+        line TEXT NOT NULL
+      );
+      CREATE INDEX instance_logs_by_instance ON instance_logs (instance_id, seq);
+    `,
+  },
 ];

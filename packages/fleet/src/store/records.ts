@@ -122,6 +122,27 @@ export interface FleetEvent {
   detail: Record<string, unknown> | undefined;
 }
 
+/** One stored line of an instance's log tail (what its agent shipped, redacted). */
+export interface InstanceLogLine {
+  /** Order of arrival, across instances. */
+  seq: number;
+  instanceId: string;
+  /** `daemon` (the daemon's output) or `agent` (the agent's own lines). */
+  stream: string;
+  /** When the agent read the line, epoch ms (the machine's clock). */
+  at: number;
+  /** When the manager stored it, epoch ms (the manager's clock). */
+  receivedAt: number;
+  text: string;
+}
+
+/** A line to store: what the agent sent, after the manager's checks and redaction. */
+export interface InstanceLogLineInput {
+  stream: string;
+  at: number;
+  text: string;
+}
+
 /** The benchmark result an agent reported and the decision taken on it. */
 export interface BenchmarkResultRecord {
   instanceId: string;

@@ -1,4 +1,5 @@
 import type { Clock } from "@cuzkit/core";
+import { logTailDefaults } from "../defaults.js";
 import {
   defaultExclusionPolicy,
   type EvidenceKind,
@@ -21,6 +22,7 @@ import {
   curioDrainColumns,
   curioDrainValues,
   type FleetEvent,
+  type InstanceLogLine,
   type InstanceRecord,
   type InstanceRow,
   toInstanceRecord,
@@ -169,7 +171,32 @@ const sql = {
   selectPerformanceOfClass: "SELECT * FROM host_performance WHERE class_key = ? ORDER BY seq",
   selectPerformanceOfInstance: "SELECT * FROM host_performance WHERE instance_id = ? ORDER BY seq",
   selectFailedInstances: "SELECT DISTINCT instance_id FROM events WHERE to_state = 'failed'",
+  insertLogLine:
+    "INSERT INTO instance_logs (instance_id, at, received_at, stream, line) VALUES (?, ?, ?, ?, ?)",
+  // Everything at or before the instance's (keep+1)-th newest line goes (none when it has fewer).
+  trimLogLines: `DELETE FROM instance_logs WHERE instance_id = ? AND seq <= (
+      SELECT seq FROM instance_logs WHERE instance_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)`,
+  selectLogTail: `SELECT * FROM (SELECT * FROM instance_logs WHERE instance_id = ? ORDER BY seq DESC LIMIT ?) AS newest
+    ORDER BY seq ASC`,
 } as const;
+
+interface LogRow {
+  seq: number;
+  instance_id: string;
+  at: number;
+  received_at: number;
+  stream: string;
+  line: string;
+}
+
+const logLineFromRow = (row: LogRow): InstanceLogLine => ({
+  seq: row.seq,
+  instanceId: row.instance_id,
+  stream: row.stream,
+  at: row.at,
+  receivedAt: row.received_at,
+  text: row.line,
+});
 
 /** An UPDATE of an instance guarded by its state: optional new state and columns. */
 function guardedUpdateSql(fromCount: number, setsState: boolean, columns: readonly string[]): string {
@@ -562,6 +589,19 @@ export function createSqlFleetStore(db: SqlExecutor, options: SqlFleetStoreOptio
         });
         return lifted;
       });
+    },
+    async appendLogLines(id, lines, keepLines = logTailDefaults.storeKeepLines) {
+      if (lines.length === 0) return;
+      await db.transaction(async (tx) => {
+        const now = clock.now();
+        // Only the newest keepLines of this shipment can survive the trim: the rest is not written.
+        for (const line of lines.slice(-Math.max(1, keepLines)))
+          await tx.run(sql.insertLogLine, [id, line.at, now, line.stream, line.text]);
+        await tx.run(sql.trimLogLines, [id, id, Math.max(1, keepLines)]);
+      });
+    },
+    async logTail(id, limit = logTailDefaults.storeKeepLines) {
+      return (await db.all<LogRow>(sql.selectLogTail, [id, limit])).map(logLineFromRow);
     },
     async countByState() {
       const counts = Object.fromEntries(instanceStates.map((s) => [s, 0])) as Record<InstanceState, number>;

@@ -46,6 +46,8 @@ export interface TestFleetOptions {
    * with it, and serve as `fleet serve` does: writes answer 503 while it is not held. Default: no lease.
    */
   writerLease?: { holder?: string | undefined; periodMs?: number | undefined } | undefined;
+  /** Secret values the server removes again from shipped log lines (FleetServerOptions.logSecrets). Default: none. */
+  logSecrets?: readonly string[] | undefined;
 }
 
 /** A Vast client on the fake server that never waits: no sleeps, one quick retry, no rate limit. */
@@ -104,6 +106,8 @@ export async function startTestFleet(options: TestFleetOptions = {}): Promise<Te
     isLeader: lease === undefined ? undefined : () => lease.held,
     // An answer off its documented schema fails the test that provoked it.
     strictAnswers: true,
+    logSecrets: () => options.logSecrets ?? [],
+    now: () => clock.now(),
   });
   return {
     fake,

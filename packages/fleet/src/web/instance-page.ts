@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 import type uPlot from "uplot";
 import type { InstanceDetailView } from "../server/dashboard-views.js";
-import { ApiError, followStream, getJson } from "./api.js";
+import { ApiError, followStream, getJson, postJson } from "./api.js";
 import { lineChart } from "./charts.js";
 import { el, formatDuration, formatGiB, formatNumber, replaceChildren, table } from "./dom.js";
 import { header, notice } from "./layout.js";
@@ -81,12 +81,46 @@ function daemonSection(detail: InstanceDetail): Node[] {
   ];
 }
 
+/** The log tail as the API serves it. */
+interface LogTailAnswer {
+  instanceId: string;
+  lines: { stream: string; at: number; receivedAt: number; text: string }[];
+}
+
+/** The log tail: the failure it explains (when there is one) above the lines, each as text. */
+function logSection(detail: InstanceDetail, logs: LogTailAnswer): (Node | null)[] {
+  const i = detail.instance;
+  const failed = i.reason !== null && ["failed", "destroying", "destroyed"].includes(i.state);
+  const failure = failed ? el("p", { class: "error", id: "log-failure" }, i.reason) : null;
+  if (logs.lines.length === 0) {
+    return [
+      failure,
+      el(
+        "p",
+        { class: "muted", id: "log-empty" },
+        "No log lines yet: the agent ships them on a failure, at each phase, and when asked.",
+      ),
+    ];
+  }
+  const lines = logs.lines.map((line) =>
+    el(
+      "li",
+      { "data-stream": line.stream },
+      el("span", { class: "log-meta" }, `${new Date(line.at).toISOString().slice(11, 19)} ${line.stream} `),
+      line.text,
+    ),
+  );
+  return [failure, el("ol", { class: "log-tail", id: "log-tail" }, ...lines)];
+}
+
 /** One instance: its phases, its benchmark's per-proof latencies, the daemon's /status. */
 export function instancePage(root: HTMLElement, instanceId: string): void {
   const status = notice();
   const live = liveness();
   const title = el("h2", { id: "instance-title" });
   const facts = el("section", { id: "facts" });
+  const logs = el("section", { id: "logs" });
+  const askLogs = el("button", { class: "action", id: "ask-logs", type: "button" }, "Ask for logs");
   const phases = el("section", { id: "phases" });
   const chartHost = el("div", { id: "latency-chart", class: "chart" });
   const proofs = el("section", { id: "proofs" });
@@ -95,6 +129,8 @@ export function instancePage(root: HTMLElement, instanceId: string): void {
     header(document.title, status.element, live.element),
     title,
     facts,
+    el("h2", {}, "Log tail ", askLogs),
+    logs,
     el("h2", {}, "Phases"),
     phases,
     el("h2", {}, "Benchmark: proof latency"),
@@ -103,10 +139,24 @@ export function instancePage(root: HTMLElement, instanceId: string): void {
     el("h2", {}, "Daemon /status"),
     daemon,
   );
+  askLogs.addEventListener("click", () => {
+    postJson(`/api/instances/${encodeURIComponent(instanceId)}/logs/request`).then(
+      () => status.show("asked: the agent ships its log tail with its next heartbeat", "ok"),
+      (error: unknown) =>
+        status.show(error instanceof ApiError ? error.message : "the manager did not answer", "error"),
+    );
+  });
   let chart: uPlot | undefined;
   const refresh = async () => {
     try {
-      const d = await getJson<InstanceDetail>(`/api/instances/${encodeURIComponent(instanceId)}`);
+      const path = `/api/instances/${encodeURIComponent(instanceId)}`;
+      const [d, tail] = await Promise.all([
+        getJson<InstanceDetail>(path),
+        getJson<LogTailAnswer>(`${path}/logs`),
+      ]);
+      replaceChildren(logs, ...logSection(d, tail));
+      // The agent's own page shows what it shipped; asking is the manager's.
+      askLogs.hidden = d.local === true;
       const i = d.instance;
       replaceChildren(title, i.label);
       replaceChildren(

@@ -1,3 +1,4 @@
+import { homedir } from "node:os";
 import { InvalidInputError } from "@cuzkit/core";
 import type { FleetAlerts, FleetManager, FleetStore, FleetTarget, WriterLease } from "@cuzkit/fleet";
 import { fleetDefaults } from "@cuzkit/fleet/defaults";
@@ -175,6 +176,14 @@ export async function serveManager(
 ): Promise<void> {
   const { startFleetServer, createDaemonStatusBoard } = await fleetLib();
   const { lease } = options;
+  // The Vast API key is removed from every log line an agent ships (the agent removes it too,
+  // when it is in the machine's environment); the admin token the server adds itself.
+  const { resolveApiKey } = await import("@cuzkit/vast");
+  const vastKey = (
+    await resolveApiKey({ env: ctx.io.env, homeDir: ctx.io.env.HOME ?? homedir() }).catch(() => ({
+      key: undefined,
+    }))
+  ).key;
   try {
     // On SQLite a second manager refuses at once (FLEET_LEASE_HELD, naming the holder); on
     // PostgreSQL it follows, serving reads, until the lease is free or lapses.
@@ -188,6 +197,7 @@ export async function serveManager(
           ? undefined
           : { adminToken: options.dashboard.adminToken, daemonStatus: createDaemonStatusBoard() },
       isLeader: () => lease.held,
+      logSecrets: () => (vastKey === undefined ? [] : [vastKey]),
     });
     try {
       await actUntilStopped(ctx, manager, store, options, server);
