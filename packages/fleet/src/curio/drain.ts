@@ -64,6 +64,18 @@ function transient(error: unknown): boolean {
   return typeof code !== "string" || !permanentCodes.has(code);
 }
 
+/** The bounded retry of a drain's HarmonyDB calls: the link's policy, transient errors only. */
+function dbRetryOptions(link: NonNullable<ManagerContext["curio"]>, ctx: Pick<ManagerContext, "random">) {
+  return {
+    maxAttempts: link.dbRetry.maxAttempts,
+    minDelayMs: link.dbRetry.minDelayMs,
+    maxDelayMs: link.dbRetry.maxDelayMs,
+    shouldRetry: transient,
+    sleep: link.sleep,
+    random: ctx.random,
+  };
+}
+
 /**
  * Cordons the instance's Curio node (found by mapCurioInstances: by name, else by a unique
  * address; a stored drain's node when resuming) and waits until Curio has seen the cordon and
@@ -143,12 +155,7 @@ export async function cordonAndDrain(
 
   const db = <T>(what: string, op: () => Promise<T>, stoppable = true) =>
     retry(op, {
-      maxAttempts: link.dbRetry.maxAttempts,
-      minDelayMs: link.dbRetry.minDelayMs,
-      maxDelayMs: link.dbRetry.maxDelayMs,
-      shouldRetry: transient,
-      sleep: link.sleep,
-      random: ctx.random,
+      ...dbRetryOptions(link, ctx),
       signal: stoppable ? signal : undefined,
       onRetry: (e) =>
         ctx.logger.warn(`fleet retries a HarmonyDB ${what} during a drain`, {
@@ -322,14 +329,7 @@ export async function releaseStoredDrain(ctx: ManagerContext, record: InstanceRe
   const drain = record.curioDrain;
   if (link === undefined || drain === undefined) return false;
   try {
-    await retry(() => link.harmony.setUnschedulable(drain.curioMachineId, false), {
-      maxAttempts: link.dbRetry.maxAttempts,
-      minDelayMs: link.dbRetry.minDelayMs,
-      maxDelayMs: link.dbRetry.maxDelayMs,
-      shouldRetry: transient,
-      sleep: link.sleep,
-      random: ctx.random,
-    });
+    await retry(() => link.harmony.setUnschedulable(drain.curioMachineId, false), dbRetryOptions(link, ctx));
   } catch (error) {
     ctx.logger.warn("fleet could not uncordon a Curio machine left cordoned", {
       instanceId: record.id,

@@ -13,6 +13,20 @@ import { killProcesses, processesMentioning } from "../../../../test/support/pro
 import { settlesWithin } from "../../../../test/support/settles-within.js";
 import { type DashboardFleet, seedDashboardFleet, startDashboardFleet } from "../testing/dashboard-fleet.js";
 
+/**
+ * Ticks the "show destroyed" filter once the list counts `count` destroyed instances. The list
+ * re-renders (and re-creates the checkbox) on every refresh, so the tick happens in the page, in
+ * one task with finding it: a click from outside could land on a checkbox just replaced.
+ */
+async function showDestroyed(p: Page, count: number): Promise<void> {
+  await p.waitForFunction(
+    (n) => document.querySelector("label.filter")?.textContent?.includes(`show destroyed (${n})`) === true,
+    {},
+    count,
+  );
+  await p.$eval("#show-destroyed", (box) => (box as HTMLInputElement).click());
+}
+
 // The dashboard in a real headless Chromium (the one @sparticuz/chromium ships; no download).
 // One browser for the file, a fresh page and fleet per test.
 
@@ -413,7 +427,7 @@ describe("the fleet dashboard in Chromium", () => {
       seeded.kept,
     );
     expect((await store.require(seeded.kept)).state).toBe("destroyed");
-    await p.click("#show-destroyed");
+    await showDestroyed(p, 1);
     await p.waitForSelector(`tr[data-instance-id="${seeded.kept}"][data-state="destroyed"]`);
   });
 
@@ -430,7 +444,7 @@ describe("the fleet dashboard in Chromium", () => {
     // The destroyed one is folded away, and counted.
     expect(await p.$(`tr[data-instance-id="${seeded.vetting.id}"]`)).toBeNull();
     expect(await p.$eval("label.filter", (e) => e.textContent)).toContain("show destroyed (1)");
-    await p.click("#show-destroyed");
+    await showDestroyed(p, 1);
     await p.waitForSelector(`tr[data-instance-id="${seeded.vetting.id}"][data-state="destroyed"]`);
     // The instance page fits too.
     await p.close();
