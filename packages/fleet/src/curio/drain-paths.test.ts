@@ -299,6 +299,64 @@ describe("cordon and drain on the paths where the machine may still work", () =>
 });
 
 describe("cordon and drain on the manager's own decisions", () => {
+  it("a production replacement on Curio drains in the background: the monitor's pass goes on, and finds a lost machine meanwhile", async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let waiting: () => void = () => {};
+    const drainWaits = new Promise<void>((resolve) => {
+      waiting = resolve;
+    });
+    const setup = await twoCurioNodes(async (count) => {
+      // The node's PoRep runs until the test says: the drain waits on it.
+      if (count === 1) {
+        waiting();
+        await gate;
+      }
+    });
+    const { t, a, b, flags, schema } = setup;
+    const produce = async () => {
+      const nowSeconds = t.clock.now() / 1000;
+      for (const [node, count] of [
+        [a, 1],
+        [b, 48],
+      ] as const)
+        await postgres.query(
+          `INSERT INTO ${schema}.harmony_task_history (task_id, name, posted, work_start, work_end, result, completed_by_host_and_port)
+            SELECT g, 'PoRep', to_timestamp($1 - 1200), to_timestamp($1 - 1200), to_timestamp($1 - 60), true, $2
+              FROM generate_series(1, $3) g`,
+          [nowSeconds, node === a ? "198.51.100.21:12300" : "198.51.100.22:12300", count],
+        );
+    };
+    let replaced: string[] = [];
+    for (let half = 0; half < 12 && replaced.length === 0; half++) {
+      t.clock.advance(30 * minute);
+      await produce();
+      await t.manager.agent.heartbeat(a.id);
+      await t.manager.agent.heartbeat(b.id);
+      await t.manager.recordCurioProduction();
+      replaced = (await t.manager.monitor()).replaced;
+    }
+    // The pass came back with the replacement begun: A is cordoned and draining, not destroyed.
+    expect(replaced).toEqual([a.id]);
+    await drainWaits;
+    const draining = await t.manager.store.require(a.id);
+    expect(draining.state).toBe("active");
+    expect(draining.curioDrain?.state).toBe("draining");
+    expect(await flags()).toEqual({ [a.node]: true, [b.node]: false });
+    // B's agent goes silent while A drains: the next pass still finds it lost.
+    t.clock.advance(3 * 30_000 + 1_000);
+    await t.manager.agent.heartbeat(a.id);
+    expect((await t.manager.monitor()).lost).toEqual([b.id]);
+    // A's task ends: the drain completes and A is destroyed.
+    await setup.finishTasksOf(a.node);
+    release();
+    await t.manager.settled();
+    expect((await t.manager.store.require(a.id)).state).toBe("destroyed");
+    expect((await eventsOf(t, a.id)).some((e) => e.type === "production-replaced")).toBe(true);
+  });
+
   it("a production replacement whose drain HarmonyDB refuses stays active, the pass goes on, and the next pass drains it", async () => {
     const setup = await twoCurioNodes(async (count) => {
       if (count === 1) await setup.finishTasksOf(setup.a.node);
@@ -326,9 +384,10 @@ describe("cordon and drain on the manager's own decisions", () => {
       await t.manager.agent.heartbeat(a.id);
       await t.manager.agent.heartbeat(b.id);
       await t.manager.recordCurioProduction();
-      // The pass ends normally: a HarmonyDB error is the instance's event, not the pass's failure.
-      const summary = await t.manager.monitor();
-      expect(summary.replaced).toEqual([]);
+      // The pass ends normally: the replacement drains in the background, and a HarmonyDB error
+      // there is the instance's event, not the pass's failure.
+      await t.manager.monitor();
+      await t.manager.settled();
       if ((await eventsOf(t, a.id)).some((e) => e.type === "curio-drain-failed")) failedAt = t.clock.now();
     }
     expect(failedAt).toBeDefined();
@@ -354,6 +413,7 @@ describe("cordon and drain on the manager's own decisions", () => {
     await t.manager.agent.heartbeat(b.id);
     await t.manager.agent.heartbeat(a.id);
     expect((await t.manager.monitor()).replaced).toEqual([a.id]);
+    await t.manager.settled();
     expect((await t.manager.store.require(a.id)).state).toBe("destroyed");
     expect(await flags()).toEqual({ [a.node]: true, [b.node]: false });
     const after = (await eventsOf(t, a.id)).map((e) => e.toState ?? e.type);

@@ -129,11 +129,13 @@ export async function drainBeforeDestroy(
   ctx: ManagerContext,
   record: InstanceRecord,
   reason: string,
+  /** Aborts the drain, which stays stored for the next start. Default: the manager's stop signal. */
+  signal: AbortSignal | undefined = ctx.stopSignal?.(),
 ): Promise<DrainOutcome | "failed"> {
   if (ctx.curio === undefined) return "not-curio";
   try {
     // A manager stopping mid-drain keeps the drain stored: the next start drains again and destroys.
-    return await cordonAndDrain(ctx, record, { signal: ctx.stopSignal?.(), onAbort: "keep" });
+    return await cordonAndDrain(ctx, record, { signal, onAbort: "keep" });
   } catch (error) {
     await noteFailure(ctx, record.id, "curio-drain-failed", reason, error);
     return "failed";

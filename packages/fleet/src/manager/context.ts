@@ -34,4 +34,10 @@ export interface ManagerContext {
    * trims) stop with their state stored, to be resumed at the next start. Default: never.
    */
   stopSignal?: (() => AbortSignal) | undefined;
+  /**
+   * Runs a long job for an instance (a Curio drain and its destroy) after the caller returns, one
+   * at a time per instance (a second while one runs is dropped); FleetManager.stop aborts its
+   * signal and awaits it. Default: none, and the caller awaits the job itself.
+   */
+  runInBackground?: ((id: string, job: (signal: AbortSignal) => Promise<void>) => void) | undefined;
 }

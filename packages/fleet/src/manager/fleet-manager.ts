@@ -120,6 +120,8 @@ export interface FleetManager {
    * again, a destroy without its own signal leaves a Curio node's drain stored, not run.
    */
   stop(): Promise<void>;
+  /** Waits until the background jobs running now (destroys, replacements on Curio) have ended. */
+  settled(): Promise<void>;
   /** Every machine with its evidence, failure rate and exclusion (`cuzkit fleet hosts`, the dashboard). */
   machines(): Promise<MachinesReport>;
   /** Lifts a machine's exclusion, with an event; throws InvalidInputError when it is not excluded. */
@@ -163,6 +165,9 @@ export function createFleetManager(options: FleetManagerOptions): FleetManager {
     checkpoint: options.checkpoint ?? (() => {}),
     curio: options.curio === undefined ? undefined : resolveCurioLink(options.curio),
     stopSignal: () => stopping.signal,
+    runInBackground: (id, job) => {
+      runInBackground(id, job);
+    },
   };
   /** Aborted by stop(); renewed by startup() (a manager that leads again). */
   let stopping = new AbortController();
@@ -178,8 +183,30 @@ export function createFleetManager(options: FleetManagerOptions): FleetManager {
   }
   const rank = async (query: OfferQuery = {}): Promise<RankedOffer[]> => (await rankAll(query)).ranked;
 
-  /** Destroys running after their answer (destroyInBackground), by instance. */
+  /**
+   * Jobs running after their caller returned (background destroys, production replacements on
+   * Curio), by instance: one at a time per instance; stop() aborts and awaits them.
+   */
   const background = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  function runInBackground(id: string, job: (signal: AbortSignal) => Promise<void>): void {
+    if (background.has(id)) return;
+    const controller = new AbortController();
+    const done = job(controller.signal)
+      .catch(async (error: unknown) => {
+        // The drain's own events say what happened; this one says the destroy did not go ahead.
+        const failure = toCuzkitError(error);
+        ctx.logger.warn("fleet background destroy failed", { instanceId: id, code: failure.code });
+        await store
+          .appendEvent(id, "destroy-refused", {
+            code: failure.code,
+            message: failure.message,
+            hint: failure.hint ?? null,
+          })
+          .catch(() => {});
+      })
+      .finally(() => background.delete(id));
+    background.set(id, { controller, done });
+  }
   async function destroyInBackground(id: string): Promise<{ record: InstanceRecord; background: boolean }> {
     const record = await store.require(id);
     // Only a drain takes long: a non-Curio machine is destroyed now, and a node that cannot be
@@ -189,28 +216,9 @@ export function createFleetManager(options: FleetManagerOptions): FleetManager {
       record.state === "active" &&
       (record.curioDrain !== undefined || (await curioNodeOf(ctx, id)).kind === "node");
     if (!drains) return { record: await manager.destroy(id), background: false };
-    if (!background.has(id)) {
-      const controller = new AbortController();
-      const done = manager
-        .destroy(id, { signal: controller.signal, onAbort: "keep" })
-        .then(
-          () => {},
-          async (error) => {
-            // The drain's own events say what happened; this one says the destroy did not go ahead.
-            const failure = toCuzkitError(error);
-            ctx.logger.warn("fleet background destroy failed", { instanceId: id, code: failure.code });
-            await store
-              .appendEvent(id, "destroy-refused", {
-                code: failure.code,
-                message: failure.message,
-                hint: failure.hint ?? null,
-              })
-              .catch(() => {});
-          },
-        )
-        .finally(() => background.delete(id));
-      background.set(id, { controller, done });
-    }
+    runInBackground(id, async (signal) => {
+      await manager.destroy(id, { signal, onAbort: "keep" });
+    });
     return { record, background: true };
   }
 
@@ -287,6 +295,9 @@ export function createFleetManager(options: FleetManagerOptions): FleetManager {
       stopping.abort(reason);
       for (const job of background.values()) job.controller.abort(reason);
       await Promise.all([...background.values()].map((job) => job.done));
+    },
+    async settled() {
+      while (background.size > 0) await Promise.all([...background.values()].map((job) => job.done));
     },
     recordCurioProduction: () => recordCurioProduction(ctx),
     setCordon: (id, cordoned) => setCurioCordon(ctx, id, cordoned),

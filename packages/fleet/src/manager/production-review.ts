@@ -70,18 +70,36 @@ export async function reviewInstanceProduction(ctx: ManagerContext, id: string):
 }
 
 /**
- * Drains (on Curio) and destroys a machine whose production failed the keep rule, with the event
- * that says why; answers whether it was. A node that cannot be told apart is neither cordoned nor
- * destroyed; a HarmonyDB failure during the drain (a `curio-drain-failed` event) keeps it active,
- * and the next pass tries again.
+ * Replaces a machine whose production failed the keep rule: drains it (on Curio) and destroys it,
+ * with the event that says why. With a Curio link the drain can take as long as the node's
+ * longest task, so it runs in the background (ctx.runInBackground) and the monitor's pass goes on
+ * (heartbeats and deadlines are not held up); answers whether the replacement was done or begun.
  */
 async function replaceUnderProducer(ctx: ManagerContext, record: InstanceRecord): Promise<boolean> {
   const since = record.belowKeepSince ?? ctx.clock.now();
   const reason = `replaced: production ${(record.productionProofsPerHour ?? 0).toFixed(1)}/h stayed below ${describeKeepMinimum(ctx.config, record.offer.dphTotal)} for ${Math.round((ctx.clock.now() - since) / 60_000)} min`;
-  // A manager stopping mid-drain leaves it stored (`draining`): the next start drains again and
-  // destroys. A conflict (its node cannot be told apart), a cancel or a failed drain (uncordoned,
-  // or stored to retry) keeps the machine; the event says why.
-  const drained = await drainBeforeDestroy(ctx, record, reason);
+  if (ctx.curio !== undefined && ctx.runInBackground !== undefined) {
+    ctx.runInBackground(record.id, async (signal) => {
+      await drainAndReplace(ctx, record, reason, signal);
+    });
+    return true;
+  }
+  return drainAndReplace(ctx, record, reason);
+}
+
+/**
+ * The drain and the destroy of a replacement. A manager stopping mid-drain leaves it stored
+ * (`draining`): the next start drains again and destroys. A conflict (its node cannot be told
+ * apart), a cancel or a failed drain (uncordoned, or stored to retry; a `curio-drain-failed`
+ * event) keeps the machine active, and a later pass tries again.
+ */
+async function drainAndReplace(
+  ctx: ManagerContext,
+  record: InstanceRecord,
+  reason: string,
+  signal?: AbortSignal,
+): Promise<boolean> {
+  const drained = await drainBeforeDestroy(ctx, record, reason, signal ?? ctx.stopSignal?.());
   if (drained !== "drained" && drained !== "deadline" && drained !== "not-curio") return false;
   const moved = await ctx.store.tryTransition(record.id, "active", "draining", {
     eventType: "production-replaced",
