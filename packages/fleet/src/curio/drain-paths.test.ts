@@ -298,6 +298,22 @@ describe("cordon and drain on the paths where the machine may still work", () =>
   });
 });
 
+/** Curio's history for the last half hour: A's node proved 1 PoRep (2 an hour), B's 48 (96 an hour). */
+async function halfHourOfProduction(setup: Awaited<ReturnType<typeof twoCurioNodes>>): Promise<void> {
+  const { t, a, b, schema } = setup;
+  const nowSeconds = t.clock.now() / 1000;
+  for (const [node, count] of [
+    [a, 1],
+    [b, 48],
+  ] as const)
+    await postgres.query(
+      `INSERT INTO ${schema}.harmony_task_history (task_id, name, posted, work_start, work_end, result, completed_by_host_and_port)
+        SELECT g, 'PoRep', to_timestamp($1 - 1200), to_timestamp($1 - 1200), to_timestamp($1 - 60), true, $2
+          FROM generate_series(1, $3) g`,
+      [nowSeconds, node === a ? "198.51.100.21:12300" : "198.51.100.22:12300", count],
+    );
+}
+
 describe("cordon and drain on the manager's own decisions", () => {
   it("a production replacement on Curio drains in the background: the monitor's pass goes on, and finds a lost machine meanwhile", async () => {
     let release: () => void = () => {};
@@ -315,20 +331,8 @@ describe("cordon and drain on the manager's own decisions", () => {
         await gate;
       }
     });
-    const { t, a, b, flags, schema } = setup;
-    const produce = async () => {
-      const nowSeconds = t.clock.now() / 1000;
-      for (const [node, count] of [
-        [a, 1],
-        [b, 48],
-      ] as const)
-        await postgres.query(
-          `INSERT INTO ${schema}.harmony_task_history (task_id, name, posted, work_start, work_end, result, completed_by_host_and_port)
-            SELECT g, 'PoRep', to_timestamp($1 - 1200), to_timestamp($1 - 1200), to_timestamp($1 - 60), true, $2
-              FROM generate_series(1, $3) g`,
-          [nowSeconds, node === a ? "198.51.100.21:12300" : "198.51.100.22:12300", count],
-        );
-    };
+    const { t, a, b, flags } = setup;
+    const produce = () => halfHourOfProduction(setup);
     let replaced: string[] = [];
     for (let half = 0; half < 12 && replaced.length === 0; half++) {
       t.clock.advance(30 * minute);
@@ -361,22 +365,10 @@ describe("cordon and drain on the manager's own decisions", () => {
     const setup = await twoCurioNodes(async (count) => {
       if (count === 1) await setup.finishTasksOf(setup.a.node);
     });
-    const { t, a, b, db, flags, schema } = setup;
+    const { t, a, b, db, flags } = setup;
     db.writesDown(true);
     // Curio's history: A's node proves 2 an hour (the keep rule's minimum is 10), B's 96.
-    const produce = async () => {
-      const nowSeconds = t.clock.now() / 1000;
-      for (const [node, count] of [
-        [a, 1],
-        [b, 48],
-      ] as const)
-        await postgres.query(
-          `INSERT INTO ${schema}.harmony_task_history (task_id, name, posted, work_start, work_end, result, completed_by_host_and_port)
-            SELECT g, 'PoRep', to_timestamp($1 - 1200), to_timestamp($1 - 1200), to_timestamp($1 - 60), true, $2
-              FROM generate_series(1, $3) g`,
-          [nowSeconds, node === a ? "198.51.100.21:12300" : "198.51.100.22:12300", count],
-        );
-    };
+    const produce = () => halfHourOfProduction(setup);
     let failedAt: number | undefined;
     for (let half = 0; half < 12 && failedAt === undefined; half++) {
       t.clock.advance(30 * minute);
