@@ -65,7 +65,7 @@ async function startScenario(
       allowLoopbackManagerUrl: true,
       minProofsPerHour: 1,
       benchmarkProofs: 3,
-      heartbeatIntervalMs: 400,
+      heartbeatIntervalMs: 1_000, // lost after 3 s: an agent process on a loaded CI machine can stall for 1 s
       ...config,
     },
   });

@@ -138,6 +138,40 @@ describe("runAgent", () => {
     }
   });
 
+  it("never holds a heartbeat for a daemon whose /status does not answer: it goes at the next tick, without it", async () => {
+    const timers = manualTimers();
+    const { reporter, sent } = recordingReporter(() => ({ state: "rejected", keep: false, reason: "test" }));
+    let reads = 0;
+    const beats = () =>
+      sent.filter((s) => s.type === "heartbeat").map((s) => s.body as Record<string, unknown>);
+    const flush = () => new Promise((resolve) => setImmediate(resolve));
+    await runAgent(
+      options(reporter, {
+        timers,
+        // A frozen daemon: the read never settles (the real reader gives up after 2 s, more than 3 of some intervals).
+        readDaemonStatus: () => {
+          reads++;
+          return new Promise<never>(() => {});
+        },
+        paramsCommand: "curio fetch-params 32GiB",
+        runCommand: async () => {
+          timers.fire();
+          await flush();
+          expect(beats()).toHaveLength(0); // waiting on the read, for one interval at most
+          // the next tick sends it without the status; the one after does not wait on the stuck read again
+          timers.fire();
+          await flush();
+          timers.fire();
+          await flush();
+          return { exitCode: 0, signal: null, tail: [] };
+        },
+      }),
+    );
+    expect(beats()).toHaveLength(2);
+    expect(beats().every((b) => b.daemonStatus === undefined)).toBe(true);
+    expect(reads).toBe(1); // the stuck read is shared, not piled up
+  });
+
   it("registers, fetches params, tunes, benchmarks with the daemon spawned, reports, heartbeats, and serves when kept", async () => {
     const timers = manualTimers();
     const stop = new AbortController();

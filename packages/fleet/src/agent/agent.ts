@@ -74,8 +74,8 @@ export interface AgentOptions {
   signal?: AbortSignal | undefined;
   /**
    * Reads the daemon's HTTP /status for each heartbeat (such as the client's fetchStatusJson), so
-   * the manager's instance page can show it; a failed read sends the heartbeat without it.
-   * Default: none.
+   * the manager's instance page can show it; a failed read, or one still running at the next
+   * tick, sends the heartbeat without it (one read at a time). Default: none.
    */
   readDaemonStatus?: (() => Promise<Record<string, unknown> | undefined>) | undefined;
   /**
@@ -199,13 +199,31 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
     return { status: "failed", failedStep: "register", reason: messageOf(error) };
   }
   logger.info("agent registered", { instanceId: instructions.instanceId });
+  // A heartbeat waits for the daemon's /status at most until the next tick: a slow or frozen
+  // daemon (a read may take seconds) must never silence the agent for the manager's 3 intervals.
   let heartbeating = false;
+  let statusRead: Promise<Record<string, unknown> | undefined> | undefined;
+  let sendWithoutStatus: (() => void) | undefined;
   const heartbeat = timers.setInterval(() => {
+    sendWithoutStatus?.();
     if (heartbeating) return;
     heartbeating = true;
-    const readStatus = options.readDaemonStatus?.().catch(() => undefined) ?? Promise.resolve(undefined);
-    readStatus
+    // A read still running from an earlier tick is not waited for again.
+    let status: Promise<Record<string, unknown> | undefined> = Promise.resolve(undefined);
+    if (statusRead === undefined && options.readDaemonStatus !== undefined) {
+      const read = options.readDaemonStatus().catch(() => undefined);
+      statusRead = read;
+      void read.finally(() => {
+        if (statusRead === read) statusRead = undefined;
+      });
+      const cut = new Promise<undefined>((resolve) => {
+        sendWithoutStatus = () => resolve(undefined);
+      });
+      status = Promise.race([read, cut]);
+    }
+    status
       .then((status) => {
+        sendWithoutStatus = undefined;
         // The parsed copy only: `raw` repeats it, and the heartbeat body is size-limited.
         const { raw: _raw, ...daemonStatus } = status ?? {};
         return reporter.heartbeat(
