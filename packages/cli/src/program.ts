@@ -2,6 +2,7 @@ import { createRequire } from "node:module";
 import { Command } from "commander";
 import { createAgentCommand } from "./commands/agent.js";
 import { createBenchCommand } from "./commands/bench.js";
+import { createCompletionCommand } from "./commands/completion.js";
 import { createDemoCommand } from "./commands/demo.js";
 import { createFleetCommand } from "./commands/fleet/index.js";
 import { createProveCommand } from "./commands/prove.js";
@@ -44,6 +45,7 @@ Environment: CUZK_ADDR (default for --addr), VAST_API_KEY, VAST_URL.`,
     createDemoCommand(io),
     createFleetCommand(io),
     createAgentCommand(io),
+    createCompletionCommand(io, () => program),
   ];
   for (const command of [program, ...commands]) {
     command.exitOverride().configureOutput({
