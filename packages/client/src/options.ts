@@ -101,7 +101,7 @@ export interface CuzkClientOptions {
    * Default: porep 0, snap 0 (large inputs, long proofs, an OOM tends to repeat), wpost 2, winning 2
    * (small inputs, deadline-critical). A per-call `resubmit` overrides it.
    */
-  resubmit?: { [K in ProofKind]?: number | undefined } | undefined;
+  resubmit?: Partial<Record<ProofKind, number | undefined>> | undefined;
   /** Proofs in flight at once through this client (prove and `admit`); the excess waits in FIFO order; Infinity: no limit. Default 10 (Curio's MaxPending). */
   maxInFlight?: number | undefined;
   /** Largest encoded request the client sends, in bytes. Default 134217728 (the daemon's 128 MiB cap). */

@@ -7,7 +7,7 @@ export interface RankCandidate {
   offerId: number;
   machineId: number | undefined;
   hostId: number | undefined;
-  /** {@link hardwareClassKey} of the offer. */
+  /** `hardwareClassKey` of the offer. */
   classKey: string;
   /** Price, $/hour (the bid for an interruptible rental). */
   dphTotal: number;
@@ -57,7 +57,7 @@ export const noKnowledge: RankingKnowledge = {
   hosts: new Map(),
 };
 
-/** Options of {@link rankCandidates}. */
+/** Options of `rankCandidates`. */
 export interface RankingOptions {
   /** The fleet's minimum proofs/hour (0 for none); a machine measured below its keep minimum is excluded. Required. */
   minProofsPerHour: number;

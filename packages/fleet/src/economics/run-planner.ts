@@ -17,7 +17,7 @@ export interface FleetTarget {
   instances?: number | undefined;
 }
 
-/** Inputs of {@link planFleetStep}. */
+/** Inputs of `planFleetStep`. */
 export interface FleetPlanInput {
   members: readonly FleetMember[];
   /** Offers best first (the ranking's order), leaving out those already rented. */

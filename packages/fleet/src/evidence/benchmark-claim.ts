@@ -46,7 +46,7 @@ export interface BenchmarkClaimInput {
   statedConcurrency?: number | undefined;
   /** A rate above the model's times this is suspect. Default {@link defaultSuspectFactor}. */
   suspectFactor?: number | undefined;
-  /** A claim above its records' rate times this is a lie. Default {@link defaultContradictionFactor}. */
+  /** A claim above its records' rate times this is a lie. Default `fleetDefaults.contradictionFactor` (1.25). */
   contradictionFactor?: number | undefined;
 }
 

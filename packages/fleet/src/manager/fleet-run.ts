@@ -94,7 +94,7 @@ export async function fleetMembers(manager: FleetManager): Promise<FleetMember[]
 
 /**
  * One step of `fleet run`: ranks the current offers with everything measured so far, plans
- * ({@link planFleetStep}), and carries the plan out: rents (each new instance vets itself
+ * (`planFleetStep`), and carries the plan out: rents (each new instance vets itself
  * with the bench's early verdict, and the keep rule decides) and destroys. Each decision is an
  * event (`fleet-run`) with its reason, on the instance it concerns.
  */

@@ -52,7 +52,7 @@ export function offerCandidate(
 }
 
 /**
- * Ranks Vast offers with the fleet's one ranking ({@link rankCandidates}): by $ per 1000
+ * Ranks Vast offers with the fleet's one ranking (`rankCandidates`): by $ per 1000
  * proofs at the optimistic estimate, measured machines at their measurements, unmeasured ones
  * corrected by their class's calibration through the tuner's `calibration` input. Used by
  * `fleet deploy --best`, `fleet offers` and `fleet run`.

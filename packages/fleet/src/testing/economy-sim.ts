@@ -71,8 +71,8 @@ interface Rental {
 
 /**
  * A fast in-process day of a fleet on a hidden market, with the fleet's own ranking
- * ({@link rankCandidates}), calibration ({@link learnCalibration}) and decisions
- * ({@link planFleetStep}); only the machines are simulated. A rented machine bills from the
+ * (`rankCandidates`), calibration (`learnCalibration`) and decisions
+ * (`planFleetStep`); only the machines are simulated. A rented machine bills from the
  * rent to the destroy; it vets (parameters, warmup, the benchmark with the early verdict)
  * and then proves at its true rate, or fails, or dies. The learning fleet sees only what it
  * measures: benchmark rates, hourly production, failures. The spec-only fleet ranks by the

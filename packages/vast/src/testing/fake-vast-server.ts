@@ -73,7 +73,7 @@ export interface FakeVastServerOptions {
    * after the previous accepted one answers 429 `API requests too frequent endpoint threshold=X`.
    * `false` turns it off. Default `fakeRateLimitSeconds`.
    */
-  rateLimits?: { [E in FakeRateLimitedEndpoint]?: number | undefined } | false | undefined;
+  rateLimits?: Partial<Record<FakeRateLimitedEndpoint, number | undefined>> | false | undefined;
   /** The server's clock in ms, for rate limits; pass a test's manual clock. Default `Date.now`. */
   now?: (() => number) | undefined;
   /** The only key it accepts. Default "fake-vast-key-5f1c0d9e8b7a6c5d". */
