@@ -1,5 +1,5 @@
 import { InvalidInputError, type ProofKind } from "@cuzkit/core";
-import type { ProofInputFlags } from "./proof-input.js";
+import type { ProofInputFlags } from "./proof-input-flags.js";
 
 /** The proof-input flags each kind reads; any other given flag is a mistake, not something to ignore. */
 const flagsOfKind: Record<ProofKind, readonly (keyof ProofInputFlags)[]> = {

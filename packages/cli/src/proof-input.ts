@@ -17,22 +17,9 @@ import type { Command } from "commander";
 import type { CliIO } from "./io.js";
 import { wholeNumberOption } from "./parse.js";
 import { rejectConflictingInputs } from "./proof-input-conflicts.js";
+import type { ProofInputFlags } from "./proof-input-flags.js";
 
-/** Flags that say what to prove, shared by `cuzkit prove` and `cuzkit bench`. */
-export interface ProofInputFlags {
-  kind: string;
-  c1?: string;
-  synthetic?: boolean;
-  vanilla?: string;
-  sectorNum: number;
-  minerId: number;
-  partition?: number;
-  randomness?: string;
-  commROld?: string;
-  commRNew?: string;
-  commDNew?: string;
-  registeredProof?: number;
-}
+export type { ProofInputFlags } from "./proof-input-flags.js";
 
 /** A request ready to send, with what it is. */
 export interface BuiltProofInput {
