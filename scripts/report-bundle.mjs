@@ -1,7 +1,7 @@
-// `node scripts/report-bundle.mjs [--top N] [--json]`: what a single import of the client costs a
+// `node scripts/report-bundle.mjs [--top N] [--json] [--dist]`: what a single import of the client costs a
 // bundled application. Bundles `import { createCuzkClient } from "@cuzkit/client"` (the README's
 // first line) with esbuild, minified for Node, from the TypeScript sources (tsconfig paths, so no
-// build is needed), and the same minimal program written against bare @connectrpc/connect +
+// build is needed; --dist: from the built packages, as published), and the same minimal program written against bare @connectrpc/connect +
 // @connectrpc/connect-node: a client of cuzk's ProvingEngine service over gRPC. Prints both sizes,
 // the ratio (budget: 1.2x) and the inputs that weigh most in the client's bundle (esbuild's
 // metafile), and exits 1 when the ratio is over budget. Shared with scripts/report-shape.mjs.
@@ -23,7 +23,7 @@ import { ProvingEngine } from "@cuzkit/proto";
 export const client = createClient(ProvingEngine, createGrpcTransport({ baseUrl: "http://127.0.0.1:9820" }));`,
 };
 
-async function bundle(contents) {
+async function bundle(contents, { fromDist = false } = {}) {
   const result = await build({
     stdin: { contents, resolveDir: join(root, "packages", "client"), loader: "ts", sourcefile: "app.ts" },
     bundle: true,
@@ -31,7 +31,8 @@ async function bundle(contents) {
     platform: "node",
     format: "esm",
     target: "node20",
-    tsconfig: join(root, "tsconfig.json"),
+    // From the sources (tsconfig paths), or as published: the packages' built dist/ (exports).
+    tsconfig: join(root, fromDist ? "tsconfig.base.json" : "tsconfig.json"),
     write: false,
     metafile: true,
     logLevel: "silent",
@@ -43,9 +44,15 @@ async function bundle(contents) {
   return { bytes: result.outputFiles[0]?.contents.byteLength ?? 0, inputs };
 }
 
-/** Both bundles: { clientBytes, bareBytes, ratio, clientInputs, bareInputs }. */
-export async function measureBundles() {
-  const [client, bare] = await Promise.all([bundle(programs.client), bundle(programs.bare)]);
+/**
+ * Both bundles: { clientBytes, bareBytes, ratio, clientInputs, bareInputs }. `fromDist`: bundle
+ * the built packages (run `pnpm build` first) instead of the sources.
+ */
+export async function measureBundles({ fromDist = false } = {}) {
+  const [client, bare] = await Promise.all([
+    bundle(programs.client, { fromDist }),
+    bundle(programs.bare, { fromDist }),
+  ]);
   return {
     clientBytes: client.bytes,
     bareBytes: bare.bytes,
@@ -60,7 +67,7 @@ const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const topIndex = process.argv.indexOf("--top");
   const top = topIndex === -1 ? 15 : Number(process.argv[topIndex + 1]);
-  const result = await measureBundles();
+  const result = await measureBundles({ fromDist: process.argv.includes("--dist") });
   if (process.argv.includes("--json")) {
     console.log(JSON.stringify(result, null, 2));
   } else {
