@@ -34,14 +34,35 @@ function functionName(node) {
   return "(anonymous)";
 }
 
-/** The line (0-based) whose line above may carry the marker: the function's, or its declaration's. */
-function anchorLine(source, node) {
-  let anchor = node;
+/** The node that may carry the marker instead of the function: the statement that declares it. */
+function anchorOf(node) {
   const parent = node.parent;
-  if (parent !== undefined && (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent))) {
-    anchor = ts.isVariableDeclaration(parent) ? (parent.parent?.parent ?? parent) : parent;
+  if (parent !== undefined && ts.isVariableDeclaration(parent)) return parent.parent?.parent ?? parent;
+  if (parent !== undefined && ts.isPropertyAssignment(parent)) return parent;
+  // A callback: `app.get("/", async () => { ... });` carries it above the statement.
+  if (parent !== undefined && ts.isCallExpression(parent) && ts.isExpressionStatement(parent.parent))
+    return parent.parent;
+  return node;
+}
+
+/**
+ * Whether the marker comment sits directly above `node`: on the line above it, or on the line
+ * above the doc comment that is directly above it.
+ */
+function markedAbove(source, node) {
+  const text = source.getFullText();
+  const comments = ts.getLeadingCommentRanges(text, node.getFullStart()) ?? [];
+  const lineOf = (pos) => source.getLineAndCharacterOfPosition(pos).line;
+  let line = lineOf(node.getStart(source)) - 1;
+  for (let i = comments.length - 1; i >= 0; i--) {
+    const comment = comments[i];
+    if (lineOf(comment.end) !== line) return false;
+    const body = text.slice(comment.pos, comment.end);
+    if (marker.test(body)) return true;
+    if (!body.startsWith("/**")) return false;
+    line = lineOf(comment.pos) - 1;
   }
-  return source.getLineAndCharacterOfPosition(anchor.getStart(source)).line;
+  return false;
 }
 
 /**
@@ -50,7 +71,6 @@ function anchorLine(source, node) {
  */
 export function longFunctions(text, path = "file.ts") {
   const source = ts.createSourceFile(path, text, ts.ScriptTarget.ES2022, true);
-  const lines = text.split("\n");
   const found = [];
   const visit = (node) => {
     if (
@@ -67,12 +87,11 @@ export function longFunctions(text, path = "file.ts") {
       const end = source.getLineAndCharacterOfPosition(node.getEnd()).line;
       const count = end - start + 1;
       if (count > maxFunctionLines) {
-        const above = [start, anchorLine(source, node)].map((line) => lines[line - 1] ?? "");
         found.push({
           name: functionName(node),
           line: start + 1,
           lines: count,
-          marked: above.some((l) => marker.test(l)),
+          marked: markedAbove(source, node) || markedAbove(source, anchorOf(node)),
         });
       }
     }

@@ -17,12 +17,23 @@ describe("code shape", () => {
       "// shape-exception: a table",
       `export const table = () => {\n${body(80)}\n};`,
       `function short() {\n${body(78)}\n}`,
+      "// shape-exception: above the doc comment also counts",
+      "/** Doc. */",
+      `function documented() {\n${body(80)}\n}`,
+      "// shape-exception: a route",
+      `app.get("/", async () => {\n${body(80)}\n});`,
+      "// shape-exception: not directly above",
+      "",
+      `function apart() {\n${body(80)}\n}`,
     ].join("\n");
     expect(longFunctions(text).map(({ name, lines, marked }) => [name, lines, marked])).toEqual([
       ["long", 82, false],
       ["kept", 82, true],
       ["arrow", 82, false],
       ["table", 82, true],
+      ["documented", 82, true],
+      ["(anonymous)", 82, true],
+      ["apart", 82, false],
     ]);
   });
 
