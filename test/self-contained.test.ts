@@ -35,7 +35,7 @@ describe("the repository is self-contained", () => {
 
   it("the README's `tune --check` line works as written", async () => {
     const readme = readFileSync(join(root, "README.md"), "utf8");
-    const line = /`cuzkit (tune --check cuzk\.toml --ram [^`]+)`/.exec(readme)?.[1];
+    const line = /`(?:pnpm )?cuzkit (tune --check cuzk\.toml --ram [^`]+)`/.exec(readme)?.[1];
     expect(line).toBeDefined();
     const dir = mkdtempSync(join(tmpdir(), "cuzkit-readme-"));
     try {

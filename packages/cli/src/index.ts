@@ -2,6 +2,5 @@
 
 export { type DemoOptions, type DemoProfile, type DemoResult, demoProfiles, runDemo } from "./demo.js";
 export { type CliIO, CommandExit, processIO } from "./io.js";
-export { createProgram } from "./program.js";
 export { runCli } from "./run-cli.js";
 export { createSimSupervisor, type SimSupervisor, type SimSupervisorOptions } from "./sim-supervisor.js";

@@ -10,13 +10,37 @@ export {
 export type { CallOptions } from "./call.js";
 export { createVastClient, type VastClient } from "./client.js";
 export { defaultEndpointLimits, type EndpointLimit, type VastEndpointName } from "./endpoints.js";
-export * from "./errors.js";
+export {
+  VastAbortedError,
+  VastApiError,
+  VastAuthError,
+  VastBadRequestError,
+  VastCreateUncertainError,
+  VastDuplicateRentError,
+  VastEndpointGoneError,
+  type VastErrorCode,
+  type VastErrorDetails,
+  VastInstanceFailedError,
+  VastInsufficientCreditError,
+  VastLogsTimeoutError,
+  VastMalformedResponseError,
+  VastMissingApiKeyError,
+  VastNetworkError,
+  VastNotFoundError,
+  VastOfferGoneError,
+  VastRateLimitedError,
+  VastServerError,
+  VastTimeoutError,
+  VastUnexpectedStatusError,
+  VastUnsuccessfulError,
+  VastWaitTimeoutError,
+  vastErrorCodes,
+} from "./errors.js";
 export type { CreatedInstance, ListInstancesOptions } from "./instance-api.js";
 export {
   buildCreateInstanceRequest,
   type CreateInstanceOptions,
   type CreateInstanceRequest,
-  generateLabel,
   instanceSshEndpoint,
   type PortBinding,
   redactCreateBody,
@@ -52,7 +76,6 @@ export {
   type VastRetryOptions,
 } from "./options.js";
 export { type ParsedOfferQuery, parseOfferQuery } from "./query-language.js";
-export { redactedMarker } from "./redact.js";
 export {
   bytesToVastDisk,
   bytesToVastMemory,
