@@ -1,12 +1,26 @@
-// The mutation check of core's time helpers and retry(): each mutation below removes one
-// clearTimeout, listener removal, cap or abort check; the check applies it, runs the tests
-// that guard it, and restores the file. A mutation the tests survive fails the check (a test
-// that cannot fail guards nothing). Usage: pnpm check:mutations [name filter]
+// The mutation check: does a test fail when the decision code is wrong? Two stages.
+//   1. Core's hand-made mutations of the time helpers and retry(): each removes one clearTimeout,
+//      listener removal, cap or abort check that Stryker's mutators do not reach as such.
+//   2. Stryker (stryker.config.mjs) over the decision files of every package: which config the
+//      tuner picks, a benchmark's verdict, an error's code and the recovery after a break, whether
+//      the fleet keeps a machine, which offer ranks first, who holds the writer lease, which read
+//      needs the admin token.
+// It prints the kill rate per package and per file and every surviving mutant (file:line,
+// mutator, replacement), and fails when a hand-made mutation survives or a package's kill rate
+// is under 80%. Slow (minutes): not part of `pnpm test`. Stryker keeps an incremental file in
+// reports/mutation/, so a rerun tests only mutants whose code or tests changed.
+// Usage: pnpm check:mutations [package ...] [--force (retest every mutant)] [--skip-core-cases]
+//        [--report-only (summarize the last reports, run nothing)]
 import { execFileSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { decisionFiles } from "../stryker.config.mjs";
 
 const root = join(import.meta.dirname, "..");
+const minKillRate = 0.8;
+
+// ---- Stage 1: core's hand-made mutations -------------------------------------------------------
+
 const tests = ["packages/core/src/time.test.ts", "packages/core/src/retry.test.ts"];
 const time = "packages/core/src/time.ts";
 const retry = "packages/core/src/retry.ts";
@@ -66,31 +80,206 @@ const mutations = [
   ["retry's shouldRetry", retry, "!(options.shouldRetry?.(error, n) ?? true)", "false"],
 ];
 
-const filter = process.argv[2];
-const survived = [];
-for (const [name, file, text, replacement] of mutations) {
-  if (filter !== undefined && !name.includes(filter)) continue;
-  const path = join(root, file);
-  const original = readFileSync(path, "utf8");
-  if (!original.includes(text)) {
-    console.error(
-      `mutation "${name}" no longer applies: ${file} changed; update scripts/check-mutations.mjs`,
+function runCoreCases() {
+  console.log("== core's hand-made mutations (time.ts, retry.ts)");
+  const survived = [];
+  for (const [name, file, text, replacement] of mutations) {
+    const path = join(root, file);
+    const original = readFileSync(path, "utf8");
+    if (!original.includes(text)) {
+      console.error(
+        `mutation "${name}" no longer applies: ${file} changed; update scripts/check-mutations.mjs`,
+      );
+      process.exit(2);
+    }
+    writeFileSync(path, original.replace(text, replacement));
+    let killed = false;
+    try {
+      execFileSync("pnpm", ["exec", "vitest", "run", ...tests], { cwd: root, stdio: "ignore" });
+    } catch {
+      killed = true;
+    } finally {
+      writeFileSync(path, original);
+    }
+    console.log(`${killed ? "killed  " : "SURVIVED"}  ${name}`);
+    if (!killed) survived.push(name);
+  }
+  return survived;
+}
+
+// ---- Stage 2: Stryker over the decision files ---------------------------------------------------
+
+/**
+ * Mutants no test can tell from the original (equivalent): reported, not counted. Matched by
+ * file, mutator, the original code and the replacement, so they follow the code when lines move.
+ */
+const equivalent = [
+  {
+    file: "packages/core/src/retry.ts",
+    mutator: "ConditionalExpression",
+    original: "options.maxElapsedMs !== undefined",
+    replacement: "true",
+    reason: "a comparison with undefined is false: no budget never throws either way",
+  },
+  ...["packages/core/src/time.ts"].flatMap((file) => [
+    {
+      file,
+      mutator: "ObjectLiteral",
+      original: "{ once: true }",
+      replacement: "{}",
+      reason: "an aborted signal never fires again, and the listener is removed on resolve or dispose",
+    },
+    {
+      file,
+      mutator: "BooleanLiteral",
+      original: "true",
+      replacement: "false",
+      reason: "the `once` of an abort listener: an aborted signal never fires again",
+    },
+    {
+      file,
+      mutator: "OptionalChaining",
+      original: "signal?.reason",
+      replacement: "signal.reason",
+      reason: "onAbort runs only as the listener of a signal, so the signal is there",
+    },
+  ]),
+];
+
+const isEquivalent = (file, mutant, original) =>
+  equivalent.find(
+    (e) =>
+      e.file === file &&
+      e.mutator === mutant.mutatorName &&
+      e.original === original &&
+      e.replacement === mutant.replacement,
+  );
+
+/** The source text a mutant replaces. */
+function originalText(source, location) {
+  const lines = source.split("\n");
+  const { start, end } = location;
+  if (start.line === end.line) return lines[start.line - 1]?.slice(start.column - 1, end.column - 1) ?? "";
+  const first = lines[start.line - 1]?.slice(start.column - 1) ?? "";
+  const middle = lines.slice(start.line, end.line - 1);
+  const last = lines[end.line - 1]?.slice(0, end.column - 1) ?? "";
+  return [first, ...middle, last].join("\n");
+}
+
+const oneLine = (text) => {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > 90 ? `${flat.slice(0, 87)}...` : flat;
+};
+
+const packageOf = (file) => /^packages\/([^/]+)\//.exec(file)?.[1] ?? "other";
+
+/** Runs Stryker over one package's decision files; its report lands in reports/mutation/<package>.json. */
+function runStryker(pkg, force) {
+  console.log(`\n== Stryker over ${pkg}: ${decisionFiles[pkg].join(", ")}`);
+  const args = ["exec", "stryker", "run", "stryker.config.mjs"];
+  if (force) args.push("--force");
+  // Stryker's own output (progress, its score table) goes to reports/mutation/<package>.log.
+  mkdirSync(join(root, "reports/mutation"), { recursive: true });
+  const log = join(root, `reports/mutation/${pkg}.log`);
+  const fd = openSync(log, "w");
+  const startMs = Date.now();
+  try {
+    execFileSync("pnpm", args, {
+      cwd: root,
+      stdio: ["ignore", fd, fd],
+      env: { ...process.env, CUZKIT_MUTATION_PACKAGE: pkg },
+    });
+  } catch {
+    console.error(readFileSync(log, "utf8").split("\n").slice(-30).join("\n"));
+    console.error(`Stryker failed on ${pkg}; its log: ${relative(root, log)}`);
+    process.exit(2);
+  } finally {
+    closeSync(fd);
+  }
+  console.log(`   done in ${Math.round((Date.now() - startMs) / 1000)} s (log: ${relative(root, log)})`);
+}
+
+function summarize(packages) {
+  const rows = new Map(); // package -> Map(file -> counts)
+  const survivors = [];
+  const equivalents = [];
+  const files = packages.flatMap((pkg) =>
+    Object.entries(JSON.parse(readFileSync(join(root, `reports/mutation/${pkg}.json`), "utf8")).files),
+  );
+  for (const [path, { source, mutants }] of files) {
+    const file = relative(root, join(root, path));
+    const counts = { killed: 0, survived: 0, equivalent: 0 };
+    for (const mutant of mutants) {
+      const original = originalText(source, mutant.location);
+      const where = `${file}:${mutant.location.start.line}`;
+      const what = `${mutant.mutatorName}: ${oneLine(original)} -> ${oneLine(mutant.replacement ?? "")}`;
+      if (mutant.status === "Killed" || mutant.status === "Timeout") counts.killed++;
+      else if (mutant.status === "Survived" || mutant.status === "NoCoverage") {
+        const known = isEquivalent(file, mutant, original);
+        if (known) {
+          counts.equivalent++;
+          equivalents.push(`${where}  ${what}  (${known.reason})`);
+        } else {
+          counts.survived++;
+          survivors.push(`${where}  ${what}${mutant.status === "NoCoverage" ? "  [no test covers it]" : ""}`);
+        }
+      } else if (mutant.status === "Ignored" && !/excluded mutation/.test(mutant.statusReason ?? "")) {
+        counts.equivalent++;
+        equivalents.push(`${where}  ${what}  (${mutant.statusReason ?? "ignored"})`);
+      }
+      // CompileError and RuntimeError mutants are not valid programs: not counted.
+    }
+    const pkg = packageOf(file);
+    if (!rows.has(pkg)) rows.set(pkg, new Map());
+    rows.get(pkg).set(file, counts);
+  }
+
+  const rate = (c) => (c.killed + c.survived === 0 ? 1 : c.killed / (c.killed + c.survived));
+  const pct = (r) => `${(r * 100).toFixed(1)}%`.padStart(6);
+  const failing = [];
+  console.log("\n== Kill rate (killed / (killed + survived); equivalent mutants not counted)");
+  for (const [pkg, files] of [...rows].sort(([a], [b]) => a.localeCompare(b))) {
+    const total = { killed: 0, survived: 0, equivalent: 0 };
+    for (const c of files.values()) for (const k of Object.keys(total)) total[k] += c[k];
+    const r = rate(total);
+    if (r < minKillRate) failing.push(pkg);
+    console.log(
+      `${pct(r)}  ${pkg.padEnd(8)} ${total.killed} killed, ${total.survived} survived, ${total.equivalent} equivalent${r < minKillRate ? "  BELOW 80%" : ""}`,
     );
+    for (const [file, c] of files) {
+      console.log(`  ${pct(rate(c))}  ${file}  (${c.killed}/${c.killed + c.survived})`);
+    }
+  }
+  if (equivalents.length > 0) {
+    console.log(`\n== Equivalent mutants (${equivalents.length}), not counted`);
+    for (const line of equivalents) console.log(`  ${line}`);
+  }
+  console.log(`\n== Surviving mutants (${survivors.length})`);
+  for (const line of survivors) console.log(`  ${line}`);
+  return failing;
+}
+
+const args = process.argv.slice(2);
+const force = args.includes("--force");
+const reportOnly = args.includes("--report-only");
+const skipCore = reportOnly || args.includes("--skip-core-cases");
+const chosen = args.filter((a) => !a.startsWith("--"));
+for (const p of chosen) {
+  if (!(p in decisionFiles)) {
+    console.error(`unknown package "${p}": one of ${Object.keys(decisionFiles).join(", ")}`);
     process.exit(2);
   }
-  writeFileSync(path, original.replace(text, replacement));
-  let killed = false;
-  try {
-    execFileSync("pnpm", ["exec", "vitest", "run", ...tests], { cwd: root, stdio: "ignore" });
-  } catch {
-    killed = true;
-  } finally {
-    writeFileSync(path, original);
-  }
-  console.log(`${killed ? "killed  " : "SURVIVED"}  ${name}`);
-  if (!killed) survived.push(name);
 }
-if (survived.length > 0) {
-  console.error(`${survived.length} mutation(s) survived: add a test that fails without it`);
-  process.exit(1);
+const packages = chosen.length > 0 ? chosen : Object.keys(decisionFiles);
+const startMs = Date.now();
+const survivedCore = skipCore || !packages.includes("core") ? [] : runCoreCases();
+if (!reportOnly) for (const pkg of packages) runStryker(pkg, force);
+const failing = summarize(packages);
+console.log(`\nmutation check took ${Math.round((Date.now() - startMs) / 1000)} s`);
+if (survivedCore.length > 0) {
+  console.error(`${survivedCore.length} hand-made mutation(s) survived: add a test that fails without it`);
 }
+if (failing.length > 0) {
+  console.error(`kill rate under ${minKillRate * 100}% in: ${failing.join(", ")}`);
+}
+if (survivedCore.length > 0 || failing.length > 0) process.exit(1);

@@ -1,6 +1,8 @@
+import { InvalidInputError } from "@cuzkit/core";
 import { describe, expect, it } from "vitest";
-import { createEarlyVerdictTest } from "./early-verdict.js";
+import { createEarlyVerdictTest, resolveEarlyVerdictOptions } from "./early-verdict.js";
 import { basisProofsPerHour, rateBasis } from "./proof-rate.js";
+import { studentTQuantile } from "./student-t.js";
 import {
   runSyntheticBatch,
   type SyntheticMachine,
@@ -121,5 +123,173 @@ describe("early verdict guards", () => {
     [{ indifference: 1 }, /indifference/],
   ])("rejects %j", (options, message) => {
     expect(() => createEarlyVerdictTest(40, 2, options)).toThrow(message);
+  });
+});
+
+// The test's own arithmetic, on hand-made cycles: which side it stops on, when, and the bound
+// it reports (the report prints it). The long-run variance follows the doc comment of
+// early-verdict.ts: the sample variance plus twice the autocovariances up to lag slots - 1.
+describe("early verdict arithmetic", () => {
+  const hourMs = 3_600_000;
+  /** The reference bound for cycles run round robin on `slots` slots. */
+  function referenceBounds(
+    cyclesMs: number[],
+    slots: number,
+    o: { confidence: number; minVariation: number; maxSamples: number; minSamples: number },
+  ) {
+    const n = cyclesMs.length;
+    const mean = cyclesMs.reduce((a, b) => a + b, 0) / n;
+    const d = cyclesMs.map((c) => c - mean);
+    const variance = d.reduce((a, x) => a + x * x, 0) / (n - 1);
+    let cov = 0;
+    for (let lag = 1; lag < Math.min(slots, n - 1); lag++) {
+      let sum = 0;
+      for (let i = 0; i + lag < n; i++) sum += (d[i] as number) * (d[i + lag] as number);
+      cov += sum / (n - 1);
+    }
+    const sd = Math.max(Math.sqrt(Math.max(variance, variance + 2 * cov)), o.minVariation * mean);
+    const looks = Math.max(1, o.maxSamples - Math.max(o.minSamples, slots) + 1);
+    const margin = (studentTQuantile((1 - o.confidence) / looks, n - 1) * sd) / Math.sqrt(n);
+    return { lower: (slots * hourMs) / (mean + margin), upper: (slots * hourMs) / (mean - margin) };
+  }
+
+  it("stops MET at the first look once the bound clears the zone, reporting the bound and the basis", () => {
+    const options = { confidence: 0.9, minVariation: 0.1, maxSamples: 12, minSamples: 5 };
+    const test = createEarlyVerdictTest(30, 1, { ...options, indifference: 0.1 });
+    const cycles = [60_000, 62_000, 58_000, 61_000, 59_000];
+    const decisions = cycles.map((c) => test.add(c));
+    expect(decisions.slice(0, 4)).toEqual([undefined, undefined, undefined, undefined]);
+    const decision = decisions[4];
+    expect(decision?.above).toBe(true);
+    expect(decision?.info).toMatchObject({
+      test: "confidence-bound",
+      confidence: 0.9,
+      indifference: 0.1,
+      samples: 5,
+      slots: 1,
+    });
+    expect(decision?.info.proofsPerHour).toBeCloseTo(60, 9);
+    expect(decision?.info.boundProofsPerHour).toBeCloseTo(referenceBounds(cycles, 1, options).lower, 6);
+    expect(test.samples).toBe(5);
+    expect(test.basis).toEqual({ proofs: 5, slots: 1, slotTimeMs: 300_000 });
+    expect(test.proofsPerHour).toBeCloseTo(60, 9);
+  });
+
+  it("stops BELOW mirrored, with the upper bound", () => {
+    const options = { confidence: 0.9, minVariation: 0.1, maxSamples: 12, minSamples: 5 };
+    const test = createEarlyVerdictTest(120, 1, { ...options, indifference: 0.1 });
+    const cycles = [60_000, 62_000, 58_000, 61_000, 59_000];
+    const decision = cycles.map((c) => test.add(c))[4];
+    expect(decision?.above).toBe(false);
+    expect(decision?.info.boundProofsPerHour).toBeCloseTo(referenceBounds(cycles, 1, options).upper, 6);
+  });
+
+  it("weighs slots that wait on each other: the bound counts the cycles' autocovariance", () => {
+    // Two slots on one GPU: a long cycle on one slot follows a long one on the other.
+    const options = { confidence: 0.9, minVariation: 0, maxSamples: 12, minSamples: 6 };
+    const test = createEarlyVerdictTest(30, 2, { ...options, indifference: 0.1 });
+    const cycles = [100_000, 110_000, 120_000, 130_000, 100_000, 110_000, 120_000, 130_000];
+    const decisions = cycles.map((c) => test.add(c));
+    const decision = decisions.find((x) => x !== undefined);
+    const at = decisions.indexOf(decision);
+    expect(decision?.above).toBe(true);
+    expect(decision?.info.slots).toBe(2); // round robin over both slots
+    expect(decision?.info.boundProofsPerHour).toBeCloseTo(
+      referenceBounds(cycles.slice(0, at + 1), 2, options).lower,
+      6,
+    );
+  });
+
+  it("decides exactly at the zone's edges: the estimate at threshold x (1 +- indifference) is enough", () => {
+    // Identical cycles and no variation floor: no margin, so the bound is the estimate (60/h).
+    const o = { minVariation: 0, indifference: 0.5, minSamples: 2, maxSamples: 4 };
+    const met = createEarlyVerdictTest(40, 1, o); // 40 x 1.5 = 60
+    met.add(60_000);
+    expect(met.add(60_000)?.above).toBe(true);
+    const below = createEarlyVerdictTest(120, 1, o); // 120 x 0.5 = 60
+    below.add(60_000);
+    expect(below.add(60_000)?.above).toBe(false);
+    // Just inside the zone on either side: no early verdict.
+    const inside = createEarlyVerdictTest(40.01, 1, o);
+    inside.add(60_000);
+    expect(inside.add(60_000)).toBeUndefined();
+  });
+
+  it("decides only once every slot has completed a proof", () => {
+    const test = createEarlyVerdictTest(10, 2, { minVariation: 0, minSamples: 2 });
+    for (let i = 0; i < 6; i++) expect(test.add(60_000, 1)).toBeUndefined();
+    expect(test.add(60_000, 2)?.above).toBe(true);
+  });
+
+  it("splits the error over the looks the batch allows: a longer batch needs a wider bound", () => {
+    const cycles = [60_000, 66_000, 54_000, 63_000, 57_000];
+    const bound = (maxSamples: number) => {
+      const test = createEarlyVerdictTest(30, 1, { maxSamples, confidence: 0.9 });
+      return cycles.map((c) => test.add(c))[4]?.info.boundProofsPerHour as number;
+    };
+    const options = { confidence: 0.9, minVariation: 0.1, minSamples: 5 };
+    expect(bound(5)).toBeCloseTo(referenceBounds(cycles, 1, { ...options, maxSamples: 5 }).lower, 6);
+    expect(bound(40)).toBeCloseTo(referenceBounds(cycles, 1, { ...options, maxSamples: 40 }).lower, 6);
+    expect(bound(40)).toBeLessThan(bound(5));
+  });
+
+  it.each([
+    [{ confidence: 0.5 }, "confidence"],
+    [{ confidence: 1 }, "confidence"],
+    [{ indifference: -0.01 }, "indifference"],
+    [{ indifference: 1 }, "indifference"],
+    [{ minSamples: 1 }, "minSamples"],
+    [{ minSamples: 2.5 }, "minSamples"],
+    [{ minVariation: -0.1 }, "minVariation"],
+    [{ minVariation: Number.POSITIVE_INFINITY }, "minVariation"],
+    [{ maxSamples: 0 }, "maxSamples"],
+    [{ maxSamples: 1.5 }, "maxSamples"],
+  ])("refuses %o, naming %s, with a hint", (options, name) => {
+    let caught: unknown;
+    try {
+      resolveEarlyVerdictOptions(options);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(InvalidInputError);
+    expect((caught as InvalidInputError).message).toContain(name);
+    expect((caught as InvalidInputError).hint).toBeTruthy();
+  });
+
+  it("takes the edges of each option's range, and the documented defaults", () => {
+    expect(resolveEarlyVerdictOptions()).toEqual({
+      confidence: 0.99,
+      indifference: 0.1,
+      minSamples: 5,
+      minVariation: 0.1,
+      maxSamples: 12,
+    });
+    expect(() =>
+      resolveEarlyVerdictOptions({
+        confidence: 0.51,
+        indifference: 0,
+        minSamples: 2,
+        minVariation: 0,
+        maxSamples: 1,
+      }),
+    ).not.toThrow();
+  });
+
+  it.each([
+    [0, 1],
+    [-5, 1],
+    [Number.POSITIVE_INFINITY, 1],
+    [Number.NaN, 1],
+    [40, 0],
+    [40, 1.5],
+  ])("refuses threshold %s with concurrency %s, with a hint", (threshold, concurrency) => {
+    let caught: unknown;
+    try {
+      createEarlyVerdictTest(threshold, concurrency);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(InvalidInputError);
+    expect((caught as InvalidInputError).hint).toBeTruthy();
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { backoffDelayMs, retry } from "./retry.js";
+import { backoffDelayMs, defaultBackoff, retry } from "./retry.js";
 import { createManualClock } from "./testing/manual-clock.js";
 
 const policy = { minDelayMs: 1_000, maxDelayMs: 30_000, factor: 2, jitter: 0.2 };
@@ -88,6 +88,54 @@ describe("retry", () => {
     ).rejects.toThrow("flaky");
     expect(calls).toHaveLength(3);
     expect(clock.sleeps).toEqual([1000, 2000]);
+  });
+
+  it("retries within maxElapsedMs up to the last millisecond, measured from the first attempt", async () => {
+    // The clock does not start at 0: the budget counts from retry()'s start, not the epoch.
+    const clock = createManualClock(50_000);
+    const { attempt, calls } = flaky(10);
+    // Waits 1 s and 2 s: the second wait ends at exactly 3 s, still inside the 3 s budget.
+    await expect(
+      retry(attempt, {
+        ...policy,
+        maxAttempts: 10,
+        maxElapsedMs: 3_000,
+        clock,
+        sleep: clock.sleep,
+        random: noJitter,
+      }),
+    ).rejects.toThrow("flaky");
+    expect(clock.sleeps).toEqual([1000, 2000]);
+    expect(calls).toHaveLength(3);
+  });
+
+  it("uses the documented defaults: 3 attempts, waiting 1 s then 2 s (±20%)", async () => {
+    const clock = createManualClock();
+    const { attempt, calls } = flaky(10);
+    await expect(retry(attempt, { clock, sleep: clock.sleep, random: () => 0 })).rejects.toThrow("flaky");
+    expect(calls).toEqual([1, 2, 3]);
+    // Jitter at its low end: 0.8 x 1 s, 0.8 x 2 s.
+    expect(clock.sleeps).toEqual([800, 1600]);
+    expect(defaultBackoff).toEqual({ minDelayMs: 1_000, maxDelayMs: 30_000, factor: 2, jitter: 0.2 });
+  });
+
+  it("takes each backoff option on its own, the others staying at their defaults", async () => {
+    const run = async (options: Parameters<typeof retry>[1]) => {
+      const c = createManualClock();
+      await retry(flaky(3).attempt, {
+        maxAttempts: 4,
+        clock: c,
+        sleep: c.sleep,
+        random: noJitter,
+        ...options,
+      });
+      return c.sleeps;
+    };
+    expect(await run({ minDelayMs: 100 })).toEqual([100, 200, 400]);
+    expect(await run({ maxDelayMs: 1_500 })).toEqual([1000, 1500, 1500]);
+    expect(await run({ factor: 3 })).toEqual([1000, 3000, 9000]);
+    // Jitter 0: the low end of the random range waits the plain delay.
+    expect(await run({ jitter: 0, random: () => 0 })).toEqual([1000, 2000, 4000]);
   });
 
   it("waits what delayFor says (at least a server's interval)", async () => {

@@ -2,7 +2,7 @@ import { getEventListeners } from "node:events";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createConsoleLogger } from "./logger.js";
 import { createManualClock } from "./testing/manual-clock.js";
-import { linkSignals, monotonicClock, realSleep } from "./time.js";
+import { linkSignals, monotonicClock, realSleep, systemClock } from "./time.js";
 
 describe("time helpers", () => {
   it("monotonicClock ignores a step of the wall clock (Date)", () => {
@@ -13,6 +13,15 @@ describe("time helpers", () => {
       const after = monotonicClock.now();
       expect(after).toBeGreaterThanOrEqual(before);
       expect(after - before).toBeLessThan(1_000);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("systemClock reads the wall clock (Date.now)", () => {
+    vi.useFakeTimers({ toFake: ["Date"], now: 1_700_000_000_000 });
+    try {
+      expect(systemClock.now()).toBe(1_700_000_000_000);
     } finally {
       vi.useRealTimers();
     }
@@ -49,6 +58,17 @@ describe("time helpers", () => {
       expect(done).toBe(true);
       // A long-lived signal (a client's) must not collect one listener per sleep.
       expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+    });
+
+    it("sleeps without a signal", async () => {
+      let done = false;
+      const pending = realSleep(500).then(() => {
+        done = true;
+      });
+      await vi.advanceTimersByTimeAsync(500);
+      await pending;
+      expect(done).toBe(true);
+      expect(vi.getTimerCount()).toBe(0);
     });
 
     it("rejects with the abort reason and clears its timer", async () => {

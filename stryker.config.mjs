@@ -1,0 +1,99 @@
+// Stryker's configuration for `pnpm check:mutations` (scripts/check-mutations.mjs runs it once
+// per package, naming the package in CUZKIT_MUTATION_PACKAGE, and judges the reports). Only the
+// decision code is mutated: the functions whose answer a user acts on (which config the tuner
+// picks, a benchmark's verdict, an error's code, whether a machine is kept, which offer ranks
+// first, who holds the writer lease, which read needs the admin token), and each mutant runs
+// only against the tests that guard it. A range (`file.ts:115-147`) mutates those lines only:
+// keep it on the decision when the file changes.
+
+/** The files (or line ranges) mutated, per package. */
+export const decisionFiles = {
+  core: ["packages/core/src/time.ts", "packages/core/src/retry.ts"],
+  // The search and its tie-breaks (the evaluator's cache plumbing above is not a decision).
+  tuner: ["packages/tuner/src/search.ts:79-299"],
+  bench: [
+    // decideVerdict.
+    "packages/bench/src/verdict.ts:73-108",
+    "packages/bench/src/early-verdict.ts",
+  ],
+  client: [
+    "packages/client/src/map-error.ts",
+    "packages/client/src/recovery.ts",
+    // defaultRequestIdBase and its use: the request id a proof gets when none is given.
+    "packages/client/src/prove.ts:162-173",
+    "packages/client/src/prove.ts:218-218",
+  ],
+  fleet: [
+    "packages/fleet/src/decision.ts",
+    "packages/fleet/src/keep-rule.ts",
+    "packages/fleet/src/economics/ranking.ts:131-284",
+    // createWriterLease: claim, renewal, loss, release, fence.
+    "packages/fleet/src/store/writer-lease.ts:77-237",
+    "packages/fleet/src/manager/leadership.ts",
+    "packages/fleet/src/server/admin-token.ts",
+    "packages/fleet/src/server/host-check.ts",
+    // The reads' token rule: its default and the reader/admin checks.
+    "packages/fleet/src/server/dashboard-routes.ts:115-147",
+    // startFleetServer: reads need the token when the listen host is beyond loopback.
+    "packages/fleet/src/server/fleet-server.ts:484-488",
+  ],
+};
+
+/** The tests that guard those files, per package (colocated, and the routes' for the token rule). */
+export const guardTests = {
+  core: ["packages/core/src/time.test.ts", "packages/core/src/retry.test.ts"],
+  tuner: ["packages/tuner/src/search.test.ts"],
+  bench: ["packages/bench/src/verdict.test.ts", "packages/bench/src/early-verdict.test.ts"],
+  client: [
+    "packages/client/src/map-error.test.ts",
+    "packages/client/src/recovery.test.ts",
+    "packages/client/src/prove.test.ts",
+  ],
+  fleet: [
+    "packages/fleet/src/decision.test.ts",
+    "packages/fleet/src/keep-rule.test.ts",
+    "packages/fleet/src/economics/ranking.test.ts",
+    "packages/fleet/src/store/writer-lease.test.ts",
+    "packages/fleet/src/manager/leadership.test.ts",
+    "packages/fleet/src/server/admin-token.test.ts",
+    "packages/fleet/src/server/host-check.test.ts",
+    "packages/fleet/src/server/dashboard-routes.test.ts",
+    "packages/fleet/src/server/server-limits.test.ts",
+  ],
+};
+
+/** The package this run mutates (scripts/check-mutations.mjs sets it); unset: every package. */
+export const mutationPackage = process.env.CUZKIT_MUTATION_PACKAGE || undefined;
+const packages = mutationPackage === undefined ? Object.keys(decisionFiles) : [mutationPackage];
+const name = mutationPackage ?? "all";
+
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  testRunner: "vitest",
+  vitest: { configFile: "vitest.stryker.config.ts", related: false },
+  plugins: ["@stryker-mutator/vitest-runner"],
+  mutate: packages.flatMap((p) => decisionFiles[p] ?? []),
+  coverageAnalysis: "perTest",
+  // Messages and hints are read, not decided on (codes, verdicts and states carry the decision):
+  // mutating their text would make the check about wording. (The default request id's shape, a
+  // string the client README documents, is pinned by prove.test.ts all the same.)
+  mutator: { excludedMutations: ["StringLiteral"] },
+  // Two cores shared with other work: one test runner at a time.
+  concurrency: 1,
+  // Mutates the files where they are and restores them at the end: pnpm's per-package
+  // node_modules links do not survive a sandbox copy. Do not edit the mutated files during a run.
+  inPlace: true,
+  // Vitest does not type-check, so the other files need no @ts-nocheck (and stay untouched).
+  disableTypeChecks: false,
+  // Reuses the results of mutants whose code and covering tests did not change (--force: all).
+  incremental: true,
+  incrementalFile: `reports/mutation/${name}.incremental.json`,
+  reporters: ["json", "clear-text", "progress"],
+  jsonReporter: { fileName: `reports/mutation/${name}.json` },
+  clearTextReporter: { allowColor: false, logTests: false, reportScoreTable: true, reportMutants: false },
+  tempDirName: "reports/mutation/.stryker-tmp",
+  timeoutMS: 10_000,
+  // scripts/check-mutations.mjs applies the 80% per package; Stryker's own break is off.
+  thresholds: { high: 90, low: 80, break: null },
+  cleanTempDir: "always",
+};
