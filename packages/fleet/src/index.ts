@@ -114,19 +114,6 @@ export {
   timedStates,
   type VettingState,
 } from "./lifecycle.js";
-export type { AgentInstructions, ReportAnswer } from "./manager/agent-handlers.js";
-export type {
-  FailureBody,
-  FinalReportBody,
-  HeartbeatBody,
-  LogLine,
-  LogStream,
-  LogsBody,
-  PhaseBody,
-  ProofRecord,
-  RegisterBody,
-  ThroughputBody,
-} from "./manager/agent-schemas.js";
 export {
   type BacklogFollower,
   type BacklogStep,
@@ -185,6 +172,19 @@ export {
 export type { MonitorSummary } from "./manager/monitor.js";
 export { type ExcludedOffer, type RankedOffer, rankVastOffers } from "./manager/rank-offers.js";
 export type { ReconcileSummary } from "./manager/reconcile.js";
+export type { AgentInstructions, ReportAnswer } from "./protocol/answers.js";
+export type {
+  FailureBody,
+  FinalReportBody,
+  HeartbeatBody,
+  LogLine,
+  LogStream,
+  LogsBody,
+  PhaseBody,
+  ProofRecord,
+  RegisterBody,
+  ThroughputBody,
+} from "./protocol/requests.js";
 export {
   type AdminToken,
   adminTokenFileName,

@@ -3,7 +3,7 @@ import Fastify, { type FastifyReply, type FastifyRequest } from "fastify";
 import { serializerCompiler, validatorCompiler } from "fastify-type-provider-zod";
 import type { AgentReporter } from "../agent/reporter.js";
 import { logTailDefaults } from "../defaults.js";
-import type { LogsBody, ThroughputBody } from "../manager/agent-schemas.js";
+import type { LogsBody, ThroughputBody } from "../protocol/requests.js";
 import { adminTokenChecker, bearer, isLoopbackHost, isTokenShaped } from "./admin-token.js";
 import type { BenchmarkDetailView, ForwardedStatusView, PhaseView } from "./dashboard-views.js";
 import { addPageHooks, openEventStream } from "./event-stream.js";

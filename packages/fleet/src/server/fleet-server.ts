@@ -10,6 +10,17 @@ import {
   FleetLogTailTooLargeError,
   FleetTransitionError,
 } from "../errors.js";
+import { isInstanceId } from "../manager/config.js";
+import type { FleetManager } from "../manager/fleet-manager.js";
+import { managerHealthPath } from "../manager/manager-url.js";
+import {
+  failureAnswerSchema,
+  heartbeatAnswerSchema,
+  logsAnswerSchema,
+  phaseAnswerSchema,
+  registerAnswerSchema,
+  reportAnswerSchema,
+} from "../protocol/answers.js";
 import {
   failureBodySchema,
   finalReportBodySchema,
@@ -17,22 +28,10 @@ import {
   logsBodySchema,
   phaseBodySchema,
   registerBodySchema,
-} from "../manager/agent-schemas.js";
-import { isInstanceId } from "../manager/config.js";
-import type { FleetManager } from "../manager/fleet-manager.js";
-import { managerHealthPath } from "../manager/manager-url.js";
+} from "../protocol/requests.js";
 import { agentTokenMatches } from "../tokens.js";
 import { isLoopbackHost } from "./admin-token.js";
-import {
-  failureAnswerSchema,
-  healthSchema,
-  heartbeatAnswerSchema,
-  instanceIdParams,
-  logsAnswerSchema,
-  phaseAnswerSchema,
-  registerAnswerSchema,
-  reportAnswerSchema,
-} from "./api-schemas.js";
+import { healthSchema, instanceIdParams } from "./api-schemas.js";
 import { type DashboardOptions, dashboardPlugin } from "./dashboard-routes.js";
 import { type AgentRoute, registerEconomicsRoutes } from "./economics-routes.js";
 import { hostOfUrl } from "./host-check.js";
