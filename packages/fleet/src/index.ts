@@ -1,6 +1,13 @@
 // @cuzkit/fleet: rents GPU machines on Vast.ai, lets each vet itself with the agent (parameters,
 // tuning, a benchmark), and keeps only those whose measured proofs/hour clears the minimum.
 // The agent (also its own entry, @cuzkit/fleet/agent).
+
+export {
+  type AgentPage,
+  type AgentPageOptions,
+  defaultAgentPageListen,
+  startAgentPage,
+} from "./agent/agent-page.js";
 export * from "./agent/index.js";
 export type { VettingResult } from "./agent/vetting.js";
 export type { AlertKind, FleetAlert } from "./alerts/alert.js";
@@ -191,12 +198,6 @@ export {
   isLoopbackHost,
   loadOrCreateAdminToken,
 } from "./server/admin-token.js";
-export {
-  type AgentPage,
-  type AgentPageOptions,
-  defaultAgentPageListen,
-  startAgentPage,
-} from "./server/agent-page.js";
 export { createDaemonStatusBoard, type DaemonStatusBoard } from "./server/daemon-status-board.js";
 export type { DashboardOptions } from "./server/dashboard-routes.js";
 export {

@@ -4,6 +4,12 @@
 export { agentEnvNames, curioNodeNameEnv } from "../protocol/env-names.js";
 export { type AgentOptions, type AgentOutcome, type AgentTimers, runAgent } from "./agent.js";
 export {
+  type AgentPage,
+  type AgentPageOptions,
+  defaultAgentPageListen,
+  startAgentPage,
+} from "./agent-page.js";
+export {
   createLogShipper,
   createLogTail,
   type LogShipper,
