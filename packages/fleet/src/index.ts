@@ -1,6 +1,13 @@
 // @cuzkit/fleet: rents GPU machines on Vast.ai, lets each vet itself with the agent (parameters,
 // tuning, a benchmark), and keeps only those whose measured proofs/hour clears the minimum.
 // The agent (also its own entry, @cuzkit/fleet/agent).
+
+export {
+  type AgentPage,
+  type AgentPageOptions,
+  defaultAgentPageListen,
+  startAgentPage,
+} from "./agent/agent-page.js";
 export * from "./agent/index.js";
 export type { VettingResult } from "./agent/vetting.js";
 export type { AlertKind, FleetAlert } from "./alerts/alert.js";
@@ -114,19 +121,6 @@ export {
   timedStates,
   type VettingState,
 } from "./lifecycle.js";
-export type { AgentInstructions, ReportAnswer } from "./manager/agent-handlers.js";
-export type {
-  FailureBody,
-  FinalReportBody,
-  HeartbeatBody,
-  LogLine,
-  LogStream,
-  LogsBody,
-  PhaseBody,
-  ProofRecord,
-  RegisterBody,
-  ThroughputBody,
-} from "./manager/agent-schemas.js";
 export {
   type BacklogFollower,
   type BacklogStep,
@@ -185,18 +179,25 @@ export {
 export type { MonitorSummary } from "./manager/monitor.js";
 export { type ExcludedOffer, type RankedOffer, rankVastOffers } from "./manager/rank-offers.js";
 export type { ReconcileSummary } from "./manager/reconcile.js";
+export type { AgentInstructions, ReportAnswer } from "./protocol/answers.js";
+export type {
+  FailureBody,
+  FinalReportBody,
+  HeartbeatBody,
+  LogLine,
+  LogStream,
+  LogsBody,
+  PhaseBody,
+  ProofRecord,
+  RegisterBody,
+  ThroughputBody,
+} from "./protocol/requests.js";
 export {
   type AdminToken,
   adminTokenFileName,
   isLoopbackHost,
   loadOrCreateAdminToken,
 } from "./server/admin-token.js";
-export {
-  type AgentPage,
-  type AgentPageOptions,
-  defaultAgentPageListen,
-  startAgentPage,
-} from "./server/agent-page.js";
 export { createDaemonStatusBoard, type DaemonStatusBoard } from "./server/daemon-status-board.js";
 export type { DashboardOptions } from "./server/dashboard-routes.js";
 export {

@@ -119,9 +119,8 @@ Exit codes: 0 kept (served until stopped), 2 not kept, 1 a step failed.`,
     .action(async (flags: AgentFlags) => {
       // Loaded here, not at start-up: other commands need none of the fleet.
       // The agent's own entry: the manager's server, store and dashboard are not loaded.
-      const { agentEnvNames, createDiskReporter, createHttpReporter, runAgent } = await import(
-        "@cuzkit/fleet/agent"
-      );
+      const { agentEnvNames, createDiskReporter, createHttpReporter, runAgent, startAgentPage } =
+        await import("@cuzkit/fleet/agent");
       const { fetchStatusJson } = await import("@cuzkit/client");
       const url = io.env[agentEnvNames.url];
       const token = io.env[agentEnvNames.token];
@@ -171,7 +170,7 @@ Exit codes: 0 kept (served until stopped), 2 not kept, 1 a step failed.`,
       const page =
         flags.uiListen === undefined
           ? undefined
-          : await (await import("@cuzkit/fleet")).startAgentPage({
+          : await startAgentPage({
               listen: flags.uiListen,
               token: flags.uiToken ?? io.env.CUZKIT_UI_TOKEN,
               readDaemonStatus,

@@ -7,8 +7,8 @@ import { createSyntheticC1 } from "@cuzkit/sim";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, onTestFinished } from "vitest";
 import { cuzkitShellCommand } from "../../../../test/support/cuzkit-process.js";
 import { killProcesses, processesMentioning } from "../../../../test/support/processes.js";
-import type { ReportAnswer } from "../manager/agent-handlers.js";
-import type { FailureBody, FinalReportBody, PhaseBody } from "../manager/agent-schemas.js";
+import type { ReportAnswer } from "../protocol/answers.js";
+import type { FailureBody, FinalReportBody, PhaseBody } from "../protocol/requests.js";
 import { type AgentOptions, type AgentTimers, runAgent } from "./agent.js";
 import type { AgentReporter } from "./reporter.js";
 

@@ -1,7 +1,14 @@
 // @cuzkit/fleet/agent: the agent that runs on each rented machine, alone, so `cuzkit agent`
 // starts without loading the manager (its HTTP server, store and dashboard).
+
+export { agentEnvNames, curioNodeNameEnv } from "../protocol/env-names.js";
 export { type AgentOptions, type AgentOutcome, type AgentTimers, runAgent } from "./agent.js";
-export { agentEnvNames, curioNodeNameEnv } from "./env-names.js";
+export {
+  type AgentPage,
+  type AgentPageOptions,
+  defaultAgentPageListen,
+  startAgentPage,
+} from "./agent-page.js";
 export {
   createLogShipper,
   createLogTail,

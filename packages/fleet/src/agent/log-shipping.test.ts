@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { hardwareFrom } from "@cuzkit/core";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { LogsBody } from "../manager/agent-schemas.js";
+import type { LogsBody } from "../protocol/requests.js";
 import { startTestFleet, type TestFleet } from "../testing/test-fleet.js";
 import { runAgent } from "./agent.js";
 import { createLogTail } from "./log-tail.js";

@@ -1,6 +1,6 @@
 import { silentLogger } from "@cuzkit/core";
 import { describe, expect, it } from "vitest";
-import type { LogsBody } from "../manager/agent-schemas.js";
+import type { LogsBody } from "../protocol/requests.js";
 import { createLogShipper, createLogTail, tailingLogger } from "./log-tail.js";
 import { redactionMarker, redactSecrets } from "./redact.js";
 

@@ -1,6 +1,6 @@
 import type { LogFields, Logger } from "@cuzkit/core";
 import { logTailDefaults } from "../defaults.js";
-import type { LogLine, LogStream, LogsBody, logShipReasons } from "../manager/agent-schemas.js";
+import type { LogLine, LogStream, LogsBody, logShipReasons } from "../protocol/requests.js";
 
 /** A line of the tail with its place in the agent's order (which shipment has sent it). */
 export interface TailLine extends LogLine {

@@ -1,4 +1,4 @@
-import type { ThroughputBody } from "../manager/agent-schemas.js";
+import type { ThroughputBody } from "../protocol/requests.js";
 
 /** A reading of the daemon's `cuzk_proofs_completed_total` and when it was taken (epoch ms). */
 export interface CompletedReading {

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { realSleep, retry, type Sleep } from "@cuzkit/core";
 import { fleetDefaults } from "../defaults.js";
 import { FleetError, type FleetSubclassOptions } from "../errors.js";
-import type { AgentInstructions, ReportAnswer } from "../manager/agent-handlers.js";
+import type { AgentInstructions, ReportAnswer } from "../protocol/answers.js";
 import type {
   FailureBody,
   FinalReportBody,
@@ -12,7 +12,7 @@ import type {
   PhaseBody,
   RegisterBody,
   ThroughputBody,
-} from "../manager/agent-schemas.js";
+} from "../protocol/requests.js";
 
 /** Where an agent sends what it does: the manager over HTTP, or files when it runs standalone. */
 export interface AgentReporter {

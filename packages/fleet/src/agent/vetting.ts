@@ -8,7 +8,7 @@ import {
   runBenchmark,
 } from "@cuzkit/bench";
 import type { BenchVerdict } from "../decision.js";
-import type { ProofRecord } from "../manager/agent-schemas.js";
+import type { ProofRecord } from "../protocol/requests.js";
 
 /** The fleet's view of one benchmark run. */
 export interface VettingResult {

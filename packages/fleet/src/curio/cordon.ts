@@ -1,5 +1,5 @@
 import { FleetConfigError, FleetCurioNodeError } from "../errors.js";
-import type { ManagerContext } from "../manager/context.js";
+import type { CurioContext } from "./curio-context.js";
 import type { CurioMachine } from "./harmony-source.js";
 import { noteCurioConflict } from "./identity-events.js";
 import { curioNodeOf } from "./machine-map.js";
@@ -11,7 +11,7 @@ import { curioNodeOf } from "./machine-map.js";
  * is not found or cannot be told apart (nothing is written then).
  */
 export async function setCurioCordon(
-  ctx: ManagerContext,
+  ctx: CurioContext,
   instanceId: string,
   cordoned: boolean,
 ): Promise<CurioMachine> {

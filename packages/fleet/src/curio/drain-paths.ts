@@ -1,7 +1,7 @@
 import { toCuzkitError } from "@cuzkit/core";
 import { FleetCurioDbError } from "../errors.js";
-import type { ManagerContext } from "../manager/context.js";
 import type { InstanceRecord } from "../store/records.js";
+import type { CurioContext } from "./curio-context.js";
 import { cordonAndDrain, type DrainOutcome } from "./drain.js";
 import { noteCurioConflict } from "./identity-events.js";
 import { curioNodeOf } from "./machine-map.js";
@@ -28,7 +28,7 @@ export type LostNodeOutcome =
 
 /** Records a Curio step that failed before a destroy, with its code; answers the code. */
 async function noteFailure(
-  ctx: ManagerContext,
+  ctx: CurioContext,
   instanceId: string,
   type: "curio-cordon-failed" | "curio-drain-failed",
   reason: string,
@@ -54,7 +54,7 @@ async function noteFailure(
  * ("conflict"). The caller destroys the instance whatever this answers.
  */
 export async function cordonLostNode(
-  ctx: ManagerContext,
+  ctx: CurioContext,
   record: InstanceRecord,
   reason: string,
 ): Promise<LostNodeOutcome> {
@@ -126,7 +126,7 @@ export async function cordonLostNode(
  * caller decides whether the destroy goes on.
  */
 export async function drainBeforeDestroy(
-  ctx: ManagerContext,
+  ctx: CurioContext,
   record: InstanceRecord,
   reason: string,
   /** Aborts the drain, which stays stored for the next start. Default: the manager's stop signal. */
@@ -151,7 +151,7 @@ export async function drainBeforeDestroy(
  * instance has failed. Never throws.
  */
 export async function settleFailedNode(
-  ctx: ManagerContext,
+  ctx: CurioContext,
   record: InstanceRecord,
   reason: string,
 ): Promise<void> {

@@ -1,7 +1,7 @@
 import { retry, toCuzkitError } from "@cuzkit/core";
 import { FleetCurioDbError } from "../errors.js";
-import type { ManagerContext } from "../manager/context.js";
 import type { CurioDrainRecord, InstanceRecord } from "../store/records.js";
+import type { CurioContext } from "./curio-context.js";
 import { fallbackDrainDeadlineMs } from "./curio-link.js";
 import { noteCurioConflict } from "./identity-events.js";
 import { curioNodeOf } from "./machine-map.js";
@@ -65,7 +65,7 @@ function transient(error: unknown): boolean {
 }
 
 /** The bounded retry of a drain's HarmonyDB calls: the link's policy, transient errors only. */
-function dbRetryOptions(link: NonNullable<ManagerContext["curio"]>, ctx: Pick<ManagerContext, "random">) {
+function dbRetryOptions(link: NonNullable<CurioContext["curio"]>, ctx: Pick<CurioContext, "random">) {
   return {
     maxAttempts: link.dbRetry.maxAttempts,
     minDelayMs: link.dbRetry.minDelayMs,
@@ -99,7 +99,7 @@ function dbRetryOptions(link: NonNullable<ManagerContext["curio"]>, ctx: Pick<Ma
  * apart, nothing is written to Curio and "conflict" is answered.
  */
 export async function cordonAndDrain(
-  ctx: ManagerContext,
+  ctx: CurioContext,
   record: InstanceRecord,
   options: DrainOptions = {},
 ): Promise<DrainOutcome> {
@@ -324,7 +324,7 @@ export async function cordonAndDrain(
  * clears it: what a manager's start does with a drain it will not resume. Answers whether it
  * was uncordoned (false: still stored, retried at the next start).
  */
-export async function releaseStoredDrain(ctx: ManagerContext, record: InstanceRecord): Promise<boolean> {
+export async function releaseStoredDrain(ctx: CurioContext, record: InstanceRecord): Promise<boolean> {
   const link = ctx.curio;
   const drain = record.curioDrain;
   if (link === undefined || drain === undefined) return false;

@@ -1,7 +1,7 @@
 import { mayBeBilling } from "../lifecycle.js";
-import type { ManagerContext } from "../manager/context.js";
 import type { FleetStore } from "../store/fleet-store.js";
 import type { InstanceRecord } from "../store/records.js";
+import type { CurioContext } from "./curio-context.js";
 import type { CurioMapping } from "./machine-map.js";
 
 // An instance whose Curio node cannot be told apart is flagged by an event
@@ -23,7 +23,7 @@ async function latestIdentityEvent(store: FleetStore, instanceId: string) {
 
 /** Records a conflict on an instance (once per reason), with the candidate nodes. */
 export async function noteCurioConflict(
-  ctx: ManagerContext,
+  ctx: CurioContext,
   instanceId: string,
   reason: string,
   candidateIds: readonly number[],
@@ -38,7 +38,7 @@ export async function noteCurioConflict(
 }
 
 /** Records a mapping's conflicts, and clears the flag of instances no longer in conflict. */
-export async function noteCurioMapping(ctx: ManagerContext, mapping: CurioMapping): Promise<void> {
+export async function noteCurioMapping(ctx: CurioContext, mapping: CurioMapping): Promise<void> {
   for (const c of mapping.conflicts)
     await noteCurioConflict(
       ctx,

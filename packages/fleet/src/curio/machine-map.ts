@@ -1,6 +1,6 @@
 import { mayBeBilling } from "../lifecycle.js";
-import type { ManagerContext } from "../manager/context.js";
 import type { InstanceRecord } from "../store/records.js";
+import type { CurioContext } from "./curio-context.js";
 import { type CurioMachine, type HarmonySource, hostOf } from "./harmony-source.js";
 
 /** A fleet instance and the Curio node running on it. */
@@ -49,7 +49,7 @@ const nodeText = (m: CurioMachine) =>
  * 0.0.0.0:12300`).
  */
 export async function mapCurioInstances(
-  ctx: ManagerContext,
+  ctx: CurioContext,
   harmony: HarmonySource | undefined = ctx.curio?.harmony,
 ): Promise<CurioMapping> {
   if (harmony === undefined) return { matched: [], conflicts: [], unmatched: [] };
@@ -111,7 +111,7 @@ export async function mapCurioInstances(
 
 /** The live instances that are Curio nodes (conflicts left out: see mapCurioInstances). */
 export async function curioInstances(
-  ctx: ManagerContext,
+  ctx: CurioContext,
   harmony: HarmonySource | undefined = ctx.curio?.harmony,
 ): Promise<CurioInstance[]> {
   return (await mapCurioInstances(ctx, harmony)).matched;
@@ -124,7 +124,7 @@ export type CurioNodeOf =
   | { kind: "none" };
 
 /** The Curio node of one instance, a conflict, or none. */
-export async function curioNodeOf(ctx: ManagerContext, instanceId: string): Promise<CurioNodeOf> {
+export async function curioNodeOf(ctx: CurioContext, instanceId: string): Promise<CurioNodeOf> {
   const { matched, conflicts } = await mapCurioInstances(ctx);
   const found = matched.find((c) => c.instance.id === instanceId);
   if (found !== undefined) return { kind: "node", machine: found.machine, matchedBy: found.matchedBy };

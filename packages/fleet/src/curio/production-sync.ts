@@ -1,6 +1,6 @@
-import { performanceOf } from "../manager/agent-handlers.js";
-import type { ManagerContext } from "../manager/context.js";
+import { performanceOf } from "../evidence/performance-row.js";
 import type { HostPerformanceRecord } from "../store/host-performance.js";
+import type { CurioContext } from "./curio-context.js";
 import type { CurioRate } from "./curio-rate.js";
 import { noteCurioMapping } from "./identity-events.js";
 import { mapCurioInstances } from "./machine-map.js";
@@ -11,7 +11,7 @@ import { mapCurioInstances } from "./machine-map.js";
  * (apart from benchmarks and from the agent's own reports), with the failures. Instances whose
  * node cannot be told apart get no rate, and an event (mapCurioInstances, noteCurioMapping).
  */
-export async function recordCurioProduction(ctx: ManagerContext): Promise<HostPerformanceRecord[]> {
+export async function recordCurioProduction(ctx: CurioContext): Promise<HostPerformanceRecord[]> {
   const link = ctx.curio;
   if (link === undefined) return [];
   const mapping = await mapCurioInstances(ctx);

@@ -3,7 +3,7 @@
 // recomputes the rate from the report's own timed proof records and bounds it by the model.
 import { proofsPerHourFromIntervals } from "@cuzkit/bench";
 import { fleetDefaults } from "../defaults.js";
-import type { ProofRecord } from "../manager/agent-schemas.js";
+import type { ProofRecord } from "../protocol/requests.js";
 
 /**
  * How far above the model's rate for the hardware a benchmark may be before it is suspect.

@@ -1,9 +1,7 @@
-import type { DaemonDialect } from "@cuzkit/core";
 import { redactSecrets, secretsFromEnv } from "../agent/redact.js";
 import { curioNodeNameOf } from "../curio/machine-map.js";
 import { type Decision, decideBenchmark } from "../decision.js";
 import { logTailDefaults } from "../defaults.js";
-import { hardwareClassKey } from "../economics/hardware-class.js";
 import { FleetLogTailTooLargeError, instanceNotLive, transitionRefused } from "../errors.js";
 import {
   type BenchmarkClaimCheck,
@@ -11,11 +9,11 @@ import {
   claimEventDetail,
 } from "../evidence/benchmark-claim.js";
 import { implausibleProduction } from "../evidence/counted-rate.js";
+import { performanceOf } from "../evidence/performance-row.js";
 import { describeKeepMinimum, keepMinimumProofsPerHour } from "../keep-rule.js";
-import { type InstanceState, type VettingState, vettingStates } from "../lifecycle.js";
+import { type VettingState, vettingStates } from "../lifecycle.js";
 import { modelledDeadlineInputs } from "../modelled-durations.js";
-import type { HostPerformanceInput } from "../store/host-performance.js";
-import type { InstanceRecord } from "../store/records.js";
+import type { AgentInstructions, ReportAnswer } from "../protocol/answers.js";
 import type {
   FailureBody,
   FinalReportBody,
@@ -23,33 +21,12 @@ import type {
   PhaseBody,
   RegisterBody,
   ThroughputBody,
-} from "./agent-schemas.js";
+} from "../protocol/requests.js";
+import type { InstanceRecord } from "../store/records.js";
 import type { ManagerContext } from "./context.js";
 import { beginDestroy, failAndDestroy } from "./destroyer.js";
 import { recordInstanceEvidence } from "./evidence.js";
 import { reviewInstanceProduction } from "./production-review.js";
-
-/** What the manager tells a registered agent. */
-export interface AgentInstructions {
-  instanceId: string;
-  minProofsPerHour: number;
-  benchmarkProofs: number;
-  heartbeatIntervalMs: number;
-  dialect: string;
-  /**
-   * The name the instance's Curio node must run under (its label, curioNodeNameOf): the agent
-   * passes it to `--serve-command` as CURIO_NODE_NAME, and the manager finds the node by it.
-   * Absent from older managers.
-   */
-  curioNodeName?: string | undefined;
-}
-
-/** What the manager answers a final report: whether to serve, and why. */
-export interface ReportAnswer {
-  state: InstanceState;
-  keep: boolean;
-  reason: string;
-}
 
 const previousPhase: Record<Exclude<VettingState, "registered">, VettingState> = {
   params: "registered",
@@ -325,32 +302,3 @@ function claimDecision(decision: Decision, check: BenchmarkClaimCheck | undefine
 
 /** The handler set's type. */
 export type AgentHandlers = ReturnType<typeof agentHandlers>;
-
-/** A host-performance row for an instance: its offer's hardware, price and the model's prediction. */
-export function performanceOf(
-  record: InstanceRecord,
-  dialect: DaemonDialect,
-  measured: Pick<HostPerformanceInput, "kind" | "proofsPerHour"> & Partial<HostPerformanceInput>,
-): HostPerformanceInput {
-  const offer = record.offer;
-  const modelled = modelledDeadlineInputs(offer, { dialect });
-  return {
-    instanceId: record.id,
-    verdict: undefined,
-    predictedProofsPerHour: modelled.modelledProofsPerHour > 0 ? modelled.modelledProofsPerHour : undefined,
-    dphPerHour: record.dphPerHour,
-    offerId: record.offerId,
-    machineId: record.machineId,
-    hostId: offer.hostId,
-    gpuName: offer.gpuName,
-    numGpus: offer.numGpus,
-    cpuRamBytes: offer.cpuRamBytes,
-    cpuCores: offer.cpuCores,
-    cpuName: offer.cpuName,
-    classKey: hardwareClassKey(offer),
-    windowMs: undefined,
-    config: undefined,
-    records: undefined,
-    ...measured,
-  };
-}

@@ -2,7 +2,7 @@ import { sampleOffers } from "@cuzkit/vast/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { timedProofRecords } from "../evidence/benchmark-claim.js";
 import { readCountedRate } from "../evidence/counted-rate.js";
-import type { ProofRecord } from "../manager/agent-schemas.js";
+import type { ProofRecord } from "../protocol/requests.js";
 import { proofsPerHourSeries } from "../server/dashboard-views.js";
 import { startTestFleet, type TestFleet } from "../testing/test-fleet.js";
 import { fleetMembers, runFleetStep } from "./fleet-run.js";

@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { toCuzkitError } from "@cuzkit/core";
 import { offerHardware, VastCreateUncertainError, type VastOffer } from "@cuzkit/vast";
-import { agentEnvNames } from "../agent/env-names.js";
 import { derivePhaseDeadlines } from "../deadlines.js";
 import { rentalPricing } from "../economics/interruptible.js";
 import {
@@ -12,6 +11,7 @@ import {
 } from "../errors.js";
 import { mayBeBilling } from "../lifecycle.js";
 import { modelledDeadlineInputs } from "../modelled-durations.js";
+import { agentEnvNames } from "../protocol/env-names.js";
 import type { InstanceRecord, OfferSnapshot } from "../store/records.js";
 import { generateAgentToken, hashAgentToken } from "../tokens.js";
 import { instanceLabel } from "./config.js";
@@ -21,7 +21,7 @@ import { exclusionPolicyOf, recordInstanceEvidence } from "./evidence.js";
 import { requireRentingManagerUrl } from "./manager-url.js";
 
 // Defined with the agent, so the agent's entry point loads none of the manager.
-export { agentEnvNames } from "../agent/env-names.js";
+export { agentEnvNames } from "../protocol/env-names.js";
 
 /** Options of one deploy. */
 export interface DeployOptions {

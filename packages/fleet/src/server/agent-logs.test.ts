@@ -3,7 +3,7 @@ import { createLogShipper, createLogTail } from "../agent/log-tail.js";
 import { redactionMarker } from "../agent/redact.js";
 import { logTailDefaults } from "../defaults.js";
 import { FleetLogTailTooLargeError } from "../errors.js";
-import type { LogsBody } from "../manager/agent-schemas.js";
+import type { LogsBody } from "../protocol/requests.js";
 import { testAdminToken } from "../testing/dashboard-fleet.js";
 import { startTestFleet, type TestFleet } from "../testing/test-fleet.js";
 

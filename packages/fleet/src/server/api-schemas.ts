@@ -1,19 +1,12 @@
 import { z } from "zod";
 import { instanceStates } from "../lifecycle.js";
+import { okSchema, openObject } from "../protocol/answers.js";
 
 // The manager's HTTP answers as zod schemas: the routes validate their input with them and check
 // their output against them (fastify-type-provider-zod), and the OpenAPI document at /openapi.json
 // is generated from the same schemas (@fastify/swagger), so neither can say what the other does
 // not. Answers are loose objects: a field added to a view passes, and the document says which
 // fields a client may rely on. Schemas with an `id` are components of the document.
-
-/**
- * An object that lets fields beyond its shape through (a loose object, `additionalProperties`
- * open in the document), typed as its shape so a view's interface satisfies it.
- */
-function openObject<T extends z.ZodRawShape>(shape: T): z.ZodObject<T> {
-  return z.looseObject(shape) as unknown as z.ZodObject<T>;
-}
 
 const epochMs = z.number().describe("epoch ms");
 const nullableEpochMs = z.number().nullable().describe("epoch ms");
@@ -29,21 +22,6 @@ export const errorBodySchema = openObject({
     .optional()
     .describe("For 400 answers to a body, path or query that does not match the schema: the first 10 issues"),
 }).meta({ id: "Error" });
-
-/** `{ ok: true }` and whatever the route adds. */
-export const okSchema = openObject({ ok: z.literal(true) });
-
-/** An agent's heartbeat answer: whether an operator asked for its log tail (once per request). */
-export const heartbeatAnswerSchema = okSchema.extend({
-  sendLogs: z
-    .boolean()
-    .describe("An operator asked for the log tail: ship it now (POST /v1/agent/{id}/logs)"),
-});
-
-/** An agent's log shipment, accepted: how many lines the manager kept. */
-export const logsAnswerSchema = okSchema.extend({
-  kept: z.number().describe("Lines kept (the store keeps the newest lines per instance)"),
-});
 
 /** The `:id` of an instance route (an instance id such as i-0a1b2c3d; any other answers 404 or 403). */
 export const instanceIdParams = z.object({
@@ -319,34 +297,6 @@ export const liftAnswerSchema = okSchema.extend({
 
 /** GET /v1/health: the nonce tells a manager that a URL reaches this server. */
 export const healthSchema = okSchema.extend({ nonce: z.string() });
-
-/** POST /v1/agent/:id/register. */
-export const registerAnswerSchema = okSchema.extend({
-  instructions: openObject({
-    instanceId: z.string(),
-    minProofsPerHour: z.number(),
-    benchmarkProofs: z.number(),
-    heartbeatIntervalMs: z.number(),
-    dialect: z.string(),
-    curioNodeName: z.string().optional().describe("The name the instance's Curio node must run under"),
-  }),
-});
-
-/** POST /v1/agent/:id/phase. */
-export const phaseAnswerSchema = okSchema.extend({
-  state: z.enum(instanceStates),
-  phaseDeadlineAt: nullableEpochMs,
-});
-
-/** POST /v1/agent/:id/failure. */
-export const failureAnswerSchema = okSchema.extend({ state: z.enum(instanceStates) });
-
-/** POST /v1/agent/:id/report: whether the machine is kept, and why. */
-export const reportAnswerSchema = okSchema.extend({
-  state: z.enum(instanceStates),
-  keep: z.boolean(),
-  reason: z.string(),
-});
 
 /** GET /openapi.json: this document. */
 export const openApiAnswerSchema = openObject({

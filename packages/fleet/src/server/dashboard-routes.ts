@@ -9,6 +9,7 @@ import { latestCurioRates } from "../curio/production-sync.js";
 import { instanceNotFound } from "../errors.js";
 import { isInstanceId } from "../manager/config.js";
 import type { FleetManager } from "../manager/fleet-manager.js";
+import { okSchema } from "../protocol/answers.js";
 import { lastEventSeq } from "../store/dashboard-reads.js";
 import { adminTokenChecker, bearer } from "./admin-token.js";
 import {
@@ -27,7 +28,6 @@ import {
   machineIdParams,
   machinesReportSchema,
   offersSchema,
-  okSchema,
   openApiAnswerSchema,
   proofsPerHourSeriesSchema,
   spendSeriesSchema,

@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { throughputBodySchema } from "../manager/agent-schemas.js";
 import type { FleetManager } from "../manager/fleet-manager.js";
-import { type instanceIdParams, okSchema } from "./api-schemas.js";
+import { okSchema } from "../protocol/answers.js";
+import { throughputBodySchema } from "../protocol/requests.js";
+import type { instanceIdParams } from "./api-schemas.js";
 import { type errorAnswers, jsonAnswer, type ZodApp } from "./openapi.js";
 
 /** An agent route's shared options (token check, body limit, its 400 answer, params, security) and error answers. */

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { CuzkitError, InvalidInputError } from "@cuzkit/core";
+import { CuzkitError } from "@cuzkit/core";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import {
@@ -10,6 +10,17 @@ import {
   FleetLogTailTooLargeError,
   FleetTransitionError,
 } from "../errors.js";
+import { isInstanceId } from "../manager/config.js";
+import type { FleetManager } from "../manager/fleet-manager.js";
+import { managerHealthPath } from "../manager/manager-url.js";
+import {
+  failureAnswerSchema,
+  heartbeatAnswerSchema,
+  logsAnswerSchema,
+  phaseAnswerSchema,
+  registerAnswerSchema,
+  reportAnswerSchema,
+} from "../protocol/answers.js";
 import {
   failureBodySchema,
   finalReportBodySchema,
@@ -17,25 +28,14 @@ import {
   logsBodySchema,
   phaseBodySchema,
   registerBodySchema,
-} from "../manager/agent-schemas.js";
-import { isInstanceId } from "../manager/config.js";
-import type { FleetManager } from "../manager/fleet-manager.js";
-import { managerHealthPath } from "../manager/manager-url.js";
+} from "../protocol/requests.js";
 import { agentTokenMatches } from "../tokens.js";
 import { isLoopbackHost } from "./admin-token.js";
-import {
-  failureAnswerSchema,
-  healthSchema,
-  heartbeatAnswerSchema,
-  instanceIdParams,
-  logsAnswerSchema,
-  phaseAnswerSchema,
-  registerAnswerSchema,
-  reportAnswerSchema,
-} from "./api-schemas.js";
+import { healthSchema, instanceIdParams } from "./api-schemas.js";
 import { type DashboardOptions, dashboardPlugin } from "./dashboard-routes.js";
 import { type AgentRoute, registerEconomicsRoutes } from "./economics-routes.js";
 import { hostOfUrl } from "./host-check.js";
+import { parseListen } from "./listen.js";
 import { createLogRequests, type LogRequests } from "./log-requests.js";
 import {
   bodyRefusals,
@@ -461,18 +461,6 @@ export function buildFleetServer(options: FleetServerOptions): FastifyInstance {
     });
   }
   return app;
-}
-
-/** Parses `HOST:PORT` (or `[::1]:PORT`); port 0 picks a free one. */
-export function parseListen(listen: string): { host: string; port: number } {
-  const match = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(listen);
-  const port = Number(match?.[3]);
-  if (!match || port > 65_535) {
-    throw new InvalidInputError(`--listen "${listen}" is not HOST:PORT`, {
-      hint: "pass --listen 127.0.0.1:7320 (or 0.0.0.0:7320 to let agents on rented machines reach it)",
-    });
-  }
-  return { host: (match[1] ?? match[2]) as string, port };
 }
 
 /** Builds the server and listens; default 127.0.0.1:7320. */

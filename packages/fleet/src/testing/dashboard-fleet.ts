@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { timedProofRecords } from "../evidence/benchmark-claim.js";
-import { performanceOf } from "../manager/agent-handlers.js";
+import { performanceOf } from "../evidence/performance-row.js";
 import type { FleetConfig } from "../manager/config.js";
 import { createDaemonStatusBoard, type DaemonStatusBoard } from "../server/daemon-status-board.js";
 import type { DashboardOptions } from "../server/dashboard-routes.js";

@@ -1,6 +1,6 @@
 import type { FleetMember } from "../economics/run-planner.js";
-import type { ProofRecord } from "../manager/agent-schemas.js";
 import { fleetMembers, runFleetStep } from "../manager/fleet-run.js";
+import type { ProofRecord } from "../protocol/requests.js";
 import type { DemoOffer } from "./demo-market.js";
 import { vastOfferRecord } from "./demo-market.js";
 import { type HiddenOffer, hiddenMarket, seededRandom } from "./hidden-truth.js";

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { AgentReporter } from "../agent/reporter.js";
 import { type AgentPage, startAgentPage } from "./agent-page.js";
+import type { AgentReporter } from "./reporter.js";
 
 let page: AgentPage | undefined;
 afterEach(async () => {

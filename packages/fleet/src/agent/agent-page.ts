@@ -1,14 +1,14 @@
 import { type Clock, InvalidInputError, systemClock } from "@cuzkit/core";
 import Fastify, { type FastifyReply, type FastifyRequest } from "fastify";
 import { serializerCompiler, validatorCompiler } from "fastify-type-provider-zod";
-import type { AgentReporter } from "../agent/reporter.js";
 import { logTailDefaults } from "../defaults.js";
-import type { LogsBody, ThroughputBody } from "../manager/agent-schemas.js";
-import { adminTokenChecker, bearer, isLoopbackHost, isTokenShaped } from "./admin-token.js";
-import type { BenchmarkDetailView, ForwardedStatusView, PhaseView } from "./dashboard-views.js";
-import { addPageHooks, openEventStream } from "./event-stream.js";
-import { parseListen } from "./fleet-server.js";
-import { pageHtml, serveDashboardAssets } from "./web-assets.js";
+import type { LogsBody, ThroughputBody } from "../protocol/requests.js";
+import { adminTokenChecker, bearer, isLoopbackHost, isTokenShaped } from "../server/admin-token.js";
+import type { BenchmarkDetailView, ForwardedStatusView, PhaseView } from "../server/dashboard-views.js";
+import { addPageHooks, openEventStream } from "../server/event-stream.js";
+import { parseListen } from "../server/listen.js";
+import { pageHtml, serveDashboardAssets } from "../server/web-assets.js";
+import type { AgentReporter } from "./reporter.js";
 
 // The instance page for one machine without a fleet: `cuzkit agent --ui-listen` serves it from
 // what the agent itself reports (it wraps the agent's reporter) and the daemon's /status, read
