@@ -182,8 +182,8 @@ function autoConcurrency(
   return recommendation.bench.concurrency;
 }
 
-/** Fills defaults and rejects bad options before any daemon work. */
-export function resolveBenchmarkOptions(options: BenchmarkOptions): ResolvedBenchmarkOptions {
+/** The proof kind: given, else read from the request's wire kind. */
+function resolveKind(options: BenchmarkOptions): ProofKind {
   const wireKind = Number((options.request as { proofKind?: number }).proofKind ?? 0);
   const kind = options.kind ?? kindByWire[wireKind];
   if (kind === undefined || !proofKinds.includes(kind)) {
@@ -191,24 +191,19 @@ export function resolveBenchmarkOptions(options: BenchmarkOptions): ResolvedBenc
       hint: `use one of ${proofKinds.join(", ")} and build the request with @cuzkit/client's request builders`,
     });
   }
-  const count = wholeNumber("count", options.count, 12, 1, "give the number of timed proofs, such as 12");
-  const concurrency =
-    options.concurrency === "auto"
-      ? autoConcurrency(kind, options.hardware, options.dialect)
-      : wholeNumber(
-          "concurrency",
-          options.concurrency,
-          1,
-          1,
-          "give at least 1 proof in flight (cuzkit tune suggests one)",
-        );
-  const warmup = options.warmup ?? "auto";
-  const warmupProofs =
-    warmup === "auto"
-      ? 1
-      : warmup === "none"
-        ? 0
-        : wholeNumber("warmup", warmup, 1, 0, 'give "auto", "none" or a number of proofs');
+  return kind;
+}
+
+/** Warmup proofs: "auto" is 1, "none" 0, else the count. */
+function resolveWarmupProofs(warmup: BenchmarkOptions["warmup"]): number {
+  const value = warmup ?? "auto";
+  if (value === "auto") return 1;
+  if (value === "none") return 0;
+  return wholeNumber("warmup", value, 1, 0, 'give "auto", "none" or a number of proofs');
+}
+
+/** Rejects an input over the daemon's message cap. */
+function checkInputSize(options: BenchmarkOptions): void {
   const vanilla = (options.request as { vanillaProof?: Uint8Array }).vanillaProof;
   if (vanilla && vanilla.byteLength > daemonMaxMessageBytes) {
     throw new InvalidInputError(
@@ -216,6 +211,10 @@ export function resolveBenchmarkOptions(options: BenchmarkOptions): ResolvedBenc
       { hint: "check the input file; a 32 GiB PoRep C1 output is about 51 MB" },
     );
   }
+}
+
+/** The threshold (positive) and the early verdict's options (which need the threshold). */
+function resolveEarlyVerdict(options: BenchmarkOptions): EarlyVerdictOptions | undefined {
   if (options.minProofsPerHour !== undefined && !(options.minProofsPerHour > 0)) {
     throw new InvalidInputError(`minProofsPerHour must be positive, got ${options.minProofsPerHour}`, {
       hint: "give a threshold such as 30",
@@ -235,6 +234,11 @@ export function resolveBenchmarkOptions(options: BenchmarkOptions): ResolvedBenc
       });
     }
   }
+  return earlyVerdict;
+}
+
+/** Rejects bad supervision and watchdog settings. */
+function checkSupervisionAndWatchdog(options: BenchmarkOptions): void {
   if (options.supervision) {
     const sup = options.supervision;
     wholeNumber("supervision.maxRestarts", sup.maxRestarts, 2, 0, "give a count of restarts, such as 2");
@@ -248,6 +252,26 @@ export function resolveBenchmarkOptions(options: BenchmarkOptions): ResolvedBenc
     for (const [name, value] of Object.entries(options.watchdog))
       if (value !== undefined) wholeNumber(`watchdog.${name}`, value as number, 1, 1, "give a time in ms");
   }
+}
+
+/** Fills defaults and rejects bad options before any daemon work. */
+export function resolveBenchmarkOptions(options: BenchmarkOptions): ResolvedBenchmarkOptions {
+  const kind = resolveKind(options);
+  const count = wholeNumber("count", options.count, 12, 1, "give the number of timed proofs, such as 12");
+  const concurrency =
+    options.concurrency === "auto"
+      ? autoConcurrency(kind, options.hardware, options.dialect)
+      : wholeNumber(
+          "concurrency",
+          options.concurrency,
+          1,
+          1,
+          "give at least 1 proof in flight (cuzkit tune suggests one)",
+        );
+  const warmupProofs = resolveWarmupProofs(options.warmup);
+  checkInputSize(options);
+  const earlyVerdict = resolveEarlyVerdict(options);
+  checkSupervisionAndWatchdog(options);
   return {
     ...options,
     kind,

@@ -117,45 +117,27 @@ export function formatProgressLine(
   }
 }
 
-/**
- * A live progress bar (done/failed/in flight, rate, ETA) when `stream` is a terminal, and one
- * plain line per notable event otherwise (logs, CI, pipes).
- */
-export function createProgressOutput(
-  stream: Writable & { isTTY?: boolean },
-  total: number,
-  options: ProgressOutputOptions = {},
-): ProgressOutput {
-  const scale = options.timeScale ?? 1;
-  if (!stream.isTTY) {
-    return {
-      update(event, snapshot) {
-        const line = formatProgressLine(event, snapshot, options);
-        if (line !== undefined) stream.write(`${line}\n`);
-      },
-      finish() {},
-    };
-  }
-  const bar = new cliProgress.SingleBar(
-    {
-      stream: stream as NodeJS.WritableStream,
-      format:
-        " {bar} {value}/{total} done | {failed} failed | {inFlight} in flight | {rate} proofs/h | ETA {etaText}",
-      hideCursor: true,
-      clearOnComplete: false,
+/** One plain line per notable event (logs, CI, pipes). */
+function plainProgressOutput(stream: Writable, options: ProgressOutputOptions): ProgressOutput {
+  return {
+    update(event, snapshot) {
+      const line = formatProgressLine(event, snapshot, options);
+      if (line !== undefined) stream.write(`${line}\n`);
     },
-    cliProgress.Presets.shades_classic,
-  );
-  let started = false;
-  // Before the bar: a live line with the phase's elapsed time, redrawn every second.
+    finish() {},
+  };
+}
+
+/** Before the bar: a live line with the phase's elapsed time, redrawn every second. */
+function createLiveLine(stream: Writable, options: ProgressOutputOptions) {
   let live: NodeJS.Timeout | undefined;
-  const stopLive = () => {
+  const stop = () => {
     if (live === undefined) return;
     clearInterval(live);
     live = undefined;
     stream.write("\r\x1b[2K");
   };
-  const startLive = (event: Extract<BenchmarkEvent, { type: "phase" }>, snapshot: ProgressSnapshot) => {
+  const start = (event: Extract<BenchmarkEvent, { type: "phase" }>, snapshot: ProgressSnapshot) => {
     // Monotonic: the live line's elapsed time must not jump when the system clock is set.
     const began = performance.now() - snapshot.phaseElapsedMs;
     const draw = () => {
@@ -176,6 +158,42 @@ export function createProgressOutput(
     live.unref();
     draw();
   };
+  return { start, stop };
+}
+
+/** Events printed above the bar (the rest only move it). */
+function printsAboveBar(event: BenchmarkEvent): boolean {
+  return (
+    event.type === "phase" ||
+    event.type === "daemon-exit" ||
+    event.type === "note" ||
+    (event.type === "proof-failed" && event.warmup)
+  );
+}
+
+/**
+ * A live progress bar (done/failed/in flight, rate, ETA) when `stream` is a terminal, and one
+ * plain line per notable event otherwise (logs, CI, pipes).
+ */
+export function createProgressOutput(
+  stream: Writable & { isTTY?: boolean },
+  total: number,
+  options: ProgressOutputOptions = {},
+): ProgressOutput {
+  const scale = options.timeScale ?? 1;
+  if (!stream.isTTY) return plainProgressOutput(stream, options);
+  const bar = new cliProgress.SingleBar(
+    {
+      stream: stream as NodeJS.WritableStream,
+      format:
+        " {bar} {value}/{total} done | {failed} failed | {inFlight} in flight | {rate} proofs/h | ETA {etaText}",
+      hideCursor: true,
+      clearOnComplete: false,
+    },
+    cliProgress.Presets.shades_classic,
+  );
+  let started = false;
+  const live = createLiveLine(stream, options);
   return {
     update(event, snapshot) {
       if (event.type === "heartbeat") return;
@@ -185,18 +203,13 @@ export function createProgressOutput(
         rate: (snapshot.ratePerHour * scale).toFixed(1),
         etaText: snapshot.etaMs === undefined ? "-" : `${(snapshot.etaMs / scale / 1000).toFixed(1)} s`,
       };
-      if (
-        event.type === "phase" ||
-        event.type === "daemon-exit" ||
-        event.type === "note" ||
-        (event.type === "proof-failed" && event.warmup)
-      ) {
+      if (printsAboveBar(event)) {
         // Messages go above the bar: clear its line, print, and let the next update redraw it.
-        stopLive();
+        live.stop();
         const line = formatProgressLine(event, snapshot, options);
         if (line) stream.write(`${started ? "\r\x1b[2K" : ""}${line}\n`);
         if (event.type === "phase" && event.phase !== "timed" && event.phase !== "done" && !started)
-          startLive(event, snapshot);
+          live.start(event, snapshot);
       }
       if (event.type === "phase" && event.phase === "timed" && !started) {
         bar.start(total, 0, payload);
@@ -206,7 +219,7 @@ export function createProgressOutput(
       if (started) bar.update(snapshot.done + snapshot.failed, payload);
     },
     finish() {
-      stopLive();
+      live.stop();
       if (started) bar.stop();
     },
   };

@@ -57,6 +57,7 @@ export type ProveEvent =
 export type ProveEventType = ProveEvent["type"];
 
 /** Writes an event to the logger: warnings for trouble, errors for failure, info otherwise. */
+// shape-exception: one flat case per event type of the ProveEvent union, each a level, a message and its fields
 export function logProveEvent(logger: Logger, event: ProveEvent): void {
   const { type, kind, requestId, attempt, elapsedMs } = event;
   const fields: Record<string, unknown> = { kind, requestId, attempt, elapsedMs };

@@ -6,6 +6,16 @@ import {
   DeadlineExceededError,
 } from "./errors.js";
 import { unreachableCode } from "./map-error.js";
+import type {
+  DaemonStatusJson,
+  FetchStatusJsonOptions,
+  StatusAllocation,
+  StatusBuffers,
+  StatusGpuWorker,
+  StatusPartition,
+  StatusPipeline,
+  UnknownFields,
+} from "./status-json-types.js";
 
 // The daemon's optional HTTP `GET /status` (daemon.status_listen; docs/daemon-facts.md section 2):
 // the only live view of the memory budget, partition pipelines and GPU workers. Read with
@@ -14,96 +24,17 @@ import { unreachableCode } from "./map-error.js";
 // section is undefined, and a field this client does not know is kept (camelCased, typed
 // unknown) rather than failing the snapshot: newer daemons add fields.
 
-/** Fields of a newer daemon that this client does not know, keys camelCased, values as received (nested keys camelCased too). */
-export interface UnknownFields {
-  readonly [field: string]: unknown;
-}
-
-/** Partition states the daemon reports. */
-export type PartitionState = "pending" | "synthesizing" | "synth_done" | "gpu" | "done" | "failed";
-
-/** One partition of a pipelined job. */
-export interface StatusPartition extends UnknownFields {
-  index: number;
-  state: PartitionState | string;
-  /** Synthesis time in ms, when done. */
-  synthMs: number | undefined;
-  /** GPU time in ms, when done. */
-  gpuMs: number | undefined;
-}
-
-/** A partitioned job (PoRep, SnapDeals) in the pipeline; PoSt jobs are not listed. */
-export interface StatusPipeline extends UnknownFields {
-  jobId: string;
-  /** "porep-c2" or "snap-update". */
-  proofKind: string;
-  startedSecsAgo: number;
-  totalPartitions: number;
-  partitionsDone: number;
-  partitions: StatusPartition[];
-}
-
-/** A GPU worker. */
-export interface StatusGpuWorker extends UnknownFields {
-  workerId: number;
-  gpuOrdinal: number;
-  /** "idle" or "proving". */
-  state: string;
-  currentJob: string | undefined;
-  currentPartition: number | undefined;
-  busySecs: number | undefined;
-}
-
-/** A resident SRS or PCE allocation. */
-export interface StatusAllocation extends UnknownFields {
-  circuitId: string;
-  bytes: number;
-  lastUsedSecsAgo: number;
-  evictable: boolean;
-}
-
-/** The pipeline's in-flight buffer counters (pipeline.rs atomics); a counter the daemon omitted is undefined. */
-export interface StatusBuffers extends UnknownFields {
-  synthInFlight: number | undefined;
-  proversInFlight: number | undefined;
-  auxInFlight: number | undefined;
-  shellsInFlight: number | undefined;
-  pendingHandles: number | undefined;
-}
-
-/** The daemon's HTTP /status snapshot, typed. Sections the daemon omitted are undefined; unknown fields are kept, camelCased. */
-export interface DaemonStatusJson extends UnknownFields {
-  uptimeSecs: number;
-  /** The unified memory budget. */
-  memory: ({ totalBytes: number; usedBytes: number; availableBytes: number } & UnknownFields) | undefined;
-  /** max_concurrent is budget / 9 GiB, not the real worker count; active = partitions synthesizing. */
-  synthesis: ({ maxConcurrent: number; active: number } & UnknownFields) | undefined;
-  pipelines: StatusPipeline[] | undefined;
-  gpuWorkers: StatusGpuWorker[] | undefined;
-  /** SRS list is empty on a poll where the daemon's SRS lock was busy. */
-  allocations: ({ srs: StatusAllocation[]; pce: StatusAllocation[] } & UnknownFields) | undefined;
-  /** Counts only the partitioned PoRep/Snap path: PoSt completions are missing here. */
-  counters:
-    | ({
-        totalCompleted: number;
-        totalFailed: number;
-        completedByKind: Record<string, number>;
-        failedByKind: Record<string, number>;
-        queueDepth: number;
-      } & UnknownFields)
-    | undefined;
-  buffers: StatusBuffers | undefined;
-  /** The parsed JSON as received. */
-  raw: unknown;
-}
-
-/** Options of fetchStatusJson. */
-export interface FetchStatusJsonOptions {
-  /** Aborts the request. */
-  signal?: AbortSignal | undefined;
-  /** Deadline in ms. Default 5000 (the endpoint is built for 500 ms polling). */
-  timeoutMs?: number | undefined;
-}
+export type {
+  DaemonStatusJson,
+  FetchStatusJsonOptions,
+  PartitionState,
+  StatusAllocation,
+  StatusBuffers,
+  StatusGpuWorker,
+  StatusPartition,
+  StatusPipeline,
+  UnknownFields,
+} from "./status-json-types.js";
 
 type Json = unknown;
 
@@ -207,6 +138,103 @@ function allocation(path: string, value: Json): StatusAllocation {
   };
 }
 
+function memory(p: string, v: Json): NonNullable<DaemonStatusJson["memory"]> {
+  const o = obj(p, v);
+  return {
+    ...unknownFields(o, ["total_bytes", "used_bytes", "available_bytes"]),
+    totalBytes: number(`${p}.total_bytes`, o.total_bytes),
+    usedBytes: number(`${p}.used_bytes`, o.used_bytes),
+    availableBytes: number(`${p}.available_bytes`, o.available_bytes),
+  };
+}
+
+function synthesis(p: string, v: Json): NonNullable<DaemonStatusJson["synthesis"]> {
+  const o = obj(p, v);
+  return {
+    ...unknownFields(o, ["max_concurrent", "active"]),
+    maxConcurrent: number(`${p}.max_concurrent`, o.max_concurrent),
+    active: number(`${p}.active`, o.active),
+  };
+}
+
+function partition(pp: string, pv: Json): StatusPartition {
+  const po = obj(pp, pv);
+  return {
+    ...unknownFields(po, ["index", "state", "synth_ms", "gpu_ms"]),
+    index: number(`${pp}.index`, po.index),
+    state: string(`${pp}.state`, po.state),
+    synthMs: optNumber(`${pp}.synth_ms`, po.synth_ms),
+    gpuMs: optNumber(`${pp}.gpu_ms`, po.gpu_ms),
+  };
+}
+
+function pipeline(ip: string, iv: Json): StatusPipeline {
+  const o = obj(ip, iv);
+  return {
+    ...unknownFields(o, [
+      "job_id",
+      "proof_kind",
+      "started_secs_ago",
+      "total_partitions",
+      "partitions_done",
+      "partitions",
+    ]),
+    jobId: string(`${ip}.job_id`, o.job_id),
+    proofKind: string(`${ip}.proof_kind`, o.proof_kind),
+    startedSecsAgo: number(`${ip}.started_secs_ago`, o.started_secs_ago),
+    totalPartitions: number(`${ip}.total_partitions`, o.total_partitions),
+    partitionsDone: number(`${ip}.partitions_done`, o.partitions_done),
+    partitions: list(`${ip}.partitions`, o.partitions ?? [], partition),
+  };
+}
+
+function gpuWorker(ip: string, iv: Json): StatusGpuWorker {
+  const o = obj(ip, iv);
+  return {
+    ...unknownFields(o, [
+      "worker_id",
+      "gpu_ordinal",
+      "state",
+      "current_job",
+      "current_partition",
+      "busy_secs",
+    ]),
+    workerId: number(`${ip}.worker_id`, o.worker_id),
+    gpuOrdinal: number(`${ip}.gpu_ordinal`, o.gpu_ordinal),
+    state: string(`${ip}.state`, o.state),
+    currentJob: optString(`${ip}.current_job`, o.current_job),
+    currentPartition: optNumber(`${ip}.current_partition`, o.current_partition),
+    busySecs: optNumber(`${ip}.busy_secs`, o.busy_secs),
+  };
+}
+
+function allocations(p: string, v: Json): NonNullable<DaemonStatusJson["allocations"]> {
+  const o = obj(p, v);
+  return {
+    ...unknownFields(o, ["srs", "pce"]),
+    srs: list(`${p}.srs`, o.srs ?? [], allocation),
+    pce: list(`${p}.pce`, o.pce ?? [], allocation),
+  };
+}
+
+function counters(p: string, v: Json): NonNullable<DaemonStatusJson["counters"]> {
+  const o = obj(p, v);
+  return {
+    ...unknownFields(o, [
+      "total_completed",
+      "total_failed",
+      "completed_by_kind",
+      "failed_by_kind",
+      "queue_depth",
+    ]),
+    totalCompleted: number(`${p}.total_completed`, o.total_completed),
+    totalFailed: number(`${p}.total_failed`, o.total_failed),
+    completedByKind: numberMap(`${p}.completed_by_kind`, o.completed_by_kind ?? {}),
+    failedByKind: numberMap(`${p}.failed_by_kind`, o.failed_by_kind ?? {}),
+    queueDepth: number(`${p}.queue_depth`, o.queue_depth ?? 0),
+  };
+}
+
 /** Validates parsed /status JSON into typed fields; throws an Error naming the first bad field. */
 export function parseStatusJson(raw: Json): DaemonStatusJson {
   const root = obj("status", raw);
@@ -222,99 +250,12 @@ export function parseStatusJson(raw: Json): DaemonStatusJson {
       "buffers",
     ]),
     uptimeSecs: number("uptime_secs", root.uptime_secs),
-    memory: section(root, "memory", (p, v) => {
-      const o = obj(p, v);
-      return {
-        ...unknownFields(o, ["total_bytes", "used_bytes", "available_bytes"]),
-        totalBytes: number(`${p}.total_bytes`, o.total_bytes),
-        usedBytes: number(`${p}.used_bytes`, o.used_bytes),
-        availableBytes: number(`${p}.available_bytes`, o.available_bytes),
-      };
-    }),
-    synthesis: section(root, "synthesis", (p, v) => {
-      const o = obj(p, v);
-      return {
-        ...unknownFields(o, ["max_concurrent", "active"]),
-        maxConcurrent: number(`${p}.max_concurrent`, o.max_concurrent),
-        active: number(`${p}.active`, o.active),
-      };
-    }),
-    pipelines: section(root, "pipelines", (p, v) =>
-      list(p, v, (ip, iv) => {
-        const o = obj(ip, iv);
-        return {
-          ...unknownFields(o, [
-            "job_id",
-            "proof_kind",
-            "started_secs_ago",
-            "total_partitions",
-            "partitions_done",
-            "partitions",
-          ]),
-          jobId: string(`${ip}.job_id`, o.job_id),
-          proofKind: string(`${ip}.proof_kind`, o.proof_kind),
-          startedSecsAgo: number(`${ip}.started_secs_ago`, o.started_secs_ago),
-          totalPartitions: number(`${ip}.total_partitions`, o.total_partitions),
-          partitionsDone: number(`${ip}.partitions_done`, o.partitions_done),
-          partitions: list(`${ip}.partitions`, o.partitions ?? [], (pp, pv) => {
-            const po = obj(pp, pv);
-            return {
-              ...unknownFields(po, ["index", "state", "synth_ms", "gpu_ms"]),
-              index: number(`${pp}.index`, po.index),
-              state: string(`${pp}.state`, po.state),
-              synthMs: optNumber(`${pp}.synth_ms`, po.synth_ms),
-              gpuMs: optNumber(`${pp}.gpu_ms`, po.gpu_ms),
-            };
-          }),
-        };
-      }),
-    ),
-    gpuWorkers: section(root, "gpu_workers", (p, v) =>
-      list(p, v, (ip, iv) => {
-        const o = obj(ip, iv);
-        return {
-          ...unknownFields(o, [
-            "worker_id",
-            "gpu_ordinal",
-            "state",
-            "current_job",
-            "current_partition",
-            "busy_secs",
-          ]),
-          workerId: number(`${ip}.worker_id`, o.worker_id),
-          gpuOrdinal: number(`${ip}.gpu_ordinal`, o.gpu_ordinal),
-          state: string(`${ip}.state`, o.state),
-          currentJob: optString(`${ip}.current_job`, o.current_job),
-          currentPartition: optNumber(`${ip}.current_partition`, o.current_partition),
-          busySecs: optNumber(`${ip}.busy_secs`, o.busy_secs),
-        };
-      }),
-    ),
-    allocations: section(root, "allocations", (p, v) => {
-      const o = obj(p, v);
-      return {
-        ...unknownFields(o, ["srs", "pce"]),
-        srs: list(`${p}.srs`, o.srs ?? [], allocation),
-        pce: list(`${p}.pce`, o.pce ?? [], allocation),
-      };
-    }),
-    counters: section(root, "counters", (p, v) => {
-      const o = obj(p, v);
-      return {
-        ...unknownFields(o, [
-          "total_completed",
-          "total_failed",
-          "completed_by_kind",
-          "failed_by_kind",
-          "queue_depth",
-        ]),
-        totalCompleted: number(`${p}.total_completed`, o.total_completed),
-        totalFailed: number(`${p}.total_failed`, o.total_failed),
-        completedByKind: numberMap(`${p}.completed_by_kind`, o.completed_by_kind ?? {}),
-        failedByKind: numberMap(`${p}.failed_by_kind`, o.failed_by_kind ?? {}),
-        queueDepth: number(`${p}.queue_depth`, o.queue_depth ?? 0),
-      };
-    }),
+    memory: section(root, "memory", memory),
+    synthesis: section(root, "synthesis", synthesis),
+    pipelines: section(root, "pipelines", (p, v) => list(p, v, pipeline)),
+    gpuWorkers: section(root, "gpu_workers", (p, v) => list(p, v, gpuWorker)),
+    allocations: section(root, "allocations", allocations),
+    counters: section(root, "counters", counters),
     buffers: section(root, "buffers", buffers),
     raw,
   };

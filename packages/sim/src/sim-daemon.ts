@@ -295,6 +295,27 @@ export async function startSimDaemon(options: SimDaemonOptions = {}): Promise<Si
     );
   };
 
+  /** A connection to the run's port: gated (stalls, stream ends) and handed to its gRPC server; refused once the run ended. */
+  const acceptConnection = (run: Run, injector: grpc.ConnectionInjector, socket: Socket) => {
+    if (run.ended) {
+      socket.destroy();
+      return;
+    }
+    totals.connections++;
+    const gate = createConnectionGate(
+      socket,
+      state === "stalled",
+      () => {
+        run.streamsEnded++;
+        wakeFlushWaiters(run);
+      },
+      () => wakeFlushWaiters(run),
+    );
+    run.gates.add(gate);
+    void gate.closed.then(() => run.gates.delete(gate));
+    injector.injectConnection(gate.duplex);
+  };
+
   const listenRun = async (run: Run) => {
     if (run.ended) return;
     // Read at start, as the daemon does: only the partition-workers daemon loads PCE files.
@@ -339,25 +360,7 @@ export async function startSimDaemon(options: SimDaemonOptions = {}): Promise<Si
     const injector = grpcServer.createConnectionInjector(grpc.ServerCredentials.createInsecure());
     run.engine = engine;
     run.grpcServer = grpcServer;
-    const accept = (socket: Socket) => {
-      if (run.ended) {
-        socket.destroy();
-        return;
-      }
-      totals.connections++;
-      const gate = createConnectionGate(
-        socket,
-        state === "stalled",
-        () => {
-          run.streamsEnded++;
-          wakeFlushWaiters(run);
-        },
-        () => wakeFlushWaiters(run),
-      );
-      run.gates.add(gate);
-      void gate.closed.then(() => run.gates.delete(gate));
-      injector.injectConnection(gate.duplex);
-    };
+    const accept = (socket: Socket) => acceptConnection(run, injector, socket);
     try {
       run.listener = await bindListener(listen, accept, port);
       if (port === 0 || port === undefined) port = run.listener.port;

@@ -2,6 +2,7 @@ import {
   type ConfigFinding,
   type DaemonConfig,
   type DaemonDialect,
+  type DaemonModel,
   type DaemonPhase,
   formatBytes,
   type HardwareSpec,
@@ -110,30 +111,16 @@ function diffSections(current: CuzkTomlSections, recommended: CuzkTomlSections):
   return changes;
 }
 
-/**
- * Reads an existing cuzk.toml as the daemon of `options.dialect` would (default: the current
- * budget daemon; the file's keys never pick the daemon) and checks it against the machine: whether
- * the model expects an OOM kill (which phase, peak vs usable RAM), which keys the daemon
- * ignores, misreads (sizes that become 50 GiB) or rejects, and what to change. Throws
- * InvalidInputError only when the text is not TOML.
- */
-export function checkConfig(
-  hardware: HardwareSpec | DetectedHardware,
-  tomlText: string,
-  options: TuneOptions = {},
-): CheckResult {
-  const hw = isDetectedHardware(hardware) ? hardware.spec : hardware;
-  const dialect: DaemonDialect = options.dialect ?? "budget";
-  const read = readCuzkConfig(tomlText, dialect);
-  const tuned = recommend(hardware, { ...options, dialect });
-  const resolved = resolveTuneOptions({ ...options, dialect });
-  const concurrency = options.concurrency ?? (tuned.feasible ? tuned.bench.concurrency : 1);
-  const concurrencySource =
-    options.concurrency !== undefined ? "given" : tuned.feasible ? "tuned" : "default";
-  const model = modelDaemon(hw, read.config, { ...resolved.workload, concurrency });
-  const allowedPeakBytes = hw.usableRamBytes - safetyMarginBytes(hw.usableRamBytes, resolved);
+/** Each phase's modelled peak against the usable RAM, as the dialect judges it. */
+function phaseChecks(
+  hw: HardwareSpec,
+  model: DaemonModel,
+  concurrency: number,
+  allowedPeakBytes: number,
+  dialect: DaemonDialect,
+): PhaseCheck[] {
   const severity = severities(dialect);
-  const phases: PhaseCheck[] = (["warmup", "cold-start", "steady"] as const).map((phase) => {
+  return (["warmup", "cold-start", "steady"] as const).map((phase) => {
     const memory = model.memory[phase];
     const proofs = phase === "warmup" ? 1 : concurrency;
     return {
@@ -145,21 +132,23 @@ export function checkConfig(
       explanation: `${phaseMeaning[phase]}: ${memoryBreakdown(memory, proofs)}`,
     };
   });
-  const fatal = phases.filter((p) => p.severity === "fatal");
-  const worst = fatal.reduce((a, b) => (b.peakBytes > a.peakBytes ? b : a));
-  const problems: string[] = [];
-  const notes: string[] = [];
-  const usable = formatBytes(hw.usableRamBytes);
+}
 
+/** Problems and notes about memory: OOM or tight phases, and a budget that cannot hold one partition. */
+function memoryFindings(
+  phases: PhaseCheck[],
+  model: DaemonModel,
+  marginBytes: number,
+  usable: string,
+  problems: string[],
+  notes: string[],
+): void {
   for (const phase of phases) {
     const line = `${phase.phase}: modelled peak ${formatBytes(phase.peakBytes)} vs ${usable} usable (${phase.explanation})`;
     if (phase.oom && phase.severity === "fatal") problems.push(`OOM expected in ${line}`);
     else if (phase.oom)
       notes.push(`OOM expected if the warmup restart is skipped, in ${line}; follow the warmup plan`);
-    else if (phase.tight)
-      notes.push(
-        `tight: ${line}, inside the ${formatBytes(hw.usableRamBytes - allowedPeakBytes)} safety margin`,
-      );
+    else if (phase.tight) notes.push(`tight: ${line}, inside the ${formatBytes(marginBytes)} safety margin`);
   }
   for (const phase of ["cold-start", "steady"] as const) {
     if (model.memory[phase].slots.stalled) {
@@ -169,6 +158,18 @@ export function checkConfig(
       break;
     }
   }
+}
+
+/** Problems and notes about the file itself: its dialect, the keys the daemon misreads or ignores, budgets and threads. */
+function configFindings(
+  read: ReturnType<typeof readCuzkConfig>,
+  dialect: DaemonDialect,
+  hw: HardwareSpec,
+  tuned: Recommendation,
+  problems: string[],
+  notes: string[],
+): void {
+  const usable = formatBytes(hw.usableRamBytes);
   if (read.looksWrittenFor !== dialect) {
     notes.push(
       `this file looks written for the ${read.looksWrittenFor} daemon, but was checked as the ${dialect} daemon reads it` +
@@ -206,6 +207,39 @@ export function checkConfig(
   }
   if (!tuned.feasible)
     notes.push(`no safe config exists here for this dialect: ${tuned.infeasibleReason ?? ""}`);
+}
+
+/**
+ * Reads an existing cuzk.toml as the daemon of `options.dialect` would (default: the current
+ * budget daemon; the file's keys never pick the daemon) and checks it against the machine: whether
+ * the model expects an OOM kill (which phase, peak vs usable RAM), which keys the daemon
+ * ignores, misreads (sizes that become 50 GiB) or rejects, and what to change. Throws
+ * InvalidInputError only when the text is not TOML.
+ */
+export function checkConfig(
+  hardware: HardwareSpec | DetectedHardware,
+  tomlText: string,
+  options: TuneOptions = {},
+): CheckResult {
+  const hw = isDetectedHardware(hardware) ? hardware.spec : hardware;
+  const dialect: DaemonDialect = options.dialect ?? "budget";
+  const read = readCuzkConfig(tomlText, dialect);
+  const tuned = recommend(hardware, { ...options, dialect });
+  const resolved = resolveTuneOptions({ ...options, dialect });
+  const concurrency = options.concurrency ?? (tuned.feasible ? tuned.bench.concurrency : 1);
+  const concurrencySource =
+    options.concurrency !== undefined ? "given" : tuned.feasible ? "tuned" : "default";
+  const model = modelDaemon(hw, read.config, { ...resolved.workload, concurrency });
+  const allowedPeakBytes = hw.usableRamBytes - safetyMarginBytes(hw.usableRamBytes, resolved);
+  const phases = phaseChecks(hw, model, concurrency, allowedPeakBytes, dialect);
+  const fatal = phases.filter((p) => p.severity === "fatal");
+  const worst = fatal.reduce((a, b) => (b.peakBytes > a.peakBytes ? b : a));
+  const problems: string[] = [];
+  const notes: string[] = [];
+  const usable = formatBytes(hw.usableRamBytes);
+
+  memoryFindings(phases, model, hw.usableRamBytes - allowedPeakBytes, usable, problems, notes);
+  configFindings(read, dialect, hw, tuned, problems, notes);
 
   const changes = tuned.feasible ? diffSections(toCuzkSections(read.config, dialect), tuned.config) : [];
   if (tuned.feasible && concurrency !== tuned.bench.concurrency) {

@@ -2,6 +2,7 @@ import {
   assertDaemonListen,
   type DaemonConfig,
   type DaemonDialect,
+  type DaemonModel,
   type DaemonPhase,
   formatBytes,
   GiB,
@@ -17,7 +18,7 @@ import { type CuzkTomlSections, type SectionExtras, toCuzkSections } from "./emi
 import { explainChoice, memoryBreakdown, type Reason } from "./explain.js";
 import { hardwareWarnings, type TunerWarning } from "./hardware-warnings.js";
 import { type ResolvedTuneOptions, resolveTuneOptions, type TuneOptions } from "./options.js";
-import { searchDaemonConfig, type TimedEvaluation } from "./search.js";
+import { type SearchOutcome, searchDaemonConfig, type TimedEvaluation } from "./search.js";
 import { planWarmup, type WarmupPlan } from "./warmup.js";
 
 /** What the model predicts for the recommended config. */
@@ -237,6 +238,57 @@ function infeasibility(
   return { reason, warnings };
 }
 
+/** The model's figures for the chosen config: memory sized for `maxPending` proofs, throughput scaled by `factor` (0 for a config that cannot run). */
+function predictedFigures(
+  hw: HardwareSpec,
+  outcome: SearchOutcome,
+  model: DaemonModel,
+  sized: DaemonModel,
+  maxPending: number,
+  extrapolations: string[],
+  forceable: boolean,
+  factor: number,
+): Recommendation["predicted"] {
+  return {
+    peakMemoryBytes: sized.peakBytes,
+    governingPhase: sized.governingPhase,
+    phasePeakBytes: {
+      warmup: sized.memory.warmup.peakBytes,
+      "cold-start": sized.memory["cold-start"].peakBytes,
+      steady: sized.memory.steady.peakBytes,
+    },
+    usableRamBytes: hw.usableRamBytes,
+    safetyMarginBytes: outcome.marginBytes,
+    allowedPeakBytes: outcome.allowedPeakBytes,
+    headroomBytes: sized.headroomBytes,
+    proofsPerHour: model.timing.proofsPerHour * factor,
+    modelProofsPerHour: forceable ? model.timing.proofsPerHour : 0,
+    secPerProof: factor > 0 ? model.timing.secPerProof / factor : Number.POSITIVE_INFINITY,
+    singleProofSec: model.timing.singleProofSec,
+    proofLatencySec: model.timing.proofLatencySec,
+    firstProofSec: model.timing.firstProofSec,
+    worstCaseProofSec: model.timing.worstCaseProofSec,
+    bottleneck: model.timing.bottleneck,
+    synthesizingPartitions: model.memory.steady.synthesizingPartitions,
+    limitedBy: sized.memory[sized.governingPhase].slots.limitedBy,
+    sizedForProofs: maxPending,
+    extrapolations,
+  };
+}
+
+/** The machine (and its readings, when detected), with the hardware, calibration and listen address checked. */
+function checkedInput(
+  hardware: HardwareSpec | DetectedHardware,
+  options: RecommendOptions,
+): { hw: HardwareSpec; readings: HardwareReadings | undefined } {
+  const hw = isDetectedHardware(hardware) ? hardware.spec : hardware;
+  const readings = isDetectedHardware(hardware) ? hardware.readings : undefined;
+  validateHardware(hw);
+  validateCalibration(options.calibration);
+  if (options.listen !== undefined) assertDaemonListen(options.listen);
+  return { hw, readings };
+}
+
 /**
  * Sizes the daemon to the machine: searches synthesis parallelism, GPU workers per device and
  * concurrency for the highest modelled throughput whose modelled peak (the dialect's governing
@@ -248,11 +300,7 @@ export function recommend(
   hardware: HardwareSpec | DetectedHardware,
   options: RecommendOptions = {},
 ): Recommendation {
-  const hw = isDetectedHardware(hardware) ? hardware.spec : hardware;
-  const readings = isDetectedHardware(hardware) ? hardware.readings : undefined;
-  validateHardware(hw);
-  validateCalibration(options.calibration);
-  if (options.listen !== undefined) assertDaemonListen(options.listen);
+  const { hw, readings } = checkedInput(hardware, options);
   const resolved = resolveTuneOptions(options);
   const extras: SectionExtras = { listen: options.listen };
   const outcome = searchDaemonConfig(hw, resolved);
@@ -291,7 +339,6 @@ export function recommend(
     extrapolations,
     calibration: options.calibration,
   });
-  const steady = model.memory.steady;
   const recommendation: Recommendation = {
     feasible: outcome.best !== undefined,
     forceable,
@@ -306,31 +353,16 @@ export function recommend(
     config: toCuzkSections(chosen.config, resolved.dialect, extras),
     bench: { concurrency: chosen.knobs.concurrency },
     warmup,
-    predicted: {
-      peakMemoryBytes: sized.peakBytes,
-      governingPhase: sized.governingPhase,
-      phasePeakBytes: {
-        warmup: sized.memory.warmup.peakBytes,
-        "cold-start": sized.memory["cold-start"].peakBytes,
-        steady: sized.memory.steady.peakBytes,
-      },
-      usableRamBytes: hw.usableRamBytes,
-      safetyMarginBytes: outcome.marginBytes,
-      allowedPeakBytes: outcome.allowedPeakBytes,
-      headroomBytes: sized.headroomBytes,
-      proofsPerHour: model.timing.proofsPerHour * factor,
-      modelProofsPerHour: forceable ? model.timing.proofsPerHour : 0,
-      secPerProof: factor > 0 ? model.timing.secPerProof / factor : Number.POSITIVE_INFINITY,
-      singleProofSec: model.timing.singleProofSec,
-      proofLatencySec: model.timing.proofLatencySec,
-      firstProofSec: model.timing.firstProofSec,
-      worstCaseProofSec: model.timing.worstCaseProofSec,
-      bottleneck: model.timing.bottleneck,
-      synthesizingPartitions: steady.synthesizingPartitions,
-      limitedBy: sized.memory[sized.governingPhase].slots.limitedBy,
-      sizedForProofs: curio.maxPending,
+    predicted: predictedFigures(
+      hw,
+      outcome,
+      model,
+      sized,
+      curio.maxPending,
       extrapolations,
-    },
+      forceable,
+      factor,
+    ),
     curio,
     reasons,
     warnings,

@@ -97,6 +97,106 @@ async function hardwareFor(
   return hardware;
 }
 
+/** The output format and the tuner's options, from the flags. */
+function tuneOptionsOf(flags: TuneFlags): { format: Format; options: TuneOptions } {
+  const format = parseChoice<Format>("--format", flags.format, formats);
+  const dialect =
+    flags.dialect === undefined
+      ? undefined
+      : parseChoice<DaemonDialect>("--dialect", flags.dialect, daemonDialects);
+  const workload =
+    flags.workload === undefined
+      ? undefined
+      : parseChoice<WorkloadPreset>(
+          "--workload",
+          flags.workload,
+          Object.keys(workloadPresets) as WorkloadPreset[],
+        );
+  const options: TuneOptions = {
+    dialect,
+    workload,
+    ...parseSafetyMargin(flags.safetyMargin),
+    concurrency: flags.concurrency,
+    minProveTimeoutSec:
+      flags.minProveTimeout === undefined ? undefined : Math.ceil(flags.minProveTimeout / 1000),
+    postSlots: flags.postSlots,
+  };
+  return { format, options };
+}
+
+type Emit = (text: string) => Promise<void>;
+
+/** `--check FILE`: the file checked against the machine, as text or JSON; exit 2 when it would fail. */
+async function runCheck(
+  io: CliIO,
+  file: string,
+  hardware: HardwareSpec | DetectedHardware,
+  options: TuneOptions,
+  format: Format,
+  emit: Emit,
+): Promise<void> {
+  if (format !== "text" && format !== "json") {
+    throw new InvalidInputError(`--check prints text or json, not ${format}`, {
+      hint: "use --format text or --format json",
+    });
+  }
+  const path = resolve(io.cwd, file);
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    throw new InvalidInputError(`cannot read ${path}`, {
+      hint: "give the path of an existing cuzk.toml",
+      cause: error,
+    });
+  }
+  const result = checkConfig(hardware, text, options);
+  await emit(
+    format === "json"
+      ? `${JSON.stringify({ ...result, recommendation: toTuneReport(result.recommendation) }, null, 2)}\n`
+      : formatCheckText(result),
+  );
+  if (result.exitCode !== 0) throw new CommandExit(result.exitCode);
+}
+
+/** `cuzkit tune`'s action: check a file, or tune and print in the format asked for (exit 2 when nothing fits, unless forced). */
+async function runTune(io: CliIO, deps: TuneCommandDeps, flags: TuneFlags): Promise<void> {
+  const { format, options } = tuneOptionsOf(flags);
+  // The address is written as daemon.listen: refuse what the daemon would refuse at start.
+  if (flags.addr !== undefined) assertDaemonListen(flags.addr, "--addr");
+  if (flags.out !== undefined) await checkWritablePath("--out", flags.out, io, "cuzk.toml");
+  const hardware = await hardwareFor(flags, deps);
+  const force = flags.force === true;
+  const emit: Emit = async (text) => {
+    if (flags.out === undefined) {
+      io.stdout.write(text);
+      return;
+    }
+    const path = await writeFileAtomic(flags.out, text, io, "--out");
+    io.stderr.write(`wrote ${path} (${formatBytes(Buffer.byteLength(text))})\n`);
+  };
+  if (flags.check !== undefined) return runCheck(io, flags.check, hardware, options, format, emit);
+  const recommendation = recommend(hardware, { ...options, listen: flags.addr });
+  const address = flags.addr ?? defaultCurioCuzkAddress;
+  switch (format) {
+    case "toml":
+      await emit(emitCuzkToml(recommendation, { force }));
+      return;
+    case "env":
+      await emit(emitEnv(recommendation, { force }));
+      return;
+    case "curio":
+      await emit(emitCurio(recommendation, { force, address }));
+      return;
+    case "json":
+      await emit(emitJson(recommendation, { force, address }));
+      break;
+    default:
+      await emit(emitText(recommendation, { force }));
+  }
+  if (!recommendation.feasible && !force) throw new CommandExit(2);
+}
+
 /**
  * `cuzkit tune`: reads the machine (--detect) or takes it from flags, and writes a daemon
  * config that the model expects to stay under the usable RAM, with the benchmark concurrency,
@@ -147,87 +247,5 @@ export function createTuneCommand(io: CliIO, deps: TuneCommandDeps = {}): Comman
       `the daemon's address for Curio's [Cuzk] Address (default ${defaultCurioCuzkAddress}); also written as daemon.listen, so a literal IP:port or unix:// path`,
     )
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
-    .action(async (flags: TuneFlags) => {
-      const format = parseChoice<Format>("--format", flags.format, formats);
-      const dialect =
-        flags.dialect === undefined
-          ? undefined
-          : parseChoice<DaemonDialect>("--dialect", flags.dialect, daemonDialects);
-      const workload =
-        flags.workload === undefined
-          ? undefined
-          : parseChoice<WorkloadPreset>(
-              "--workload",
-              flags.workload,
-              Object.keys(workloadPresets) as WorkloadPreset[],
-            );
-      const options: TuneOptions = {
-        dialect,
-        workload,
-        ...parseSafetyMargin(flags.safetyMargin),
-        concurrency: flags.concurrency,
-        minProveTimeoutSec:
-          flags.minProveTimeout === undefined ? undefined : Math.ceil(flags.minProveTimeout / 1000),
-        postSlots: flags.postSlots,
-      };
-      // The address is written as daemon.listen: refuse what the daemon would refuse at start.
-      if (flags.addr !== undefined) assertDaemonListen(flags.addr, "--addr");
-      if (flags.out !== undefined) await checkWritablePath("--out", flags.out, io, "cuzk.toml");
-      const hardware = await hardwareFor(flags, deps);
-      const force = flags.force === true;
-      const emit = async (text: string) => {
-        if (flags.out === undefined) {
-          io.stdout.write(text);
-          return;
-        }
-        const path = await writeFileAtomic(flags.out, text, io, "--out");
-        io.stderr.write(`wrote ${path} (${formatBytes(Buffer.byteLength(text))})\n`);
-      };
-
-      if (flags.check !== undefined) {
-        if (format !== "text" && format !== "json") {
-          throw new InvalidInputError(`--check prints text or json, not ${format}`, {
-            hint: "use --format text or --format json",
-          });
-        }
-        const path = resolve(io.cwd, flags.check);
-        let text: string;
-        try {
-          text = await readFile(path, "utf8");
-        } catch (error) {
-          throw new InvalidInputError(`cannot read ${path}`, {
-            hint: "give the path of an existing cuzk.toml",
-            cause: error,
-          });
-        }
-        const result = checkConfig(hardware, text, options);
-        await emit(
-          format === "json"
-            ? `${JSON.stringify({ ...result, recommendation: toTuneReport(result.recommendation) }, null, 2)}\n`
-            : formatCheckText(result),
-        );
-        if (result.exitCode !== 0) throw new CommandExit(result.exitCode);
-        return;
-      }
-
-      const recommendation = recommend(hardware, { ...options, listen: flags.addr });
-      const address = flags.addr ?? defaultCurioCuzkAddress;
-      switch (format) {
-        case "toml":
-          await emit(emitCuzkToml(recommendation, { force }));
-          return;
-        case "env":
-          await emit(emitEnv(recommendation, { force }));
-          return;
-        case "curio":
-          await emit(emitCurio(recommendation, { force, address }));
-          return;
-        case "json":
-          await emit(emitJson(recommendation, { force, address }));
-          break;
-        default:
-          await emit(emitText(recommendation, { force }));
-      }
-      if (!recommendation.feasible && !force) throw new CommandExit(2);
-    });
+    .action((flags: TuneFlags) => runTune(io, deps, flags));
 }

@@ -6,6 +6,19 @@ import { findGpuModel, unknownGpuSpeedFactor } from "./gpu-catalog.js";
 import { gpuWorkerCount } from "./memory.js";
 import type { Workload } from "./workload.js";
 
+/** The GPU stage of one partition, in s: infinite without a GPU. */
+function gpuStageSec(
+  gpus: number,
+  factor: number,
+  winning: boolean,
+  config: DaemonConfig,
+  scale: number,
+): number {
+  if (gpus === 0) return Number.POSITIVE_INFINITY;
+  if (winning) return winningPostSec.gpu / factor;
+  return gpuSecPerPartition(factor, config.pipelineEnabled ? config.gpuWorkersPerDevice : 1, scale);
+}
+
 /** What limits throughput: `synthesis` = how many partitions synthesize at once (each on about one thread). */
 export type Bottleneck = "synthesis" | "cpu" | "gpu" | "concurrency" | "no-gpu" | "stalled";
 
@@ -127,6 +140,50 @@ function starvedPoolSecPerProof(input: StarvedPoolInput): number {
   return (waves * slotSec + gpuBurstSec + K.perProofOverheadSec.value * scale) / concurrency;
 }
 
+/** What limits throughput: no GPU, no synthesis slot, too few proofs in flight, or the largest bound. */
+function bottleneckOf(x: {
+  gpus: number;
+  slots: number;
+  effectivePartitions: number;
+  latencyBound: boolean;
+  synthesisSecPerProof: number;
+  gpuSecPerProof: number;
+  cpuSecPerProof: number;
+}): Bottleneck {
+  const largest = Math.max(x.synthesisSecPerProof, x.gpuSecPerProof, x.cpuSecPerProof);
+  if (x.gpus === 0) return "no-gpu";
+  if (x.slots === 0) return "stalled";
+  if (x.latencyBound) return "concurrency";
+  if (largest === x.gpuSecPerProof) return "gpu";
+  if (largest === x.cpuSecPerProof || x.effectivePartitions < x.slots) return "cpu";
+  return "synthesis";
+}
+
+/** The first proof after a start (SRS load, cold synthesis) and the worst case with `concurrency` cold proofs queued, in s. */
+function coldStartSec(x: {
+  partitions: number;
+  aloneP: number;
+  aloneSynth: number;
+  gpuSec: number;
+  secPerProof: number;
+  concurrency: number;
+}): { firstProofSec: number; worstCaseProofSec: number } {
+  const coldSynth = x.aloneSynth * K.coldSynthesisFactor.value;
+  const firstProofSec =
+    K.srsLoadSec.value +
+    Math.ceil(x.partitions / x.aloneP) * coldSynth +
+    (Number.isFinite(x.gpuSec) ? x.gpuSec : 0) +
+    K.perProofOverheadSec.value;
+  const coldSecPerProof = Number.isFinite(x.secPerProof)
+    ? x.secPerProof * K.coldSynthesisFactor.value
+    : Number.POSITIVE_INFINITY;
+  const worstCaseProofSec = Math.max(
+    firstProofSec,
+    K.srsLoadSec.value + x.concurrency * coldSecPerProof + K.pceExtractionSec.value,
+  );
+  return { firstProofSec, worstCaseProofSec };
+}
+
 /**
  * Throughput and latency of the daemon. Steady state: seconds per proof combine three
  * bounds: the partitions synthesizing at once (partitions x synthesis time / partitions at
@@ -150,12 +207,7 @@ export function estimateTiming(
   const winning = workload.kind === "winning";
 
   const synthSec = winning ? winningPostSec.synthesis : synthesisSecPerPartition(p, threads, scale);
-  const gpuSec =
-    gpus === 0
-      ? Number.POSITIVE_INFINITY
-      : winning
-        ? winningPostSec.gpu / factor
-        : gpuSecPerPartition(factor, config.pipelineEnabled ? config.gpuWorkersPerDevice : 1, scale);
+  const gpuSec = gpuStageSec(gpus, factor, winning, config, scale);
   const synthesisSecPerProof =
     effectivePartitions === 0 ? Number.POSITIVE_INFINITY : (partitions * synthSec) / effectivePartitions;
   const cpuSecPerProof = (partitions * K.porepCpuSecPerPartition.value * scale) / Math.max(1, hw.cpuThreads);
@@ -173,48 +225,30 @@ export function estimateTiming(
 
   const capacitySec = combineBounds([synthesisSecPerProof, gpuSecPerProof, cpuSecPerProof]);
   const cpuSideSecPerProof = combineBounds([synthesisSecPerProof, cpuSecPerProof]);
+  const starved = { partitions, slots: p, concurrency, cpuSideSecPerProof, gpuSec, gpus, scale };
   const latencyBoundSec = Math.max(
     singleProofSec / concurrency,
-    winning
-      ? 0
-      : starvedPoolSecPerProof({
-          partitions,
-          slots: p,
-          concurrency,
-          cpuSideSecPerProof,
-          gpuSec,
-          gpus,
-          scale,
-        }),
+    winning ? 0 : starvedPoolSecPerProof(starved),
   );
   const secPerProof = Math.max(capacitySec, latencyBoundSec);
-  const largest = Math.max(synthesisSecPerProof, gpuSecPerProof, cpuSecPerProof);
-  const bottleneck: Bottleneck =
-    gpus === 0
-      ? "no-gpu"
-      : p === 0
-        ? "stalled"
-        : latencyBoundSec > capacitySec
-          ? "concurrency"
-          : largest === gpuSecPerProof
-            ? "gpu"
-            : largest === cpuSecPerProof || effectivePartitions < p
-              ? "cpu"
-              : "synthesis";
+  const bottleneck = bottleneckOf({
+    gpus,
+    slots: p,
+    effectivePartitions,
+    latencyBound: latencyBoundSec > capacitySec,
+    synthesisSecPerProof,
+    gpuSecPerProof,
+    cpuSecPerProof,
+  });
   const proofLatencySec = Math.max(singleProofSec, concurrency * secPerProof);
-  const coldSynth = aloneSynth * K.coldSynthesisFactor.value;
-  const firstProofSec =
-    K.srsLoadSec.value +
-    Math.ceil(partitions / aloneP) * coldSynth +
-    (Number.isFinite(gpuSec) ? gpuSec : 0) +
-    K.perProofOverheadSec.value;
-  const coldSecPerProof = Number.isFinite(secPerProof)
-    ? secPerProof * K.coldSynthesisFactor.value
-    : Number.POSITIVE_INFINITY;
-  const worstCaseProofSec = Math.max(
-    firstProofSec,
-    K.srsLoadSec.value + concurrency * coldSecPerProof + K.pceExtractionSec.value,
-  );
+  const { firstProofSec, worstCaseProofSec } = coldStartSec({
+    partitions,
+    aloneP,
+    aloneSynth,
+    gpuSec,
+    secPerProof,
+    concurrency,
+  });
   return {
     synthesisSecPerPartition: synthSec,
     gpuSecPerPartition: gpuSec,

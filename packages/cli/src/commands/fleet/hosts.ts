@@ -1,4 +1,4 @@
-import type { ExclusionPolicy, MachineReport } from "@cuzkit/fleet";
+import type { ExclusionPolicy, MachineReport, MachinesReport } from "@cuzkit/fleet";
 import type { Command } from "commander";
 import { colourEnabled } from "../../colour.js";
 import { wholeNumberOption } from "../../parse.js";
@@ -20,6 +20,38 @@ const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z")
 function statusText(m: MachineReport): string {
   if (!m.excluded) return "ok";
   return m.excludedUntil === undefined ? "excluded until lifted" : `excluded until ${iso(m.excludedUntil)}`;
+}
+
+/** The machines as a table, the evidence of each excluded one, and the fleet's failure rate. */
+function hostsTable(report: MachinesReport, machines: MachineReport[], colour: boolean): string {
+  const table = createTable(
+    ["MACHINE", "HOST", "RENTALS", "FAILURES", "FAIL RATE", "HOST RATE", "STATUS", "REASON"],
+    { colour },
+  );
+  for (const m of machines) {
+    table.push([
+      m.machineId,
+      m.hostId ?? "-",
+      m.rentals,
+      m.failures,
+      percent(m.failureRate),
+      percent(m.hostFailureRate),
+      statusText(m),
+      m.exclusionReason ?? "",
+    ]);
+  }
+  const lines = [table.toString()];
+  for (const m of machines.filter((x) => x.excluded)) {
+    lines.push(`machine ${m.machineId} evidence (lift: cuzkit fleet hosts --lift ${m.machineId}):`);
+    for (const e of m.evidence) {
+      const counts = e.counts ? "counts" : "not the machine's";
+      lines.push(`  ${iso(e.at)}  ${e.kind} (${counts})  ${e.instanceId ?? "-"}  ${e.reason}`);
+    }
+  }
+  lines.push(
+    `fleet failure rate ${percent(report.fleetFailureRate)}; exclusions last ${Math.round(report.exclusionPeriodMs / 3_600_000)} h`,
+  );
+  return lines.join("\n");
 }
 
 /** `cuzkit fleet hosts [--lift MACHINE]`: each machine's evidence, failure rate and exclusion. */
@@ -72,34 +104,7 @@ export function addHostsCommand(fleet: Command, ctx: FleetContext): void {
             ctx.print(flags.excluded ? "no excluded machines" : "no machines with rentals or evidence");
             return;
           }
-          const table = createTable(
-            ["MACHINE", "HOST", "RENTALS", "FAILURES", "FAIL RATE", "HOST RATE", "STATUS", "REASON"],
-            { colour: colourEnabled(ctx.io.stdout, ctx.io.env) },
-          );
-          for (const m of machines) {
-            table.push([
-              m.machineId,
-              m.hostId ?? "-",
-              m.rentals,
-              m.failures,
-              percent(m.failureRate),
-              percent(m.hostFailureRate),
-              statusText(m),
-              m.exclusionReason ?? "",
-            ]);
-          }
-          const lines = [table.toString()];
-          for (const m of machines.filter((x) => x.excluded)) {
-            lines.push(`machine ${m.machineId} evidence (lift: cuzkit fleet hosts --lift ${m.machineId}):`);
-            for (const e of m.evidence) {
-              const counts = e.counts ? "counts" : "not the machine's";
-              lines.push(`  ${iso(e.at)}  ${e.kind} (${counts})  ${e.instanceId ?? "-"}  ${e.reason}`);
-            }
-          }
-          lines.push(
-            `fleet failure rate ${percent(report.fleetFailureRate)}; exclusions last ${Math.round(report.exclusionPeriodMs / 3_600_000)} h`,
-          );
-          ctx.print(lines.join("\n"));
+          ctx.print(hostsTable(report, machines, colourEnabled(ctx.io.stdout, ctx.io.env)));
         },
         "read",
       ),

@@ -1,10 +1,12 @@
 import { InvalidInputError } from "@cuzkit/core";
 import {
   buildCreateInstanceRequest,
+  type CreatedInstance,
   type CreateInstanceOptions,
   defaultDiskGb,
   defaultWaitOptions,
   redactCreateBody,
+  type VastClient,
   type VastInstance,
   VastOfferGoneError,
   type VastRuntype,
@@ -90,93 +92,120 @@ export function addRentCommand(vast: Command, ctx: VastContext): void {
     .option("-y, --yes", "do not ask for confirmation")
     .option("--json", "print JSON")
     .addHelpText("after", `\nNote: ${runtypeNote}.`)
-    .action(async (offerIdText: string, opts: RentFlags, command: Command) => {
-      const offerId = parseWholeNumber(offerIdText, { what: "offer id", example: "1001" });
-      if (opts.destroyOnFailure && !opts.wait) {
-        throw new InvalidInputError("--destroy-on-failure needs --wait", {
-          hint: "add --wait (and --wait-minutes)",
-        });
-      }
-      const waitMs =
-        parsePositiveNumber(opts.waitMinutes, { what: "--wait-minutes", example: "30" }) * 60_000;
-      const create = createOptionsFromFlags(opts, ctx.io.env);
-      const request = buildCreateInstanceRequest(offerId, create);
-      create.label = request.label; // the dry run, the prompt and the create use the same label
-      if (opts.dryRun) {
-        ctx.printJson({
-          method: request.method,
-          url: `${ctx.baseUrl(command)}${request.path}`,
-          body: redactCreateBody(request.body),
-        });
-        return;
-      }
-      if (opts.runtype === undefined && opts.args === undefined)
-        ctx.io.stderr.write(`note: ${runtypeNote}\n`);
-      const client = ctx.client(command);
-      const interruptible = create.bidPricePerHour !== undefined;
-      const offer = await client.getOffer(offerId, { allowRented: interruptible });
-      if (offer === undefined) {
-        throw new VastOfferGoneError(
-          `offer ${offerId} cannot be rented now (rented, withdrawn or a mistyped id)`,
-          {
-            endpoint: "POST /api/v0/bundles/",
-          },
-        );
-      }
-      const mode = interruptible ? `INTERRUPTIBLE at a bid of $${create.bidPricePerHour}/h` : "ON-DEMAND";
-      await ctx.confirmOrRefuse(
-        `Rent offer ${offerId}: ${offerSummary(offer)}.\n  ${mode}, image ${create.image}, ${request.body.disk} GB disk, runtype ${request.body.runtype}, label ${request.label}.\nBilling starts now. [y/N] `,
-        opts.yes,
-        "rent",
-      );
-      const created = await client.createInstance(offerId, create);
-      const summary = {
-        instanceId: created.instanceId,
-        label: created.label,
-        offerId: created.offerId,
-        interruptible: created.interruptible,
-        recoveredByLabel: created.recoveredByLabel,
-      };
-      let instance: VastInstance | undefined;
-      if (opts.wait) {
-        ctx.io.stderr.write(`rented instance ${created.instanceId}; waiting for it to run\n`);
-        let last = "";
-        const interrupt = ctx.interrupt(); // Ctrl-C during the wait is a failure too
-        try {
-          instance = await client.waitForStatus(created.instanceId, "running", {
-            signal: interrupt.signal,
-            timeoutMs: waitMs,
-            onPoll: (polled) => {
-              const state = `${polled.actualStatus ?? "provisioning"}${polled.statusMsg ? ` (${polled.statusMsg})` : ""}`;
-              if (state !== last) ctx.io.stderr.write(`  ${state}\n`);
-              last = state;
-            },
-          });
-        } catch (error) {
-          if (!opts.destroyOnFailure) {
-            ctx.io.stderr.write(
-              `instance ${created.instanceId} is still rented and billing: destroy it with \`cuzkit vast destroy ${created.instanceId}\`, or pass --destroy-on-failure next time\n`,
-            );
-            throw error;
-          }
-          const reason = error instanceof Error ? error.message : String(error);
-          ctx.io.stderr.write(`instance ${created.instanceId} did not run (${reason}); destroying it\n`);
-          await client.destroyInstance(created.instanceId);
-          ctx.io.stderr.write(`destroyed instance ${created.instanceId}; nothing is billing\n`);
-          throw error;
-        } finally {
-          interrupt.dispose();
-        }
-      }
-      if (opts.json) ctx.printJson(instance === undefined ? summary : { ...summary, instance });
-      else {
-        ctx.print(
-          `rented instance ${created.instanceId} (label ${created.label}, ${created.interruptible ? "interruptible" : "on-demand"})` +
-            (created.recoveredByLabel ? "; found by label after an unclear answer" : ""),
-        );
-        if (instance) ctx.print(instancesTable([instance], colourEnabled(ctx.io.stdout, ctx.io.env)));
-      }
+    .action((offerIdText: string, opts: RentFlags, command: Command) =>
+      runRent(ctx, offerIdText, opts, command),
+    );
+}
+
+/** With --wait: polls until the instance runs, printing its states; on failure destroys it (--destroy-on-failure) or says it still bills. */
+async function waitUntilRunning(
+  ctx: VastContext,
+  client: VastClient,
+  created: CreatedInstance,
+  opts: RentFlags,
+  waitMs: number,
+): Promise<VastInstance> {
+  ctx.io.stderr.write(`rented instance ${created.instanceId}; waiting for it to run\n`);
+  let last = "";
+  const interrupt = ctx.interrupt(); // Ctrl-C during the wait is a failure too
+  try {
+    return await client.waitForStatus(created.instanceId, "running", {
+      signal: interrupt.signal,
+      timeoutMs: waitMs,
+      onPoll: (polled) => {
+        const state = `${polled.actualStatus ?? "provisioning"}${polled.statusMsg ? ` (${polled.statusMsg})` : ""}`;
+        if (state !== last) ctx.io.stderr.write(`  ${state}\n`);
+        last = state;
+      },
     });
+  } catch (error) {
+    if (!opts.destroyOnFailure) {
+      ctx.io.stderr.write(
+        `instance ${created.instanceId} is still rented and billing: destroy it with \`cuzkit vast destroy ${created.instanceId}\`, or pass --destroy-on-failure next time\n`,
+      );
+      throw error;
+    }
+    const reason = error instanceof Error ? error.message : String(error);
+    ctx.io.stderr.write(`instance ${created.instanceId} did not run (${reason}); destroying it\n`);
+    await client.destroyInstance(created.instanceId);
+    ctx.io.stderr.write(`destroyed instance ${created.instanceId}; nothing is billing\n`);
+    throw error;
+  } finally {
+    interrupt.dispose();
+  }
+}
+
+/** Prints the rental (and the running instance, after --wait), as text or JSON. */
+function printRented(
+  ctx: VastContext,
+  opts: RentFlags,
+  created: CreatedInstance,
+  instance: VastInstance | undefined,
+) {
+  const summary = {
+    instanceId: created.instanceId,
+    label: created.label,
+    offerId: created.offerId,
+    interruptible: created.interruptible,
+    recoveredByLabel: created.recoveredByLabel,
+  };
+  if (opts.json) {
+    ctx.printJson(instance === undefined ? summary : { ...summary, instance });
+    return;
+  }
+  ctx.print(
+    `rented instance ${created.instanceId} (label ${created.label}, ${created.interruptible ? "interruptible" : "on-demand"})` +
+      (created.recoveredByLabel ? "; found by label after an unclear answer" : ""),
+  );
+  if (instance) ctx.print(instancesTable([instance], colourEnabled(ctx.io.stdout, ctx.io.env)));
+}
+
+/** `cuzkit vast rent`'s action: checks, the dry run or the confirmed create, the optional wait, the output. */
+async function runRent(
+  ctx: VastContext,
+  offerIdText: string,
+  opts: RentFlags,
+  command: Command,
+): Promise<void> {
+  const offerId = parseWholeNumber(offerIdText, { what: "offer id", example: "1001" });
+  if (opts.destroyOnFailure && !opts.wait) {
+    throw new InvalidInputError("--destroy-on-failure needs --wait", {
+      hint: "add --wait (and --wait-minutes)",
+    });
+  }
+  const waitMs = parsePositiveNumber(opts.waitMinutes, { what: "--wait-minutes", example: "30" }) * 60_000;
+  const create = createOptionsFromFlags(opts, ctx.io.env);
+  const request = buildCreateInstanceRequest(offerId, create);
+  create.label = request.label; // the dry run, the prompt and the create use the same label
+  if (opts.dryRun) {
+    ctx.printJson({
+      method: request.method,
+      url: `${ctx.baseUrl(command)}${request.path}`,
+      body: redactCreateBody(request.body),
+    });
+    return;
+  }
+  if (opts.runtype === undefined && opts.args === undefined) ctx.io.stderr.write(`note: ${runtypeNote}\n`);
+  const client = ctx.client(command);
+  const interruptible = create.bidPricePerHour !== undefined;
+  const offer = await client.getOffer(offerId, { allowRented: interruptible });
+  if (offer === undefined) {
+    throw new VastOfferGoneError(
+      `offer ${offerId} cannot be rented now (rented, withdrawn or a mistyped id)`,
+      {
+        endpoint: "POST /api/v0/bundles/",
+      },
+    );
+  }
+  const mode = interruptible ? `INTERRUPTIBLE at a bid of $${create.bidPricePerHour}/h` : "ON-DEMAND";
+  await ctx.confirmOrRefuse(
+    `Rent offer ${offerId}: ${offerSummary(offer)}.\n  ${mode}, image ${create.image}, ${request.body.disk} GB disk, runtype ${request.body.runtype}, label ${request.label}.\nBilling starts now. [y/N] `,
+    opts.yes,
+    "rent",
+  );
+  const created = await client.createInstance(offerId, create);
+  const instance = opts.wait ? await waitUntilRunning(ctx, client, created, opts, waitMs) : undefined;
+  printRented(ctx, opts, created, instance);
 }
 
 function createOptionsFromFlags(
