@@ -40,6 +40,7 @@ describe("usdPer1000Proofs", () => {
     expect(usdPer1000Proofs(1.2, 40)).toBeCloseTo(30, 9);
     expect(usdPer1000Proofs(1.2, 0)).toBe(Number.POSITIVE_INFINITY);
     expect(usdPer1000Proofs(1.2, -5)).toBe(Number.POSITIVE_INFINITY);
+    expect(usdPer1000Proofs(0, 0)).toBe(Number.POSITIVE_INFINITY);
   });
 });
 

@@ -343,3 +343,66 @@ describe("the ranking's figures", () => {
     ]);
   });
 });
+
+describe("the ranking's edges", () => {
+  const rank = (
+    candidates: RankCandidate[],
+    knowledge: Partial<RankingKnowledge> = {},
+    options: Partial<RankingOptions> = {},
+  ) => rankCandidates(candidates, { ...noKnowledge, ...knowledge }, { minProofsPerHour: 20, ...options });
+
+  it("takes the runs' spread as a sample standard deviation of their logs", () => {
+    const runs = [40, 50, 60];
+    const logs = runs.map(Math.log);
+    const mean = logs.reduce((a, b) => a + b, 0) / 3;
+    const sd = Math.sqrt(logs.reduce((a, b) => a + (b - mean) ** 2, 0) / 2);
+    const [r] = rank([candidate(1)], { machines: new Map([[1001, measuredMachine(...runs)]]) }).ranked;
+    expect(r?.spreadLog).toBeCloseTo(sd / Math.sqrt(3), 9);
+  });
+
+  it("keeps a machine measured exactly at its minimum", () => {
+    // 40: a value whose geometric mean of equal runs is exact (for 20 it lands a rounding error below).
+    const { ranked, excluded } = rank(
+      [candidate(1)],
+      { machines: new Map([[1001, measuredMachine(40, 40)]]) },
+      { minProofsPerHour: 40 },
+    );
+    expect(excluded).toEqual([]);
+    expect(ranked[0]?.source).toBe("measured");
+  });
+
+  it("charges no setup when an end is given but no setup", () => {
+    const [r] = rank([candidate(1)], {}, { hoursLeft: 10 }).ranked;
+    expect(r?.costPer1000).toBeCloseTo((0.5 * 1000) / 60, 9);
+  });
+
+  it("calls every unmeasured offer worth trying while nothing is measured, and never a measured one", () => {
+    const { ranked } = rank([candidate(1), candidate(2, { dphTotal: 2 })]);
+    expect(ranked.map((r) => r.worthTrying)).toEqual([true, true]);
+    const measured = rank([candidate(1)], { machines: new Map([[1001, measuredMachine(60, 60)]]) }).ranked[0];
+    expect(measured?.worthTrying).toBe(false);
+  });
+
+  it("is worth trying only when strictly cheaper at its best than the best measured", () => {
+    const [r] = rank([candidate(1)]).ranked;
+    const exact = r?.optimisticCostPer1000 as number;
+    expect(rank([candidate(1)], {}, { bestMeasuredCostPer1000: exact }).ranked[0]?.worthTrying).toBe(false);
+  });
+
+  it("ranks first what can reach its keep minimum (at its best), then by cost", () => {
+    // The cheap one cannot reach 50/h even at its optimistic 30 x e^0.35 = 42.6/h.
+    const cheap = candidate(1, { dphTotal: 0.1, predictedProofsPerHour: 30 });
+    const able = candidate(2, { dphTotal: 1, predictedProofsPerHour: 100 });
+    expect(rank([cheap, able], {}, { minProofsPerHour: 50 }).ranked.map((r) => r.candidate.offerId)).toEqual([
+      2, 1,
+    ]);
+    // Exactly at the minimum counts as reaching it.
+    const atFloor = candidate(3, { dphTotal: 1, predictedProofsPerHour: 50 });
+    const below = candidate(4, { dphTotal: 0.1, predictedProofsPerHour: 40 });
+    expect(
+      rank([below, atFloor], {}, { minProofsPerHour: 50, optimism: 0 }).ranked.map(
+        (r) => r.candidate.offerId,
+      ),
+    ).toEqual([3, 4]);
+  });
+});

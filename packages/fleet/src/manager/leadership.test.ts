@@ -1,3 +1,4 @@
+import { createConsoleLogger } from "@cuzkit/core";
 import { describe, expect, it } from "vitest";
 import type { LeaderLease } from "../store/leader-lease.js";
 import { runLeadership } from "./leadership.js";
@@ -137,5 +138,34 @@ describe("runLeadership", () => {
     stopReplica();
     await done;
     expect(l.calls).toEqual(["acquire", "release"]);
+  });
+
+  it("needs no onChange, and logs (with its code) a failure to start acting", async () => {
+    const l = scriptedLease();
+    const lines: string[] = [];
+    let stopReplica: () => void = () => {};
+    const until = new Promise<void>((resolve) => {
+      stopReplica = resolve;
+    });
+    const done = runLeadership({
+      lease: l.lease,
+      until,
+      logger: createConsoleLogger("debug", (line) => lines.push(line)),
+      lead: async () => {
+        throw new Error("store unreachable");
+      },
+    });
+    await settle();
+    l.grant();
+    await settle();
+    l.lose();
+    await settle();
+    stopReplica();
+    await done;
+    expect(lines.some((line) => line.includes("could not start acting") && line.includes("code="))).toBe(
+      true,
+    );
+    expect(lines.some((line) => line.includes("lost the writer lease"))).toBe(true);
+    expect(l.calls).toEqual(["acquire", "acquire", "release"]);
   });
 });

@@ -60,6 +60,16 @@ describe("the admin token", () => {
   });
 });
 
+describe("isLoopbackHost", () => {
+  it("takes any 127.x.y.z address, and no name that merely starts or ends like one", () => {
+    expect(isLoopbackHost("127.10.200.30")).toBe(true);
+    expect(isLoopbackHost("127.0.0.1.nip.io")).toBe(false);
+    expect(isLoopbackHost("evil127.0.0.1")).toBe(false);
+    expect(isLoopbackHost("x.127.0.0.1")).toBe(false);
+    expect(isLoopbackHost("127.1000.0.1")).toBe(false);
+  });
+});
+
 describe("the token's shape and the Authorization header", () => {
   it("takes 16 to 128 characters of A-Z, a-z, 0-9, _ and -", () => {
     expect(isTokenShaped("a".repeat(16))).toBe(true);
@@ -78,6 +88,7 @@ describe("the token's shape and the Authorization header", () => {
     expect(bearer({ headers: { authorization: `Bearer ${"x".repeat(257)}` } })).toBeUndefined();
     expect(bearer({ headers: { authorization: `Bearer ${"x".repeat(256)}` } })).toBe("x".repeat(256));
     expect(bearer({ headers: {} })).toBeUndefined();
+    expect(bearer({ headers: { authorization: "xBearer abc" } })).toBeUndefined();
   });
 
   it("keeps a token file's token without its newline, and gives a new token per in-memory start", () => {
