@@ -169,3 +169,111 @@ describe("toCuzkError", () => {
     expect(toCuzkError(new DOMException("aborted", "AbortError"))).toBeInstanceOf(AbortedError);
   });
 });
+
+describe("toCuzkError, branch by branch", () => {
+  const context = { rpc: "AwaitProof", jobId: "j-1", address: "127.0.0.1:9820" } as const;
+
+  it.each([
+    ["a closed client", new ConnectError("x", Code.Canceled), { clientClosed: true }, "ABORTED"],
+    ["an AbortError", new DOMException("aborted", "AbortError"), {}, "ABORTED"],
+    ["a plain Error", new Error("boom"), {}, "DAEMON_INTERNAL"],
+    [
+      "Unavailable without a PING timeout",
+      new ConnectError("read ECONNRESET", Code.Unavailable),
+      {},
+      "CONNECTION_LOST",
+    ],
+    ["an unknown code", new ConnectError("lost", Code.DataLoss), {}, "DAEMON_INTERNAL"],
+    [
+      "a refused stream",
+      new ConnectError("NGHTTP2_ENHANCE_YOUR_CALM", Code.ResourceExhausted),
+      {},
+      "LOCAL_TRANSPORT",
+    ],
+    [
+      "an unreachable daemon",
+      new ConnectError("x", Code.Unavailable, undefined, undefined, nodeError("ECONNREFUSED", "connect")),
+      {},
+      "DAEMON_UNAVAILABLE",
+    ],
+  ] as const)("keeps the call's rpc, job id, address and cause on %s", (_name, raw, extra, code) => {
+    const mapped = toCuzkError(raw, { ...context, ...extra });
+    expect(mapped.code).toBe(code);
+    expect(mapped).toMatchObject({ rpc: "AwaitProof", jobId: "j-1", address: "127.0.0.1:9820" });
+    expect(mapped.cause).toBe(raw);
+  });
+
+  it("calls a plain Error a bug to report, not an abort", () => {
+    const mapped = toCuzkError(new Error("boom"));
+    expect(mapped).toBeInstanceOf(DaemonInternalError);
+    expect(mapped.hint).toMatch(/bug in cuzkit/);
+  });
+
+  it("keeps the caller's own abort reason and deadline as the cause", () => {
+    const reason = new Error("user pressed stop");
+    const canceled = new ConnectError("operation was aborted", Code.Canceled);
+    const aborted = toCuzkError(canceled, { ...context, callerSignal: AbortSignal.abort(reason) });
+    expect(aborted).toMatchObject({ code: "ABORTED", rpc: "AwaitProof", jobId: "j-1" });
+    expect(aborted.cause).toBe(reason);
+    const timeout = new DOMException("signal timed out", "TimeoutError");
+    const deadline = toCuzkError(canceled, {
+      ...context,
+      timeoutMs: 5_000,
+      callerSignal: AbortSignal.abort(timeout),
+    });
+    expect(deadline).toMatchObject({ code: "DEADLINE_EXCEEDED", rpc: "AwaitProof", timeoutMs: 5_000 });
+    expect(deadline.cause).toBe(timeout);
+  });
+
+  it("says how long the deadline was when it knows", () => {
+    const raw = new ConnectError("timed out", Code.DeadlineExceeded);
+    expect(toCuzkError(raw, { timeoutMs: 5_000 }).message).toContain("after 5000 ms");
+    expect(toCuzkError(raw).message).not.toContain("after");
+  });
+
+  it("names the connect code of an answer it has no mapping for", () => {
+    expect(toCuzkError(new ConnectError("lost", Code.DataLoss)).message).toContain("DataLoss");
+  });
+
+  it("points an Unimplemented answer at the daemon's version", () => {
+    const mapped = toCuzkError(new ConnectError("unknown service", Code.Unimplemented));
+    expect(mapped.hint).toContain("cuzk --version");
+  });
+
+  it("gives the permission hint only for a socket it may not open", () => {
+    const denied = toCuzkError(
+      new ConnectError("x", Code.Unavailable, undefined, undefined, nodeError("EACCES", "connect")),
+    );
+    expect(denied.hint).toMatch(/permissions/);
+    const refused = toCuzkError(
+      new ConnectError("x", Code.Unavailable, undefined, undefined, nodeError("ECONNREFUSED", "connect")),
+    );
+    expect(refused.hint).not.toMatch(/permissions/);
+  });
+
+  it("takes a session fault by its code alone, whatever the message", () => {
+    const invalid = Object.assign(new Error("stream write after end"), { code: "ERR_HTTP2_INVALID_SESSION" });
+    expect(toCuzkError(invalid).code).toBe("LOCAL_TRANSPORT");
+    expect(toCuzkError(Object.assign(new Error("stream write after end"), { code: 42 })).code).toBe(
+      "DAEMON_INTERNAL",
+    );
+  });
+});
+
+describe("unreachableCode", () => {
+  it("looks past errors whose code is not about reaching the daemon", () => {
+    const outer = Object.assign(new Error("write EPIPE", { cause: nodeError("ECONNREFUSED", "connect") }), {
+      code: "EPIPE",
+    });
+    expect(unreachableCode(outer)).toBe("ECONNREFUSED");
+    expect(unreachableCode(nodeError("EPIPE", "write"))).toBeUndefined();
+  });
+
+  it("takes ENOENT and EACCES only from a connect (or an error that names no syscall)", () => {
+    expect(unreachableCode(nodeError("EACCES", "open"))).toBeUndefined();
+    expect(unreachableCode(nodeError("EACCES", "connect"))).toBe("EACCES");
+    expect(unreachableCode(nodeError("ENOENT"))).toBe("ENOENT");
+    // Other codes come from connect or DNS alike.
+    expect(unreachableCode(nodeError("ENOTFOUND", "getaddrinfo"))).toBe("ENOTFOUND");
+  });
+});

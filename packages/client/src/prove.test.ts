@@ -533,3 +533,45 @@ describe("proveWithResume", () => {
     expect(t.calls.submitted).toEqual([]);
   });
 });
+
+describe("the request id a proof gets when none is given (Curio's shape, as the README says)", () => {
+  const digest = new Uint8Array(32);
+  const proofs = [new Uint8Array(10)];
+  it.each([
+    [
+      "porep",
+      { proofKind: 1, vanillaProof: new Uint8Array(10), minerId: 1000n, sectorNumber: 7n },
+      "porep-1000-7",
+    ],
+    [
+      "snap",
+      {
+        proofKind: 2,
+        vanillaProofs: proofs,
+        minerId: 1000n,
+        sectorNumber: 9n,
+        commROld: digest,
+        commRNew: digest,
+        commDNew: digest,
+      },
+      "snap-1000-9",
+    ],
+    [
+      "wpost",
+      { proofKind: 3, vanillaProofs: proofs, randomness: digest, minerId: 1000n, partitionIndex: 2 },
+      "wdpost-1000-2",
+    ],
+    ["winning", { proofKind: 4, vanillaProofs: proofs, randomness: digest, minerId: 1000n }, "winpost-1000"],
+  ] as const)("%s: %s-a1-<random>", async (_kind, fields, base) => {
+    const t = setup({});
+    await t.run(create(SubmitProofRequestSchema, fields));
+    expect(t.calls.submitted).toHaveLength(1);
+    expect(t.calls.submitted[0]).toMatch(new RegExp(`^${base}-a1-[0-9a-z]{6}$`));
+  });
+
+  it("treats a blank request id as none", async () => {
+    const t = setup({});
+    await t.run(create(SubmitProofRequestSchema, { ...porep, requestId: "  " }));
+    expect(t.calls.submitted[0]).toMatch(/^porep-1000-7-a1-[0-9a-z]{6}$/);
+  });
+});

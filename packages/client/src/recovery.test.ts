@@ -1,12 +1,25 @@
 import { describe, expect, it } from "vitest";
 import {
+  ConnectionLostError,
+  DaemonFrozenError,
+  DaemonUnavailableError,
+  DeadlineExceededError,
+  JobNotFoundError,
+  LocalTransportError,
+} from "./errors.js";
+import {
   type BreakKind,
+  breakKindOf,
   decideRecovery,
   type ProbeResult,
+  probeOutcomeOf,
   type RecoveryDecision,
   type RecoveryEvidence,
   type StatusSample,
+  statusSample,
 } from "./recovery.js";
+import { normalizeStatus } from "./status.js";
+import { create as createStatus } from "./testing/status-fixture.js";
 
 // The recovery rules as a table: evidence in, verdict out. Times are clock ms since an
 // arbitrary origin; the break happens at t = 100_000, and probes are placed by their delay after it.
@@ -139,6 +152,54 @@ const cases: [string, RecoveryEvidence, RecoveryDecision["kind"], Record<string,
     evidence("ping-timeout", [failed("timeout", 5_000), answered(9, 6_000)]),
     "resume",
   ],
+  [
+    "the failed count went back (a restart that completed nothing yet)",
+    evidence("reset", [answered(50, 1_000, { failed: 0 })], status(10, breakAtMs - 39_000)),
+    "restarted",
+    { evidence: "counters" },
+  ],
+  [
+    "uptime exactly 2 s behind the clock, no round trip: still the same process",
+    evidence("reset", [answered(10, 9_000, { rttMs: 0 })], status(3, breakAtMs)),
+    "resume",
+  ],
+  [
+    "uptime 2.1 s behind the clock, no round trip: a new process",
+    evidence("reset", [answered(9.9, 9_000, { rttMs: 0 })], status(3, breakAtMs)),
+    "restarted",
+    { evidence: "uptime" },
+  ],
+  [
+    "a slow round trip excuses the lag it explains (3 s behind, 1.5 s in flight)",
+    evidence("reset", [answered(9, 9_000, { rttMs: 1_500 })], status(3, breakAtMs)),
+    "resume",
+  ],
+  [
+    "refused until just before the window closes: not lost yet",
+    evidence("reset", [failed("refused", 119_999)]),
+    "unknown",
+  ],
+  [
+    "silent after a reset for just under the frozen window",
+    evidence("reset", [failed("timeout", 5_000), failed("timeout", 14_999)]),
+    "unknown",
+  ],
+  [
+    "silent past the unreachable window, even right after a refusal",
+    evidence("reset", [failed("refused", 119_000), failed("timeout", 120_000)]),
+    "frozen",
+  ],
+  [
+    "an answer, then silence: silence counts from the answer",
+    evidence("reset", [answered(8, 4_000), failed("timeout", 10_000)]),
+    "unknown",
+  ],
+  [
+    "an answer, then silence for the frozen window after it",
+    evidence("reset", [answered(8, 4_000), failed("timeout", 19_000)]),
+    "frozen",
+    { silentForMs: 15_000 },
+  ],
 ];
 
 describe("decideRecovery", () => {
@@ -153,5 +214,23 @@ describe("decideRecovery", () => {
     const copy = structuredClone(input);
     expect(decideRecovery(input)).toEqual(decideRecovery(input));
     expect(input).toEqual(copy);
+  });
+});
+
+describe("the evidence from a probe", () => {
+  it("takes the round trip from send to answer, never negative (a clock that stepped back)", () => {
+    const status = normalizeStatus(createStatus(42));
+    expect(statusSample(status, 1_000, 1_250)).toMatchObject({ uptimeSeconds: 42, atMs: 1_250, rttMs: 250 });
+    expect(statusSample(status, 1_000, 900).rttMs).toBe(0);
+  });
+
+  it("classifies a failed probe by its error: refused, reset, local, else silent", () => {
+    expect(probeOutcomeOf(new DaemonUnavailableError("refused"))).toBe("refused");
+    expect(probeOutcomeOf(new ConnectionLostError("reset"))).toBe("reset");
+    expect(probeOutcomeOf(new LocalTransportError("local"))).toBe("local");
+    expect(probeOutcomeOf(new DeadlineExceededError("silent"))).toBe("timeout");
+    expect(probeOutcomeOf(new DaemonFrozenError("no PING answer"))).toBe("timeout");
+    expect(breakKindOf(new DaemonFrozenError("no PING answer"))).toBe("ping-timeout");
+    expect(breakKindOf(new JobNotFoundError("gone"))).toBeUndefined();
   });
 });

@@ -1,7 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { learnCalibration } from "./calibration.js";
 import { hardwareClassKey, ramTierGib } from "./hardware-class.js";
-import { type MachineMeasurements, noKnowledge, type RankCandidate, rankCandidates } from "./ranking.js";
+import { interruptibleSetupHours, preemptionShare, priorPreemptionsPerHour } from "./interruptible.js";
+import {
+  type MachineMeasurements,
+  noKnowledge,
+  type RankCandidate,
+  type RankingKnowledge,
+  type RankingOptions,
+  rankCandidates,
+} from "./ranking.js";
 
 const candidate = (offerId: number, over: Partial<RankCandidate> = {}): RankCandidate => ({
   offerId,
@@ -192,5 +200,209 @@ describe("ranking under a price keep rule", () => {
     const floorOnly = rankCandidates([cheap, dear], knowledge, { minProofsPerHour: 40, optimism: 0 });
     expect(floorOnly.excluded).toEqual([]);
     expect(floorOnly.ranked.every((r) => r.keepMinimumProofsPerHour === 40)).toBe(true);
+  });
+});
+
+// The arithmetic behind which offer is rented first: each rule on its own, with exact figures.
+describe("the ranking's figures", () => {
+  const rank = (
+    candidates: RankCandidate[],
+    knowledge: Partial<RankingKnowledge> = {},
+    options: Partial<RankingOptions> = {},
+  ) => rankCandidates(candidates, { ...noKnowledge, ...knowledge }, { minProofsPerHour: 20, ...options });
+
+  it("ranks an unmeasured offer at the model's rate with the model's spread as its bonus", () => {
+    const [r] = rank([candidate(1)]).ranked;
+    expect(r).toMatchObject({
+      source: "predicted",
+      estimateProofsPerHour: 60,
+      spreadLog: 0.35,
+      failureRate: 0,
+    });
+    expect(r?.optimisticProofsPerHour).toBeCloseTo(60 * Math.exp(0.35), 9);
+    expect(r?.costPer1000).toBeCloseTo((0.5 * 1000) / 60, 9);
+    expect(r?.optimisticCostPer1000).toBeCloseTo((0.5 * 1000) / (60 * Math.exp(0.35)), 9);
+    // The options move it: a narrower model, more optimism.
+    const [narrow] = rank([candidate(1)], {}, { modelSpreadLog: 0.2, optimism: 2 }).ranked;
+    expect(narrow?.optimisticProofsPerHour).toBeCloseTo(60 * Math.exp(0.4), 9);
+  });
+
+  it("takes a measured machine at the geometric mean of its runs, its spread shrinking with their count", () => {
+    const machines = new Map([[1001, measuredMachine(40, 60, 0)]]);
+    const [r] = rank([candidate(1)], { machines }).ranked;
+    // The 0 (a failed run) is not a rate.
+    expect(r?.measured).toEqual({ proofsPerHour: Math.sqrt(40 * 60), runs: 2 });
+    expect(r?.estimateProofsPerHour).toBeCloseTo(Math.sqrt(2400), 9);
+    const sd = Math.abs(Math.log(60) - Math.log(40)) / Math.sqrt(2);
+    expect(r?.spreadLog).toBeCloseTo(sd / Math.sqrt(2), 9);
+    // Identical runs: the run-to-run floor, over the square root of the count.
+    const [steady] = rank([candidate(1)], {
+      machines: new Map([[1001, measuredMachine(50, 50, 50, 50)]]),
+    }).ranked;
+    expect(steady?.spreadLog).toBeCloseTo(0.05 / 2, 9);
+    const [floored] = rank(
+      [candidate(1)],
+      { machines: new Map([[1001, measuredMachine(50, 50, 50, 50)]]) },
+      { runSpreadFloorLog: 0.2 },
+    ).ranked;
+    expect(floored?.spreadLog).toBeCloseTo(0.1, 9);
+    // One run: no spread of its own, the floor.
+    const [once] = rank([candidate(1)], { machines: new Map([[1001, measuredMachine(50)]]) }).ranked;
+    expect(once?.spreadLog).toBeCloseTo(0.05, 9);
+  });
+
+  it("uses a machine's latest production rate before the mean of its runs", () => {
+    const machines = new Map([[1001, { ...measuredMachine(50, 50), currentProofsPerHour: 42 }]]);
+    const [r] = rank([candidate(1)], { machines }).ranked;
+    expect(r?.estimateProofsPerHour).toBe(42);
+    expect(r?.measured?.proofsPerHour).toBeCloseTo(50, 9);
+  });
+
+  it("corrects an unmeasured offer by its class, with a spread that narrows with the class's samples", () => {
+    const calibration = (samples: number, spreadLog: number) =>
+      new Map([["k", { classKey: "k", factor: 0.5, samples, spreadLog }]]);
+    const one = rank([candidate(1, { classKey: "k" })], { calibration: calibration(1, 0) }).ranked[0];
+    expect(one).toMatchObject({ source: "corrected", estimateProofsPerHour: 30, correctedProofsPerHour: 30 });
+    // One sample: half the model's spread (above the class floor), plus the mean's own error.
+    expect(one?.spreadLog).toBeCloseTo(0.175 * Math.sqrt(2), 9);
+    const many = rank([candidate(1, { classKey: "k" })], { calibration: calibration(4, 0.2) }).ranked[0];
+    expect(many?.spreadLog).toBeCloseTo(0.2 * Math.sqrt(1 + 1 / 4), 9);
+    const tight = rank([candidate(1, { classKey: "k" })], { calibration: calibration(4, 0.01) }).ranked[0];
+    expect(tight?.spreadLog).toBeCloseTo(0.1 * Math.sqrt(1 + 1 / 4), 9);
+    const custom = rank(
+      [candidate(1, { classKey: "k" })],
+      { calibration: calibration(4, 0.2) },
+      { correct: (c, cal) => c.predictedProofsPerHour * cal.factor + 1, classSpreadFloorLog: 0.3 },
+    ).ranked[0];
+    expect(custom?.estimateProofsPerHour).toBe(31);
+    expect(custom?.spreadLog).toBeCloseTo(0.3 * Math.sqrt(1 + 1 / 4), 9);
+  });
+
+  it("discounts by the machine's own failure rate first, then its host's, then the fleet's", () => {
+    const hosts = new Map([[2001, { attempts: 4, failures: 1, failureRate: 0.3 }]]);
+    const machines = new Map([[1001, { ...measuredMachine(), failureRate: 0.1 }]]);
+    expect(rank([candidate(1)], { hosts, machines }).ranked[0]?.failureRate).toBe(0.1);
+    expect(rank([candidate(1)], { hosts }).ranked[0]?.failureRate).toBe(0.3);
+    const counted = new Map([[2001, { attempts: 4, failures: 1 }]]);
+    expect(rank([candidate(1)], { hosts: counted }).ranked[0]?.failureRate).toBeCloseTo(1 / 5, 9);
+    expect(rank([candidate(1)], { fleetFailureRate: 0.25 }).ranked[0]?.failureRate).toBe(0.25);
+    const [r] = rank([candidate(1, { marketReliability: 0.9 })], { fleetFailureRate: 0.25 }).ranked;
+    expect(r?.reliability).toBeCloseTo(0.9 * 0.75, 9);
+    expect(r?.costPer1000).toBeCloseTo((0.5 * 1000) / (60 * 0.9 * 0.75), 9);
+    // A host that always fails still gets a floor of 5%, so it ranks last rather than dividing by zero.
+    expect(rank([candidate(1)], { fleetFailureRate: 1 }).ranked[0]?.reliability).toBe(0.05);
+  });
+
+  it("counts an interruptible rental's preemptions: each one redoes its setup", () => {
+    const [bid] = rank([candidate(1, { interruptible: true })], { preemptionsPerHour: 0.2 }).ranked;
+    expect(bid?.preemptionShare).toBeCloseTo(preemptionShare(0.2, interruptibleSetupHours), 9);
+    expect(bid?.reliability).toBeCloseTo(Math.exp(-0.2), 9);
+    const [prior] = rank([candidate(1, { interruptible: true })]).ranked;
+    expect(prior?.preemptionShare).toBeCloseTo(preemptionShare(priorPreemptionsPerHour, 1), 9);
+    const [slow] = rank(
+      [candidate(1, { interruptible: true })],
+      { preemptionsPerHour: 0.2 },
+      {
+        setupOf: () => ({ hours: 3, usd: 0 }),
+      },
+    ).ranked;
+    expect(slow?.preemptionShare).toBeCloseTo(Math.exp(-0.6), 9);
+    expect(rank([candidate(1)], { preemptionsPerHour: 0.2 }).ranked[0]?.preemptionShare).toBe(1);
+  });
+
+  it("charges the setup over the hours left, and leaves out an offer whose setup does not end in time", () => {
+    const setupOf = () => ({ hours: 1, usd: 2 });
+    const [r] = rank([candidate(1)], {}, { hoursLeft: 10, setupOf }).ranked;
+    // $0.50/h for 10 h plus $2, over the 9 h that prove.
+    const charge = (0.5 * 10 + 2) / (0.5 * 9);
+    expect(r?.costPer1000).toBeCloseTo(((0.5 * 1000) / 60) * charge, 9);
+    expect(r?.optimisticCostPer1000).toBeCloseTo(((0.5 * 1000) / (60 * Math.exp(0.35))) * charge, 9);
+    const late = rank([candidate(1)], {}, { hoursLeft: 1, setupOf });
+    expect(late.ranked).toEqual([]);
+    expect(late.excluded[0]?.reason).toMatch(/does not end in the 1.0 h left/);
+    // No end: no charge.
+    expect(rank([candidate(1)], {}, { setupOf }).ranked[0]?.costPer1000).toBeCloseTo((0.5 * 1000) / 60, 9);
+  });
+
+  it("leaves out an offer with no positive price or no rate", () => {
+    expect(rank([candidate(1, { dphTotal: 0 })]).excluded[0]?.reason).toMatch(/no positive price/);
+    expect(rank([candidate(1, { predictedProofsPerHour: 0 })]).excluded[0]?.reason).toMatch(/no safe config/);
+    // An offer with no machine id is ranked on the model.
+    expect(rank([candidate(1, { machineId: undefined, hostId: undefined })]).ranked[0]?.source).toBe(
+      "predicted",
+    );
+  });
+
+  it("judges worth trying against the fleet's best measured cost too, and breaks cost ties by offer id", () => {
+    // Optimistic $6.16 per 1000: worth trying against nothing measured, not against a running $5.
+    expect(rank([candidate(1)]).ranked[0]?.worthTrying).toBe(true);
+    expect(rank([candidate(1)], {}, { bestMeasuredCostPer1000: 5 }).ranked[0]?.worthTrying).toBe(false);
+    expect(rank([candidate(1)], {}, { bestMeasuredCostPer1000: 7 }).ranked[0]?.worthTrying).toBe(true);
+    expect(rank([candidate(7), candidate(3), candidate(5)]).ranked.map((r) => r.candidate.offerId)).toEqual([
+      3, 5, 7,
+    ]);
+  });
+});
+
+describe("the ranking's edges", () => {
+  const rank = (
+    candidates: RankCandidate[],
+    knowledge: Partial<RankingKnowledge> = {},
+    options: Partial<RankingOptions> = {},
+  ) => rankCandidates(candidates, { ...noKnowledge, ...knowledge }, { minProofsPerHour: 20, ...options });
+
+  it("takes the runs' spread as a sample standard deviation of their logs", () => {
+    const runs = [40, 50, 60];
+    const logs = runs.map(Math.log);
+    const mean = logs.reduce((a, b) => a + b, 0) / 3;
+    const sd = Math.sqrt(logs.reduce((a, b) => a + (b - mean) ** 2, 0) / 2);
+    const [r] = rank([candidate(1)], { machines: new Map([[1001, measuredMachine(...runs)]]) }).ranked;
+    expect(r?.spreadLog).toBeCloseTo(sd / Math.sqrt(3), 9);
+  });
+
+  it("keeps a machine measured exactly at its minimum", () => {
+    // 40: a value whose geometric mean of equal runs is exact (for 20 it lands a rounding error below).
+    const { ranked, excluded } = rank(
+      [candidate(1)],
+      { machines: new Map([[1001, measuredMachine(40, 40)]]) },
+      { minProofsPerHour: 40 },
+    );
+    expect(excluded).toEqual([]);
+    expect(ranked[0]?.source).toBe("measured");
+  });
+
+  it("charges no setup when an end is given but no setup", () => {
+    const [r] = rank([candidate(1)], {}, { hoursLeft: 10 }).ranked;
+    expect(r?.costPer1000).toBeCloseTo((0.5 * 1000) / 60, 9);
+  });
+
+  it("calls every unmeasured offer worth trying while nothing is measured, and never a measured one", () => {
+    const { ranked } = rank([candidate(1), candidate(2, { dphTotal: 2 })]);
+    expect(ranked.map((r) => r.worthTrying)).toEqual([true, true]);
+    const measured = rank([candidate(1)], { machines: new Map([[1001, measuredMachine(60, 60)]]) }).ranked[0];
+    expect(measured?.worthTrying).toBe(false);
+  });
+
+  it("is worth trying only when strictly cheaper at its best than the best measured", () => {
+    const [r] = rank([candidate(1)]).ranked;
+    const exact = r?.optimisticCostPer1000 as number;
+    expect(rank([candidate(1)], {}, { bestMeasuredCostPer1000: exact }).ranked[0]?.worthTrying).toBe(false);
+  });
+
+  it("ranks first what can reach its keep minimum (at its best), then by cost", () => {
+    // The cheap one cannot reach 50/h even at its optimistic 30 x e^0.35 = 42.6/h.
+    const cheap = candidate(1, { dphTotal: 0.1, predictedProofsPerHour: 30 });
+    const able = candidate(2, { dphTotal: 1, predictedProofsPerHour: 100 });
+    expect(rank([cheap, able], {}, { minProofsPerHour: 50 }).ranked.map((r) => r.candidate.offerId)).toEqual([
+      2, 1,
+    ]);
+    // Exactly at the minimum counts as reaching it.
+    const atFloor = candidate(3, { dphTotal: 1, predictedProofsPerHour: 50 });
+    const below = candidate(4, { dphTotal: 0.1, predictedProofsPerHour: 40 });
+    expect(
+      rank([below, atFloor], {}, { minProofsPerHour: 50, optimism: 0 }).ranked.map(
+        (r) => r.candidate.offerId,
+      ),
+    ).toEqual([3, 4]);
   });
 });

@@ -253,6 +253,18 @@ describe("the dashboard's JSON API over HTTP", () => {
     expect(page.headers.get("x-content-type-options")).toBe("nosniff");
   });
 
+  it("needs the admin token for reads when nothing says the manager listens on loopback (the safe default)", async () => {
+    d = await startDashboardFleet({ readsNeedToken: undefined });
+    const refused = await get("/api/summary");
+    expect(refused.status).toBe(401);
+    expect(JSON.parse(refused.text)).toMatchObject({ ok: false, error: "ADMIN_TOKEN_REQUIRED" });
+    expect((await get("/api/summary", auth)).status).toBe(200);
+    // A wrong token opens nothing, reads or actions.
+    const wrong = { authorization: `Bearer ${testAdminToken}x` };
+    expect((await get("/api/summary", wrong)).status).toBe(401);
+    expect((await post("/api/machines/502/lift", wrong)).status).toBe(401);
+  });
+
   it("streams a change event when an agent reports a phase", async () => {
     d = await startDashboardFleet();
     const seeded = await seedDashboardFleet(d);

@@ -141,6 +141,14 @@ describe("the manager's server limits", () => {
     expect((await getWithHost(port, "/v1/health", `evil.example:${port}`)).status).toBe(200);
   });
 
+  it("serves the agents' endpoints without a dashboard, which then answers no read", async () => {
+    fleet = await startTestFleet({});
+    server = await startFleetServer({ manager: fleet.manager, listen: "127.0.0.1:0" });
+    const port = Number(new URL(server.url).port);
+    expect((await getWithHost(port, "/v1/health", `127.0.0.1:${port}`)).status).toBe(200);
+    expect((await getWithHost(port, "/api/summary", `127.0.0.1:${port}`)).status).toBe(404);
+  });
+
   it("needs the admin token for reads on a non-loopback listen address", () => {
     // startFleetServer sets readsNeedToken from this; the token rule itself is tested in dashboard-routes.test.ts.
     for (const host of ["0.0.0.0", "203.0.113.5", "::"]) expect(isLoopbackHost(host), host).toBe(false);

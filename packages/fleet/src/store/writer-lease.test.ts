@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Clock } from "@cuzkit/core";
 import { createManualClock } from "@cuzkit/core/testing";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { FleetLeaseHeldError, FleetLeaseLostError } from "../errors.js";
 import { testPlan } from "../testing/fixtures.js";
 import { connectFleetStore, type FleetStore, openFleetStore } from "./fleet-store.js";
@@ -188,6 +188,44 @@ describe.each(backends)("writer lease on $name", ({ pair }) => {
     expect(leaseA.held).toBe(false);
     // A fresh claim is a new tenure.
     expect(await leaseA.claim()).toMatchObject({ held: true, epoch: 3 });
+  });
+
+  it("keeps the lost() it gave across renewals, and resolves it when the tenure ends", async () => {
+    const clock = createManualClock(1_700_000_000_000);
+    const [a, b] = await pair(clock);
+    const leaseA = a.writerLease({ fleet: "f", holder: "a", periodMs, clock, sleep: never });
+    const leaseB = b.writerLease({ fleet: "f", holder: "b", periodMs, clock, sleep: never });
+    await leaseA.acquireNow();
+    let lost = false;
+    const lostA = leaseA.lost().then(() => {
+      lost = true;
+    });
+    expect(await leaseA.claim()).toMatchObject({ held: true, epoch: 1 }); // a renewal
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(lost).toBe(false);
+    clock.advance(periodMs + 1);
+    await leaseB.acquireNow();
+    expect((await leaseA.claim()).held).toBe(false);
+    await lostA;
+    expect(lost).toBe(true);
+    expect(leaseA.held).toBe(false);
+  });
+
+  it("renews at each check with one watcher, moving the lease's end", async () => {
+    const clock = createManualClock(1_700_000_000_000);
+    const [a] = await pair(clock);
+    const ticks: (() => void)[] = [];
+    const sleep = () => new Promise<void>((resolve) => ticks.push(resolve));
+    const leaseA = a.writerLease({ fleet: "f", holder: "a", periodMs, clock, sleep });
+    await leaseA.acquireNow();
+    expect(ticks).toHaveLength(1);
+    clock.advance(10_000);
+    ticks.shift()?.();
+    await vi.waitFor(async () => {
+      expect((await leaseA.current())?.expiresAt).toBe(clock.now() + periodMs);
+      expect(ticks).toHaveLength(1);
+    });
+    await leaseA.release();
   });
 
   it("on the database's own clock: a lapsed lease is taken over with a new epoch", async () => {
