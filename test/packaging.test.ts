@@ -161,14 +161,12 @@ describe("packages as published", () => {
     "@cuzkit/fleet/agent": { has: ["runAgent", "createHttpReporter"], lacks: ["createFleetManager"] },
     "@cuzkit/fleet/defaults": { has: ["fleetDefaults", "agentDefaults"] },
     "@cuzkit/fleet/testing": {
-      has: [
-        "startMarket",
-        "hiddenMarket",
-        "runMarketDemo",
-        "runEconomyDemo",
-        "simulateEconomy",
-        "demoMarket",
-      ],
+      has: ["startMarket", "hiddenMarket", "simulateEconomy"],
+      lacks: ["runMarketDemo", "runEconomyDemo", "demoMarket"],
+    },
+    "@cuzkit/fleet/demo": {
+      has: ["runMarketDemo", "runEconomyDemo", "demoMarket"],
+      lacks: ["startMarket", "createFleetManager"],
     },
   };
 

@@ -15,7 +15,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { errorContext, exportedErrorClasses } from "../../../test/support/error-classes.js";
 import { cliHint, cliMessage, libraryOnlyWords } from "./cli-hints.js";
 import { runCli } from "./run-cli.js";
-import { memoryIO } from "./testing/memory-io.js";
+import { memoryIO } from "./test-support/memory-io.js";
 
 /** Words of the libraries' API that mean nothing on the command line. */
 const libraryWords = libraryOnlyWords;

@@ -13,7 +13,7 @@ import { openFleetStore } from "./store/fleet-store.js";
 // rentals for one instance, never a billed instance without a row, every instance final, no
 // renting row left after the restart's first reconcile, and no machine blamed for the crash.
 
-const childSource = join(repoRoot, "packages/fleet/src/testing/crash-child.ts");
+const childSource = join(repoRoot, "packages/fleet/src/test-support/crash-child.ts");
 let childDir = "";
 let child = "";
 

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { timedProofRecords } from "../evidence/benchmark-claim.js";
 import { openFleetStore } from "../store/fleet-store.js";
-import { startTestFleet, type TestFleet } from "../testing/test-fleet.js";
+import { startTestFleet, type TestFleet } from "../test-support/test-fleet.js";
 
 let fleet: TestFleet | undefined;
 afterEach(async () => {

@@ -5,7 +5,7 @@ import type { Clock } from "@cuzkit/core";
 import { createManualClock } from "@cuzkit/core/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { FleetBudgetError, FleetStoreError, FleetTransitionError } from "../errors.js";
-import { testPlan, vetInStore } from "../testing/fixtures.js";
+import { testPlan, vetInStore } from "../test-support/fixtures.js";
 import { connectFleetStore, type FleetStore, openFleetStore } from "./fleet-store.js";
 import { migrations } from "./migrations.js";
 import { openDatabase } from "./open-database.js";

@@ -5,7 +5,7 @@ import type { Clock } from "@cuzkit/core";
 import { createManualClock } from "@cuzkit/core/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { FleetLeaseHeldError, FleetLeaseLostError } from "../errors.js";
-import { testPlan } from "../testing/fixtures.js";
+import { testPlan } from "../test-support/fixtures.js";
 import { connectFleetStore, type FleetStore, openFleetStore } from "./fleet-store.js";
 import { startTestPostgres, type TestPostgres } from "./test-postgres.js";
 

@@ -11,8 +11,8 @@ import type { RankedOffer } from "../manager/rank-offers.js";
 import { startFleetServer } from "../server/fleet-server.js";
 import { openFleetStore } from "../store/fleet-store.js";
 import type { HostPerformanceRecord } from "../store/host-performance.js";
+import { type CuzkitCommand, type Market, startMarket } from "../testing/market.js";
 import { type DemoOffer, demoBehaviour, demoMarket, vastOfferRecord } from "./demo-market.js";
-import { type CuzkitCommand, type Market, startMarket } from "./market.js";
 
 /** Options of {@link runMarketDemo}. */
 export interface MarketDemoOptions {
