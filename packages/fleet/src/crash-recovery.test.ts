@@ -6,7 +6,7 @@ import { type FakeVastServer, startFakeVastServer } from "@cuzkit/vast/testing";
 import { build } from "esbuild";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { cuzkitArgv, repoRoot } from "../../../test/support/cuzkit-process.js";
-import { openFleetStore } from "./store/fleet-store.js";
+import { openFleetStore } from "./store/open-fleet-store.js";
 
 // The manager is SIGKILLed at each of its checkpoints through a deploy of two offers (one
 // kept then destroyed, one rejected), then restarted. After every crash point: never two

@@ -222,18 +222,16 @@ export {
   fleetServerTimeoutDefaults,
 } from "./server/server-limits.js";
 export { checkStoreLocation, isPostgresUrl } from "./store/connection-string.js";
-export {
-  type ConnectFleetStoreOptions,
-  connectFleetStore,
-  type EventsQuery,
-  type FleetStore,
-  type FleetStoreOptions,
-  openFleetStore,
-  type PlanInstanceInput,
-  type PlanOptions,
-  type SqliteFleetStore,
-  type TransitionChanges,
-  type TransitionOptions,
+export type {
+  ConnectFleetStoreOptions,
+  EventsQuery,
+  FleetStore,
+  FleetStoreOptions,
+  PlanInstanceInput,
+  PlanOptions,
+  SqliteFleetStore,
+  TransitionChanges,
+  TransitionOptions,
 } from "./store/fleet-store.js";
 export type {
   HostPerformanceInput,
@@ -242,6 +240,7 @@ export type {
 } from "./store/host-performance.js";
 export type { LeaderLease } from "./store/leader-lease.js";
 export { defaultStorePath } from "./store/open-database.js";
+export { connectFleetStore, openFleetStore } from "./store/open-fleet-store.js";
 export {
   openPostgresFleetStore,
   type PostgresFleetStoreOptions,

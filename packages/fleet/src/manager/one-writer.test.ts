@@ -7,7 +7,8 @@ import { type FakeVastServer, sampleOffers, startFakeVastServer } from "@cuzkit/
 import { afterEach, describe, expect, it } from "vitest";
 import type { LeaseHolding } from "../errors.js";
 import { type InstanceState, isFinalState } from "../lifecycle.js";
-import { openFleetStore, type SqliteFleetStore } from "../store/fleet-store.js";
+import type { SqliteFleetStore } from "../store/fleet-store.js";
+import { openFleetStore } from "../store/open-fleet-store.js";
 import type { WriterLease } from "../store/writer-lease.js";
 import { testVastClient } from "../test-support/test-fleet.js";
 import { seededRandom } from "../testing/hidden-truth.js";
