@@ -7,6 +7,7 @@ import { clientErrorCodes } from "@cuzkit/client";
 import type { CuzkitError } from "@cuzkit/core";
 import * as core from "@cuzkit/core";
 import * as fleet from "@cuzkit/fleet";
+import * as fleetAgent from "@cuzkit/fleet/agent";
 import * as sim from "@cuzkit/sim";
 import * as tuner from "@cuzkit/tuner";
 import * as vast from "@cuzkit/vast";
@@ -56,7 +57,7 @@ describe("cliHint", () => {
   const awaitJobHint = (jobId: string) =>
     `the job may still be running on the daemon: wait for it with awaitProof("${jobId}"); ` +
     "do not submit the same request id again (the daemon does not deduplicate: the work would run twice)";
-  const libraryErrors = [client, vast, core, fleet, bench, sim, tuner].flatMap(exportedErrors);
+  const libraryErrors = [client, vast, core, fleet, fleetAgent, bench, sim, tuner].flatMap(exportedErrors);
 
   it("walks an error of every code the client and the Vast.ai client define", () => {
     const codes = new Set(libraryErrors.map((error) => error.code));
