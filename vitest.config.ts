@@ -20,6 +20,7 @@ export default defineConfig({
       { find: /^@cuzkit\/fleet\/agent$/, replacement: src("./packages/fleet/src/agent/index.ts") },
       { find: /^@cuzkit\/fleet\/defaults$/, replacement: src("./packages/fleet/src/defaults.ts") },
       { find: /^@cuzkit\/fleet\/testing$/, replacement: src("./packages/fleet/src/testing/index.ts") },
+      { find: /^@cuzkit\/fleet\/demo$/, replacement: src("./packages/fleet/src/demo/index.ts") },
       { find: /^@cuzkit\/core\/testing$/, replacement: src("./packages/core/src/testing/index.ts") },
       { find: /^@cuzkit\/client\/testing$/, replacement: src("./packages/client/src/testing/index.ts") },
       { find: /^@cuzkit\/sim\/testing$/, replacement: src("./packages/sim/src/testing/index.ts") },

@@ -6,6 +6,7 @@ import * as client from "@cuzkit/client";
 import * as core from "@cuzkit/core";
 import { CuzkitError } from "@cuzkit/core";
 import * as fleet from "@cuzkit/fleet";
+import * as fleetAgent from "@cuzkit/fleet/agent";
 import * as sim from "@cuzkit/sim";
 import * as tuner from "@cuzkit/tuner";
 import * as vast from "@cuzkit/vast";
@@ -22,9 +23,17 @@ const codeLists: Record<string, readonly string[] | undefined> = {
 /** Bad input is never worth repeating as it is: these classes take no `retryable`. */
 const neverRetryable = new Set<unknown>([core.InvalidInputError, core.C1InputError]);
 
-const errorClasses = Object.entries({ core, client, vast, sim, tuner, bench, fleet }).flatMap(
-  ([pkg, module]) =>
-    exportedErrorClasses(module).map(([name, errorClass]) => [`${pkg}.${name}`, pkg, errorClass] as const),
+// The agent's errors are in its own entry, @cuzkit/fleet/agent.
+const errorClasses = Object.entries({
+  core,
+  client,
+  vast,
+  sim,
+  tuner,
+  bench,
+  fleet: { ...fleet, ...fleetAgent },
+}).flatMap(([pkg, module]) =>
+  exportedErrorClasses(module).map(([name, errorClass]) => [`${pkg}.${name}`, pkg, errorClass] as const),
 );
 
 describe("the error model", () => {

@@ -144,7 +144,6 @@ describe("packages as published", () => {
         "connectFleetStore",
         "startFleetServer",
         "startFleetRun",
-        "runAgent",
         "FleetError",
         "fleetErrorCodes",
         "fleetDefaults",
@@ -156,19 +155,23 @@ describe("packages as published", () => {
         "transitions",
         "hashAgentToken",
         "parseListen",
+        "runAgent",
+        "startAgentPage",
+        "runMarketDemo",
       ],
     },
-    "@cuzkit/fleet/agent": { has: ["runAgent", "createHttpReporter"], lacks: ["createFleetManager"] },
+    "@cuzkit/fleet/agent": {
+      has: ["runAgent", "createHttpReporter", "startAgentPage"],
+      lacks: ["createFleetManager", "openFleetStore"],
+    },
     "@cuzkit/fleet/defaults": { has: ["fleetDefaults", "agentDefaults"] },
     "@cuzkit/fleet/testing": {
-      has: [
-        "startMarket",
-        "hiddenMarket",
-        "runMarketDemo",
-        "runEconomyDemo",
-        "simulateEconomy",
-        "demoMarket",
-      ],
+      has: ["startMarket", "hiddenMarket", "simulateEconomy"],
+      lacks: ["runMarketDemo", "runEconomyDemo", "demoMarket"],
+    },
+    "@cuzkit/fleet/demo": {
+      has: ["runMarketDemo", "runEconomyDemo", "demoMarket"],
+      lacks: ["startMarket", "createFleetManager"],
     },
   };
 

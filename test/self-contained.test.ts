@@ -6,7 +6,7 @@ import { hardwareFrom } from "@cuzkit/core";
 import { emitCuzkToml, recommend } from "@cuzkit/tuner";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../packages/cli/src/run-cli.js";
-import { memorySink } from "../packages/cli/src/testing/memory-io.js";
+import { memorySink } from "../packages/cli/src/test-support/memory-io.js";
 
 const root = join(import.meta.dirname, "..");
 const tracked = execFileSync("git", ["ls-files"], { cwd: root, encoding: "utf8" })

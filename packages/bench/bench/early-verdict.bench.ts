@@ -10,7 +10,7 @@ import {
   runSyntheticBatch,
   type SyntheticMachine,
   sustainedProofsPerHour,
-} from "../src/testing/synthetic-proofs.js";
+} from "../src/test-support/synthetic-proofs.js";
 
 const seeds = Number(process.env.SEEDS ?? 1000);
 const firstSeed = 900_001;

@@ -7,7 +7,7 @@ import {
   runSyntheticBatch,
   type SyntheticMachine,
   sustainedProofsPerHour,
-} from "./testing/synthetic-proofs.js";
+} from "./test-support/synthetic-proofs.js";
 
 // The early verdict fed synthetic proof timings (seeded, no real time): lognormal stage times,
 // synthesis pipelined behind the GPU, the threshold set from each machine's long-run rate.

@@ -8,8 +8,8 @@ import { slotRate } from "../../../test/support/slot-rate.js";
 import type { BenchmarkEvent } from "./progress.js";
 import { proofsPerHourFromIntervals } from "./proof-rate.js";
 import { type DaemonExit, DaemonStartError, type DaemonSupervisor } from "./supervisor.js";
-import { benchAgainst, fastReconnect, startTestSim } from "./testing/sim-bench.js";
-import { simSupervisor } from "./testing/sim-supervisor.js";
+import { benchAgainst, fastReconnect, startTestSim } from "./test-support/sim-bench.js";
+import { simSupervisor } from "./test-support/sim-supervisor.js";
 
 // runBenchmark where the outcome must not depend on the machine's speed: proofs run on the
 // simulator's manual scheduler (they end when the test says), faults are triggered by what the

@@ -7,7 +7,7 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import { slotRate } from "../../../test/support/slot-rate.js";
 import type { BenchmarkEvent, ProgressSnapshot } from "./progress.js";
 import { runBenchmark } from "./run-benchmark.js";
-import { benchAgainst, fastReconnect, startTestSim } from "./testing/sim-bench.js";
+import { benchAgainst, fastReconnect, startTestSim } from "./test-support/sim-bench.js";
 import { verdictExitCode } from "./verdict.js";
 
 // Short reconnect budget so a dead daemon is given up on in about a second.

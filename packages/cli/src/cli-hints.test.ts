@@ -7,6 +7,7 @@ import { clientErrorCodes } from "@cuzkit/client";
 import type { CuzkitError } from "@cuzkit/core";
 import * as core from "@cuzkit/core";
 import * as fleet from "@cuzkit/fleet";
+import * as fleetAgent from "@cuzkit/fleet/agent";
 import * as sim from "@cuzkit/sim";
 import * as tuner from "@cuzkit/tuner";
 import * as vast from "@cuzkit/vast";
@@ -15,7 +16,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { errorContext, exportedErrorClasses } from "../../../test/support/error-classes.js";
 import { cliHint, cliMessage, libraryOnlyWords } from "./cli-hints.js";
 import { runCli } from "./run-cli.js";
-import { memoryIO } from "./testing/memory-io.js";
+import { memoryIO } from "./test-support/memory-io.js";
 
 /** Words of the libraries' API that mean nothing on the command line. */
 const libraryWords = libraryOnlyWords;
@@ -56,7 +57,7 @@ describe("cliHint", () => {
   const awaitJobHint = (jobId: string) =>
     `the job may still be running on the daemon: wait for it with awaitProof("${jobId}"); ` +
     "do not submit the same request id again (the daemon does not deduplicate: the work would run twice)";
-  const libraryErrors = [client, vast, core, fleet, bench, sim, tuner].flatMap(exportedErrors);
+  const libraryErrors = [client, vast, core, fleet, fleetAgent, bench, sim, tuner].flatMap(exportedErrors);
 
   it("walks an error of every code the client and the Vast.ai client define", () => {
     const codes = new Set(libraryErrors.map((error) => error.code));

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { colourEnabled } from "./colour.js";
 import { createTable } from "./table.js";
-import { memorySink } from "./testing/memory-io.js";
+import { memorySink } from "./test-support/memory-io.js";
 
 const terminal = memorySink(true);
 const pipe = memorySink(false);

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { resolveAddress, writeFileAtomic } from "./common.js";
-import { memoryIO } from "./testing/memory-io.js";
+import { memoryIO } from "./test-support/memory-io.js";
 
 let dir = "";
 beforeEach(() => {

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { describe, expect, it } from "vitest";
 import { createProgram } from "./program.js";
-import { memoryIO } from "./testing/memory-io.js";
+import { memoryIO } from "./test-support/memory-io.js";
 
 /** Every option of every command, with the command path that owns it. */
 function allOptions(

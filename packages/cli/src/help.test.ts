@@ -6,7 +6,7 @@ import { defaultDiskGb, defaultLogOptions, defaultWaitOptions } from "@cuzkit/va
 import { describe, expect, it } from "vitest";
 import { durationText } from "./parse.js";
 import { runCli } from "./run-cli.js";
-import { memoryIO } from "./testing/memory-io.js";
+import { memoryIO } from "./test-support/memory-io.js";
 
 async function help(...command: string[]): Promise<string> {
   const { io, stdout } = memoryIO();

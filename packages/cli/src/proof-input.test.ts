@@ -6,7 +6,7 @@ import { createSyntheticC1 } from "@cuzkit/sim";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { cliHint } from "./cli-hints.js";
 import { buildProofInput, type ProofInputFlags } from "./proof-input.js";
-import { memoryIO } from "./testing/memory-io.js";
+import { memoryIO } from "./test-support/memory-io.js";
 
 // Every file access the CLI and the libraries it calls make, by path: an input file must be
 // opened and read once (its bytes are then sent by reference; its size is checked on the open

@@ -1,7 +1,7 @@
 import { systemClock } from "@cuzkit/core";
 import { createManualScheduler } from "@cuzkit/sim/testing";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { awaitInFlight, porep, recorder, useClientTestKit } from "./test-kit.js";
+import { awaitInFlight, porep, recorder, useClientTestKit } from "./test-support.js";
 
 // A step of the system clock (NTP, an operator's `date -s`) must not read as a daemon
 // restart: the daemon's uptime is monotonic, so the client's elapsed time must be too.

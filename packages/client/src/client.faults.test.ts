@@ -10,7 +10,7 @@ import {
   RequestIdReusedError,
 } from "./errors.js";
 import { windowPostRequest } from "./requests.js";
-import { awaitInFlight, faultWhenInFlight, porep, recorder, useClientTestKit } from "./test-kit.js";
+import { awaitInFlight, faultWhenInFlight, porep, recorder, useClientTestKit } from "./test-support.js";
 
 // The failures of issue 9, end to end over real sockets: a proxy in front of the simulator
 // resets, refuses (a forwarded port that went away) or drops (a black hole), and a simulator

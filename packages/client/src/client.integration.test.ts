@@ -20,7 +20,7 @@ import {
 } from "./errors.js";
 import { winningPostRequest } from "./requests.js";
 import { fetchStatusJson } from "./status-json.js";
-import { awaitInFlight, faultWhenInFlight, porep, recorder, useClientTestKit } from "./test-kit.js";
+import { awaitInFlight, faultWhenInFlight, porep, recorder, useClientTestKit } from "./test-support.js";
 import { http2StreamChannelName } from "./transport.js";
 
 // The client against @cuzkit/sim (a grpc-js server: a second, independent HTTP/2 stack) over

@@ -1,7 +1,7 @@
 import { createManualScheduler } from "@cuzkit/sim/testing";
 import { describe, expect, it } from "vitest";
 import { DaemonRestartedError } from "./errors.js";
-import { awaitInFlight, porep, recorder, useClientTestKit } from "./test-kit.js";
+import { awaitInFlight, porep, recorder, useClientTestKit } from "./test-support.js";
 
 // A daemon restarted while a SubmitProof upload was on its way: the body never arrived
 // (nothing runs), but the process is new. That is a restart, reported as DAEMON_RESTARTED

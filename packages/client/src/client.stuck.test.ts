@@ -6,7 +6,7 @@ import { createCuzkClient } from "./client.js";
 import { DaemonStuckError } from "./errors.js";
 import { defaultDeadlines } from "./options.js";
 import { expectedProofMs } from "./stuck.js";
-import { porep, recorder, useClientTestKit } from "./test-kit.js";
+import { porep, recorder, useClientTestKit } from "./test-support.js";
 
 // A daemon that answers GetStatus but never finishes a proof (the sim's stickAfterProofs fault:
 // a GPU call that never returns) must not hold prove() for the whole 30-minute deadline. The

@@ -19,7 +19,7 @@ import {
 import { type ProveDeps, proveWithResume } from "./prove.js";
 import { type StatusSample, statusSample } from "./recovery.js";
 import { normalizeStatus } from "./status.js";
-import { manualTimeOptions } from "./test-kit.js";
+import { manualTimeOptions } from "./test-support.js";
 
 // A property over scripted fault sequences, against a model of the daemon that follows its
 // documented behaviour (jobs survive a broken call, vanish in a restart; no deduplication;

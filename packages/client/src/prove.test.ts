@@ -33,7 +33,7 @@ import {
 } from "./prove.js";
 import { type StatusSample, statusSample } from "./recovery.js";
 import { type DaemonStatus, normalizeStatus } from "./status.js";
-import { manualTimeOptions } from "./test-kit.js";
+import { manualTimeOptions } from "./test-support.js";
 import { create as createStatus } from "./testing/status-fixture.js";
 
 // The resume/resubmit decisions, against a scripted fake daemon and a manual clock: each

@@ -1,7 +1,7 @@
 import { InvalidInputError } from "@cuzkit/core";
 import { describe, expect, it } from "vitest";
 import { resolveClientOptions } from "./options.js";
-import { porep, recorder, useClientTestKit } from "./test-kit.js";
+import { porep, recorder, useClientTestKit } from "./test-support.js";
 
 // A deadline the caller got wrong is refused before anything is sent: a fractional or
 // infinite timeoutMs used to submit the job, then fail with a BigInt DAEMON_INTERNAL.

@@ -2,7 +2,7 @@
 // HTTP server (token check, guarded write), one reconcile pass against a fake Vast holding
 // 500 labelled instances, and the store's size after 10 000 events. Each figure is printed
 // with a baseline measured in the same run. Then the trust section: simulated days of the real
-// manager on markets where some hosts lie or degrade (see testing/trust-day.ts). Run with
+// manager on markets where some hosts lie or degrade (see test-support/trust-day.ts). Run with
 // `pnpm bench:fleet`; `TRUST_SEEDS=n` sets how many fresh seeds (default 6), 0 skips it.
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,8 +11,8 @@ import { createVastClient } from "@cuzkit/vast";
 import { startFakeVastServer } from "@cuzkit/vast/testing";
 import { createFleetManager, openFleetStore, startFleetServer } from "../src/index.js";
 import { instanceLabel } from "../src/manager/config.js";
-import { testOffer, vetInStore } from "../src/testing/fixtures.js";
-import { runTrustDay, type TrustDayOptions, type TrustDayResult } from "../src/testing/trust-day.js";
+import { testOffer, vetInStore } from "../src/test-support/fixtures.js";
+import { runTrustDay, type TrustDayOptions, type TrustDayResult } from "../src/test-support/trust-day.js";
 import { generateAgentToken, hashAgentToken } from "../src/tokens.js";
 
 const instances = 500;

@@ -6,14 +6,14 @@ import { type FakeVastServer, startFakeVastServer } from "@cuzkit/vast/testing";
 import { build } from "esbuild";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { cuzkitArgv, repoRoot } from "../../../test/support/cuzkit-process.js";
-import { openFleetStore } from "./store/fleet-store.js";
+import { openFleetStore } from "./store/open-fleet-store.js";
 
 // The manager is SIGKILLed at each of its checkpoints through a deploy of two offers (one
 // kept then destroyed, one rejected), then restarted. After every crash point: never two
 // rentals for one instance, never a billed instance without a row, every instance final, no
 // renting row left after the restart's first reconcile, and no machine blamed for the crash.
 
-const childSource = join(repoRoot, "packages/fleet/src/testing/crash-child.ts");
+const childSource = join(repoRoot, "packages/fleet/src/test-support/crash-child.ts");
 let childDir = "";
 let child = "";
 

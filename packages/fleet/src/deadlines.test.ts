@@ -8,7 +8,7 @@ import {
   isPastDeadline,
 } from "./deadlines.js";
 import { modelledDeadlineInputs } from "./modelled-durations.js";
-import { testOffer } from "./testing/fixtures.js";
+import { testOffer } from "./test-support/fixtures.js";
 
 const minute = 60_000;
 

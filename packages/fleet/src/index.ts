@@ -1,15 +1,7 @@
 // @cuzkit/fleet: rents GPU machines on Vast.ai, lets each vet itself with the agent (parameters,
 // tuning, a benchmark), and keeps only those whose measured proofs/hour clears the minimum.
-// The agent (also its own entry, @cuzkit/fleet/agent).
-
-export {
-  type AgentPage,
-  type AgentPageOptions,
-  defaultAgentPageListen,
-  startAgentPage,
-} from "./agent/agent-page.js";
-export * from "./agent/index.js";
-export type { VettingResult } from "./agent/vetting.js";
+// The agent that runs on each machine is its own entry, @cuzkit/fleet/agent; the demos are
+// @cuzkit/fleet/demo, the test kits @cuzkit/fleet/testing.
 export type { AlertKind, FleetAlert } from "./alerts/alert.js";
 export {
   checkAlertWebhookUrl,
@@ -166,8 +158,6 @@ export {
   machinesReport,
 } from "./manager/machines-report.js";
 export {
-  isLoopbackUrl,
-  managerHealthPath,
   managerHealthTimeoutMs,
   type RentingUrlConfig,
   type ResolveRentingManagerUrlOptions,
@@ -179,35 +169,10 @@ export {
 export type { MonitorSummary } from "./manager/monitor.js";
 export { type ExcludedOffer, type RankedOffer, rankVastOffers } from "./manager/rank-offers.js";
 export type { ReconcileSummary } from "./manager/reconcile.js";
-export type { AgentInstructions, ReportAnswer } from "./protocol/answers.js";
-export type {
-  FailureBody,
-  FinalReportBody,
-  HeartbeatBody,
-  LogLine,
-  LogStream,
-  LogsBody,
-  PhaseBody,
-  ProofRecord,
-  RegisterBody,
-  ThroughputBody,
-} from "./protocol/requests.js";
-export {
-  type AdminToken,
-  adminTokenFileName,
-  isLoopbackHost,
-  loadOrCreateAdminToken,
-} from "./server/admin-token.js";
+export { type AdminToken, adminTokenFileName, loadOrCreateAdminToken } from "./server/admin-token.js";
 export { createDaemonStatusBoard, type DaemonStatusBoard } from "./server/daemon-status-board.js";
 export type { DashboardOptions } from "./server/dashboard-routes.js";
-export {
-  type ExcludedOfferView,
-  excludedOfferView,
-  type InstanceListView,
-  type InstanceView,
-  type OfferView,
-  offerView,
-} from "./server/dashboard-views.js";
+export { excludedOfferView, offerView } from "./server/dashboard-views.js";
 export {
   buildFleetServer,
   defaultFleetListen,
@@ -215,25 +180,22 @@ export {
   type ListeningFleetServer,
   startFleetServer,
 } from "./server/fleet-server.js";
-export { createLogRequests, type LogRequests } from "./server/log-requests.js";
 export {
   defaultMaxEventStreams,
   type FleetServerTimeouts,
   fleetServerTimeoutDefaults,
 } from "./server/server-limits.js";
 export { checkStoreLocation, isPostgresUrl } from "./store/connection-string.js";
-export {
-  type ConnectFleetStoreOptions,
-  connectFleetStore,
-  type EventsQuery,
-  type FleetStore,
-  type FleetStoreOptions,
-  openFleetStore,
-  type PlanInstanceInput,
-  type PlanOptions,
-  type SqliteFleetStore,
-  type TransitionChanges,
-  type TransitionOptions,
+export type {
+  ConnectFleetStoreOptions,
+  EventsQuery,
+  FleetStore,
+  FleetStoreOptions,
+  PlanInstanceInput,
+  PlanOptions,
+  SqliteFleetStore,
+  TransitionChanges,
+  TransitionOptions,
 } from "./store/fleet-store.js";
 export type {
   HostPerformanceInput,
@@ -242,6 +204,7 @@ export type {
 } from "./store/host-performance.js";
 export type { LeaderLease } from "./store/leader-lease.js";
 export { defaultStorePath } from "./store/open-database.js";
+export { connectFleetStore, openFleetStore } from "./store/open-fleet-store.js";
 export {
   openPostgresFleetStore,
   type PostgresFleetStoreOptions,

@@ -8,7 +8,7 @@ import {
   transitions,
   vettingStates,
 } from "./lifecycle.js";
-import { keptPath } from "./testing/fixtures.js";
+import { keptPath } from "./test-support/fixtures.js";
 
 /** Every state reachable from `start`, walking the table. */
 function reachableFrom(start: InstanceState): Set<InstanceState> {

@@ -8,10 +8,11 @@ import type { InstanceState } from "./lifecycle.js";
 import type { FleetConfig } from "./manager/config.js";
 import { createFleetManager, type FleetManager } from "./manager/fleet-manager.js";
 import { type ListeningFleetServer, startFleetServer } from "./server/fleet-server.js";
-import { openFleetStore, type SqliteFleetStore } from "./store/fleet-store.js";
-import { keptPath } from "./testing/fixtures.js";
+import type { SqliteFleetStore } from "./store/fleet-store.js";
+import { openFleetStore } from "./store/open-fleet-store.js";
+import { keptPath } from "./test-support/fixtures.js";
+import { type WatchedStore, watchStore } from "./test-support/watched-store.js";
 import { type MachineBehaviour, type Market, type MarketOptions, startMarket } from "./testing/market.js";
-import { type WatchedStore, watchStore } from "./testing/watched-store.js";
 
 // The market: a fake Vast server whose every rented instance is a local `cuzkit agent`
 // process benchmarking a `cuzkit sim` daemon sized to the offer, against a real manager

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { runCli } from "../run-cli.js";
-import { memoryIO } from "../testing/memory-io.js";
+import { memoryIO } from "../test-support/memory-io.js";
 
 const machine = ["--synthetic", "--ram", "251GiB", "--cores", "32", "--gpus", "2xRTX3090"];
 

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { cuzkitShellCommand } from "../../../../test/support/cuzkit-process.js";
 import { slotRate } from "../../../../test/support/slot-rate.js";
 import { runCli } from "../run-cli.js";
-import { memoryIO } from "../testing/memory-io.js";
+import { memoryIO } from "../test-support/memory-io.js";
 
 let sim: SimDaemon | undefined;
 let dir = "";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { runCli } from "../run-cli.js";
-import { memoryIO } from "../testing/memory-io.js";
+import { memoryIO } from "../test-support/memory-io.js";
 
 describe("cuzkit demo", () => {
   it("tunes Czechia, benchmarks it in machine time, and replays its own pw=10 config to the OOM kill", async () => {

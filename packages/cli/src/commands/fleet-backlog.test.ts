@@ -4,8 +4,8 @@ import { curioTestSchemaSql } from "../../../fleet/src/curio/curio-test-schema.j
 import { startTestPostgres, type TestPostgres } from "../../../fleet/src/store/test-postgres.js";
 import { durationText } from "../parse.js";
 import { runCli } from "../run-cli.js";
-import { fleetSettings, useFleetCli } from "../testing/fleet-cli.js";
-import { memoryIO } from "../testing/memory-io.js";
+import { fleetSettings, useFleetCli } from "../test-support/fleet-cli.js";
+import { memoryIO } from "../test-support/memory-io.js";
 
 // `cuzkit fleet run --follow-backlog`: the flags it needs, refused before anything is rented,
 // and one step against a real PostgreSQL holding Curio's harmony_task.

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { curioTestSchemaSql } from "../../../fleet/src/curio/curio-test-schema.js";
 import { startTestPostgres, type TestPostgres } from "../../../fleet/src/store/test-postgres.js";
 import { runCli } from "../run-cli.js";
-import { fleetSettings, useFleetCli } from "../testing/fleet-cli.js";
-import { memoryIO } from "../testing/memory-io.js";
+import { fleetSettings, useFleetCli } from "../test-support/fleet-cli.js";
+import { memoryIO } from "../test-support/memory-io.js";
 
 // `cuzkit fleet destroy|cordon|uncordon` against a real PostgreSQL holding Curio's tables: the
 // instance's node (found by its Curio name, the instance's label) is cordoned before the destroy;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { cuzkitArgv } from "../../../../test/support/cuzkit-process.js";
-import { fleetSettings, useFleetCli } from "../testing/fleet-cli.js";
+import { fleetSettings, useFleetCli } from "../test-support/fleet-cli.js";
 
 const cli = useFleetCli();
 /** What `fleet run` needs besides a target: the store and the fleet settings. */

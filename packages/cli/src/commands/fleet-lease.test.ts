@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fleetSettings, useFleetCli } from "../testing/fleet-cli.js";
+import { fleetSettings, useFleetCli } from "../test-support/fleet-cli.js";
 
 // Every command that changes the fleet holds its writer lease for its length: while another
 // manager holds it, `run --once`, `deploy`, `destroy` and a second `serve` refuse, name the

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fleetSettings, useFleetCli } from "../testing/fleet-cli.js";
+import { fleetSettings, useFleetCli } from "../test-support/fleet-cli.js";
 
 const cli = useFleetCli();
 const managerUrl = ["--manager-url", "http://203.0.113.5:7320"];

@@ -4,7 +4,7 @@
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { fleetSettings, useFleetCli } from "../testing/fleet-cli.js";
+import { fleetSettings, useFleetCli } from "../test-support/fleet-cli.js";
 
 const cli = useFleetCli();
 const token = "tok_0123456789abcdefGHIJ";

@@ -6,8 +6,8 @@ import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { runCli } from "../run-cli.js";
-import { fleetSettings, useFleetCli } from "../testing/fleet-cli.js";
-import { memoryIO } from "../testing/memory-io.js";
+import { fleetSettings, useFleetCli } from "../test-support/fleet-cli.js";
+import { memoryIO } from "../test-support/memory-io.js";
 
 const cli = useFleetCli();
 

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { createSyntheticC1, type SimDaemon, startSimDaemon } from "@cuzkit/sim";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "../run-cli.js";
-import { memoryIO } from "../testing/memory-io.js";
+import { memoryIO } from "../test-support/memory-io.js";
 import { defaultRestartWaitMs } from "./prove.js";
 
 let sim: SimDaemon | undefined;

@@ -9,7 +9,7 @@ import { createPlainGrpcClient, type PlainGrpcClient } from "@cuzkit/sim/testing
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { cuzkitArgv, repoRoot } from "../../../../test/support/cuzkit-process.js";
 import { CommandExit } from "../io.js";
-import { memoryIO } from "../testing/memory-io.js";
+import { memoryIO } from "../test-support/memory-io.js";
 import { createSimCommand, parseFaults } from "./sim.js";
 
 const porep = (requestId: string) => ({

@@ -10,7 +10,7 @@ import { startSimDaemon } from "@cuzkit/sim";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { cuzkitArgv } from "../../../../test/support/cuzkit-process.js";
 import { runCli } from "../run-cli.js";
-import { memoryIO, memorySink } from "../testing/memory-io.js";
+import { memoryIO, memorySink } from "../test-support/memory-io.js";
 import {
   type DaemonCondition,
   daemonCondition,

@@ -7,7 +7,7 @@ import { CommanderError } from "commander";
 import { parse } from "smol-toml";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type CliIO, CommandExit } from "../io.js";
-import { memorySink, parseCapturingError } from "../testing/memory-io.js";
+import { memorySink, parseCapturingError } from "../test-support/memory-io.js";
 import { createTuneCommand, parseSafetyMargin, type TuneCommandDeps } from "./tune.js";
 
 let dir: string;

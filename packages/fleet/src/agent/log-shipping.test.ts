@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { hardwareFrom } from "@cuzkit/core";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { LogsBody } from "../protocol/requests.js";
-import { startTestFleet, type TestFleet } from "../testing/test-fleet.js";
+import { startTestFleet, type TestFleet } from "../test-support/test-fleet.js";
 import { runAgent } from "./agent.js";
 import { createLogTail } from "./log-tail.js";
 import { redactionMarker } from "./redact.js";

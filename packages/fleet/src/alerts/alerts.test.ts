@@ -4,7 +4,11 @@ import type { AddressInfo } from "node:net";
 import type { Logger } from "@cuzkit/core";
 import { afterEach, describe, expect, it } from "vitest";
 import type { FleetRunStep } from "../manager/fleet-run.js";
-import { type DashboardFleet, seedDashboardFleet, startDashboardFleet } from "../testing/dashboard-fleet.js";
+import {
+  type DashboardFleet,
+  seedDashboardFleet,
+  startDashboardFleet,
+} from "../test-support/dashboard-fleet.js";
 import { type FleetAlert, slackSafe } from "./alert.js";
 import { createAlertWatcher } from "./alert-watcher.js";
 import { createWebhookSender } from "./webhook-sender.js";

@@ -5,9 +5,9 @@ import { timedProofRecords } from "../evidence/benchmark-claim.js";
 import { backlogEventType, createBacklogFollower, followerOf } from "../manager/backlog-follower.js";
 import { resolveFleetConfig } from "../manager/config.js";
 import { type FleetRunStep, startFleetRun } from "../manager/fleet-run.js";
-import { openFleetStore } from "../store/fleet-store.js";
+import { openFleetStore } from "../store/open-fleet-store.js";
 import { startTestPostgres, type TestPostgres } from "../store/test-postgres.js";
-import { startTestFleet, type TestFleet } from "../testing/test-fleet.js";
+import { startTestFleet, type TestFleet } from "../test-support/test-fleet.js";
 import { type CurioBacklogSource, curioBacklogSql, openCurioBacklogSource } from "./backlog-source.js";
 import { curioTestSchemaSql } from "./curio-test-schema.js";
 

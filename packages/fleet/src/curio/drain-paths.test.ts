@@ -5,7 +5,7 @@ import { timedProofRecords } from "../evidence/benchmark-claim.js";
 import { backlogEventType } from "../manager/backlog-follower.js";
 import { type FleetRunStep, runFleetStep, startFleetRun } from "../manager/fleet-run.js";
 import { startTestPostgres, type TestPostgres } from "../store/test-postgres.js";
-import { startTestFleet, type TestFleet } from "../testing/test-fleet.js";
+import { startTestFleet, type TestFleet } from "../test-support/test-fleet.js";
 import { type CurioBacklogSource, openCurioBacklogSource } from "./backlog-source.js";
 import { curioTestSchemaSql } from "./curio-test-schema.js";
 import { type HarmonySource, openHarmonySource } from "./harmony-source.js";

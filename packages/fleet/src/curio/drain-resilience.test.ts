@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { timedProofRecords } from "../evidence/benchmark-claim.js";
 import type { FleetManager } from "../manager/fleet-manager.js";
 import { startTestPostgres, type TestPostgres } from "../store/test-postgres.js";
-import { startTestFleet, type TestFleet } from "../testing/test-fleet.js";
+import { startTestFleet, type TestFleet } from "../test-support/test-fleet.js";
 import type { CurioLinkOptions } from "./curio-link.js";
 import { curioTestSchemaSql } from "./curio-test-schema.js";
 import { type HarmonySource, openHarmonySource } from "./harmony-source.js";

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { timedProofRecords } from "../evidence/benchmark-claim.js";
 import { startTestPostgres, type TestPostgres } from "../store/test-postgres.js";
-import { startTestFleet, type TestFleet } from "../testing/test-fleet.js";
+import { startTestFleet, type TestFleet } from "../test-support/test-fleet.js";
 import { curioTestSchemaSql } from "./curio-test-schema.js";
 import { type HarmonySource, openHarmonySource } from "./harmony-source.js";
 

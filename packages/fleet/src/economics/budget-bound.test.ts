@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { activeMember, rankedOffers } from "../testing/planner-fixtures.js";
+import { activeMember, rankedOffers } from "../test-support/planner-fixtures.js";
 import { budgetBound } from "./budget-bound.js";
 import { type FleetPlanInput, planFleetStep } from "./run-planner.js";
 

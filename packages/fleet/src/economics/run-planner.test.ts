@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { activeMember, rankedOffers, vettingMember } from "../testing/planner-fixtures.js";
+import { activeMember, rankedOffers, vettingMember } from "../test-support/planner-fixtures.js";
 import { type FleetPlanInput, planFleetStep } from "./run-planner.js";
 
 const offers = rankedOffers;

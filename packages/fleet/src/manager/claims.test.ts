@@ -4,7 +4,7 @@ import { timedProofRecords } from "../evidence/benchmark-claim.js";
 import { readCountedRate } from "../evidence/counted-rate.js";
 import type { ProofRecord } from "../protocol/requests.js";
 import { proofsPerHourSeries } from "../server/dashboard-views.js";
-import { startTestFleet, type TestFleet } from "../testing/test-fleet.js";
+import { startTestFleet, type TestFleet } from "../test-support/test-fleet.js";
 import { fleetMembers, runFleetStep } from "./fleet-run.js";
 
 let fleet: TestFleet | undefined;

@@ -1,7 +1,7 @@
 import { sampleOffers } from "@cuzkit/vast/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { fleetDefaults } from "../defaults.js";
-import { startTestFleet, type TestFleet } from "../testing/test-fleet.js";
+import { startTestFleet, type TestFleet } from "../test-support/test-fleet.js";
 import type { FleetManager } from "./fleet-manager.js";
 import { runFleetStep } from "./fleet-run.js";
 

@@ -2,7 +2,7 @@ import { createVastClient } from "@cuzkit/vast";
 import type { ScriptedFailure } from "@cuzkit/vast/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import type { InstanceRecord } from "../store/records.js";
-import { startTestFleet, type TestFleet } from "../testing/test-fleet.js";
+import { startTestFleet, type TestFleet } from "../test-support/test-fleet.js";
 import type { FleetVast } from "./context.js";
 import { createFleetManager } from "./fleet-manager.js";
 

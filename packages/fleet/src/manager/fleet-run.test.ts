@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { timedProofRecords } from "../evidence/benchmark-claim.js";
-import { startTestFleet, type TestFleet } from "../testing/test-fleet.js";
+import { startTestFleet, type TestFleet } from "../test-support/test-fleet.js";
 import { runFleetStep, startFleetRun } from "./fleet-run.js";
 
 let fleet: TestFleet | undefined;

@@ -7,7 +7,7 @@ import {
 } from "../economics/interruptible.js";
 import { noKnowledge, type RankCandidate, rankCandidates } from "../economics/ranking.js";
 import { timedProofRecords } from "../evidence/benchmark-claim.js";
-import { startTestFleet, type TestFleet } from "../testing/test-fleet.js";
+import { startTestFleet, type TestFleet } from "../test-support/test-fleet.js";
 import { resolveFleetConfig } from "./config.js";
 import { fleetMembers, runFleetStep } from "./fleet-run.js";
 

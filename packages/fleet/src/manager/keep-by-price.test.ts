@@ -2,7 +2,7 @@ import { InvalidInputError } from "@cuzkit/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { timedProofRecords } from "../evidence/benchmark-claim.js";
 import { describeKeepMinimum, keepMinimumProofsPerHour, usdPer1000Proofs } from "../keep-rule.js";
-import { startTestFleet, type TestFleet } from "../testing/test-fleet.js";
+import { startTestFleet, type TestFleet } from "../test-support/test-fleet.js";
 import { resolveFleetConfig } from "./config.js";
 
 let fleet: TestFleet | undefined;

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { type ListeningFleetServer, startFleetServer } from "../server/fleet-server.js";
-import { startTestFleet, type TestFleet } from "../testing/test-fleet.js";
+import { startTestFleet, type TestFleet } from "../test-support/test-fleet.js";
 import { isLoopbackUrl, resolveRentingManagerUrl, verifyManagerUrl } from "./manager-url.js";
 
 let fleet: TestFleet | undefined;

@@ -7,10 +7,11 @@ import { type FakeVastServer, sampleOffers, startFakeVastServer } from "@cuzkit/
 import { afterEach, describe, expect, it } from "vitest";
 import type { LeaseHolding } from "../errors.js";
 import { type InstanceState, isFinalState } from "../lifecycle.js";
-import { openFleetStore, type SqliteFleetStore } from "../store/fleet-store.js";
+import type { SqliteFleetStore } from "../store/fleet-store.js";
+import { openFleetStore } from "../store/open-fleet-store.js";
 import type { WriterLease } from "../store/writer-lease.js";
+import { testVastClient } from "../test-support/test-fleet.js";
 import { seededRandom } from "../testing/hidden-truth.js";
-import { testVastClient } from "../testing/test-fleet.js";
 import type { FleetVast } from "./context.js";
 import { createFleetManager, type FleetManager } from "./fleet-manager.js";
 import { runFleetStep } from "./fleet-run.js";

@@ -4,8 +4,8 @@ import { redactionMarker } from "../agent/redact.js";
 import { logTailDefaults } from "../defaults.js";
 import { FleetLogTailTooLargeError } from "../errors.js";
 import type { LogsBody } from "../protocol/requests.js";
-import { testAdminToken } from "../testing/dashboard-fleet.js";
-import { startTestFleet, type TestFleet } from "../testing/test-fleet.js";
+import { testAdminToken } from "../test-support/dashboard-fleet.js";
+import { startTestFleet, type TestFleet } from "../test-support/test-fleet.js";
 
 const vastKey = "9e2d5c8f3f9c2a7b1e8d4c6f0a5b9e2d7c1f4a8b3e6d9c2f5a8b1e4d7c0f3a6b";
 const envSecret = "curio-db-pass-7f3a9c21";

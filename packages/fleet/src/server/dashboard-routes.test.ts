@@ -5,8 +5,8 @@ import {
   seedDashboardFleet,
   startDashboardFleet,
   testAdminToken,
-} from "../testing/dashboard-fleet.js";
-import { keptPath } from "../testing/fixtures.js";
+} from "../test-support/dashboard-fleet.js";
+import { keptPath } from "../test-support/fixtures.js";
 import type { OfferView } from "./dashboard-views.js";
 
 let d: DashboardFleet | undefined;

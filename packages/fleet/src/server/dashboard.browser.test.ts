@@ -11,7 +11,11 @@ import { cuzkitArgv, cuzkitShellCommand } from "../../../../test/support/cuzkit-
 import { startFreezableProxy } from "../../../../test/support/freezable-proxy.js";
 import { killProcesses, processesMentioning } from "../../../../test/support/processes.js";
 import { settlesWithin } from "../../../../test/support/settles-within.js";
-import { type DashboardFleet, seedDashboardFleet, startDashboardFleet } from "../testing/dashboard-fleet.js";
+import {
+  type DashboardFleet,
+  seedDashboardFleet,
+  startDashboardFleet,
+} from "../test-support/dashboard-fleet.js";
 
 /**
  * Ticks the "show destroyed" filter once the list counts `count` destroyed instances. The list

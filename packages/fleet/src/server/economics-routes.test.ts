@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { knowledgeFromStore } from "../economics/knowledge.js";
 import { timedProofRecords } from "../evidence/benchmark-claim.js";
-import { startTestFleet, type TestFleet } from "../testing/test-fleet.js";
+import { startTestFleet, type TestFleet } from "../test-support/test-fleet.js";
 
 let fleet: TestFleet | undefined;
 afterEach(async () => {

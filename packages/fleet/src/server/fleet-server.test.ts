@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { timedProofRecords } from "../evidence/benchmark-claim.js";
-import { openFleetStore } from "../store/fleet-store.js";
-import { startTestFleet, type TestFleet } from "../testing/test-fleet.js";
+import { openFleetStore } from "../store/open-fleet-store.js";
+import { startTestFleet, type TestFleet } from "../test-support/test-fleet.js";
 
 let fleet: TestFleet | undefined;
 afterEach(async () => {

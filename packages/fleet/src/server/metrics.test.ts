@@ -3,7 +3,11 @@
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { afterEach, describe, expect, it } from "vitest";
 import { fleetFailureClass } from "../failure-class.js";
-import { type DashboardFleet, seedDashboardFleet, startDashboardFleet } from "../testing/dashboard-fleet.js";
+import {
+  type DashboardFleet,
+  seedDashboardFleet,
+  startDashboardFleet,
+} from "../test-support/dashboard-fleet.js";
 import { createFleetMetrics } from "./metrics.js";
 
 let d: DashboardFleet | undefined;

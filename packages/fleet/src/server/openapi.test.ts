@@ -3,7 +3,7 @@ import Fastify from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { type DashboardFleet, startDashboardFleet, testAdminToken } from "../testing/dashboard-fleet.js";
+import { type DashboardFleet, startDashboardFleet, testAdminToken } from "../test-support/dashboard-fleet.js";
 import { jsonAnswer, registeredRoutes, registerOpenApi } from "./openapi.js";
 
 type Operation = {

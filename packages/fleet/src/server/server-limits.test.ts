@@ -1,7 +1,7 @@
 import { request as httpRequest } from "node:http";
 import { connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { startTestFleet, type TestFleet } from "../testing/test-fleet.js";
+import { startTestFleet, type TestFleet } from "../test-support/test-fleet.js";
 import { isLoopbackHost } from "./admin-token.js";
 import { type ListeningFleetServer, startFleetServer } from "./fleet-server.js";
 

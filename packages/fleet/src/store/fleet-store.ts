@@ -1,4 +1,4 @@
-import { type Clock, systemClock } from "@cuzkit/core";
+import type { Clock } from "@cuzkit/core";
 import type {
   ExclusionPolicy,
   MachineEvidenceInput,
@@ -6,10 +6,8 @@ import type {
   MachineExclusion,
 } from "../economics/machine-evidence.js";
 import type { InstanceState } from "../lifecycle.js";
-import { checkStoreLocation, isPostgresUrl } from "./connection-string.js";
 import type { HostPerformanceInput, HostPerformanceStore } from "./host-performance.js";
-import { openDatabase, type SqliteDatabase } from "./open-database.js";
-import { openPostgresFleetStore } from "./postgres-fleet-store.js";
+import type { SqliteDatabase } from "./open-database.js";
 import type {
   BenchmarkResultRecord,
   CurioDrainRecord,
@@ -19,8 +17,6 @@ import type {
   InstanceRecord,
   OfferSnapshot,
 } from "./records.js";
-import { sqliteExecutor } from "./sql-executor.js";
-import { createSqlFleetStore } from "./sql-fleet-store.js";
 import type { WriterLease, WriterLeaseOptions } from "./writer-lease.js";
 
 /** What a new planned instance needs. */
@@ -256,21 +252,6 @@ export interface SqliteFleetStore extends FleetStore {
   readonly db: SqliteDatabase;
 }
 
-/** Opens the fleet's SQLite store (creating and migrating it). */
-export function openFleetStore(options: FleetStoreOptions): SqliteFleetStore {
-  const db = openDatabase(options.path, undefined, { ifMissing: options.ifMissing });
-  const store = createSqlFleetStore(sqliteExecutor(db), {
-    clock: options.clock ?? systemClock,
-    kind: "sqlite",
-    location: options.path,
-    path: options.path,
-    close: async () => {
-      db.close();
-    },
-  });
-  return { ...store, kind: "sqlite", path: options.path, db };
-}
-
 /** Options of connectFleetStore. */
 export interface ConnectFleetStoreOptions {
   /** A SQLite path, or `postgres://USER:PASSWORD@HOST:PORT/DB`. Required. */
@@ -281,16 +262,4 @@ export interface ConnectFleetStoreOptions {
   clock?: Clock | undefined;
   /** "refuse": a missing SQLite file is an error and nothing is created. Default "create". */
   ifMissing?: "create" | "refuse" | undefined;
-}
-
-/**
- * Opens the store a `--db` value names: PostgreSQL for a `postgres://` URL, else a SQLite file.
- * Any other scheme (`mysql://`) is refused before anything is created.
- */
-export async function connectFleetStore(options: ConnectFleetStoreOptions): Promise<FleetStore> {
-  checkStoreLocation(options.location);
-  if (isPostgresUrl(options.location)) {
-    return openPostgresFleetStore({ url: options.location, schema: options.schema, clock: options.clock });
-  }
-  return openFleetStore({ path: options.location, clock: options.clock, ifMissing: options.ifMissing });
 }

@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { connectFleetStore, openFleetStore } from "./fleet-store.js";
+import { connectFleetStore, openFleetStore } from "./open-fleet-store.js";
 
 const scratch: string[] = [];
 afterEach(() => {

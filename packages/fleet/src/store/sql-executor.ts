@@ -6,6 +6,23 @@ import { sqliteDialect } from "./sql-dialect.js";
 export type SqlValue = string | number | null;
 
 /**
+ * An INSERT bound by column name: each of `row`'s keys is a column and its value is bound to that
+ * column's placeholder, so a column and its value cannot drift apart as a positional list can.
+ * The column names are the caller's literals, never input. `suffix` follows the VALUES list
+ * (such as `RETURNING *`). Default: nothing.
+ */
+export function insertRow(
+  table: string,
+  row: Readonly<Record<string, SqlValue>>,
+  suffix = "",
+): { sql: string; params: SqlValue[] } {
+  const columns = Object.keys(row);
+  const values = `VALUES (${columns.map(() => "?").join(", ")})`;
+  const sql = `INSERT INTO ${table} (${columns.join(", ")}) ${values}${suffix === "" ? "" : ` ${suffix}`}`;
+  return { sql, params: Object.values(row) };
+}
+
+/**
  * What the fleet's SQL runs on: positional `?` placeholders, rows as plain objects, and
  * transactions that see their own writes. The SQLite and PostgreSQL stores differ only here.
  */

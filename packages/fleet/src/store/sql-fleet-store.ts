@@ -27,7 +27,7 @@ import {
   type InstanceRow,
   toInstanceRecord,
 } from "./records.js";
-import type { SqlExecutor, SqlValue } from "./sql-executor.js";
+import { insertRow, type SqlExecutor, type SqlValue } from "./sql-executor.js";
 import { createWriterLease, type WriterLease } from "./writer-lease.js";
 
 // Every query of the fleet's store, in one place, for SQLite and PostgreSQL alike: positional
@@ -128,9 +128,6 @@ const changeColumns: Record<Exclude<keyof TransitionChanges, "curioDrain">, stri
 const liveStates = "('booting','registered','params','warmup','benchmarking','active','draining')";
 
 const sql = {
-  insertInstance: `INSERT INTO instances (id, fleet, label, state, offer_id, machine_id, dph, offer_json,
-      deadlines_json, token_hash, phase_started_at, phase_deadline_at, created_at, updated_at)
-    VALUES (?, ?, ?, 'planned', ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)`,
   insertEvent:
     "INSERT INTO events (instance_id, at, type, from_state, to_state, detail_json, writer_epoch) VALUES (?, ?, ?, ?, ?, ?, ?)",
   selectById: "SELECT * FROM instances WHERE id = ?",
@@ -138,9 +135,6 @@ const sql = {
   selectByLabel: "SELECT * FROM instances WHERE label = ?",
   selectAll: "SELECT * FROM instances ORDER BY created_at, id",
   heartbeat: `UPDATE instances SET last_heartbeat_at = ? WHERE id = ? AND state IN ${liveStates}`,
-  insertBenchmark: `INSERT INTO benchmark_results (instance_id, at, verdict, proofs_per_hour, min_proofs_per_hour,
-      machine_id, gpu_name, num_gpus, report_json)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   selectBenchmark: "SELECT * FROM benchmark_results WHERE instance_id = ?",
   selectBenchmarkSummaries: `SELECT instance_id, at, verdict, proofs_per_hour, min_proofs_per_hour, machine_id, gpu_name,
       num_gpus FROM benchmark_results ORDER BY at ASC LIMIT ?`,
@@ -162,10 +156,6 @@ const sql = {
   loadSettings: "SELECT config_json FROM fleet_settings WHERE fleet = ?",
   lastEventSeq: "SELECT MAX(seq) AS seq FROM events",
   schemaVersion: "SELECT MAX(version) AS v FROM schema_migrations",
-  insertPerformance: `INSERT INTO host_performance (kind, instance_id, at, verdict, proofs_per_hour,
-      predicted_proofs_per_hour, dph, offer_id, machine_id, host_id, gpu_name, num_gpus, cpu_ram_bytes, cpu_cores,
-      cpu_name, class_key, window_ms, config, records_json, source, task_type, failures)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
   selectPerformance: "SELECT * FROM host_performance ORDER BY seq",
   selectPerformanceOfMachine: "SELECT * FROM host_performance WHERE machine_id = ? ORDER BY seq",
   selectPerformanceOfClass: "SELECT * FROM host_performance WHERE class_key = ? ORDER BY seq",
@@ -311,30 +301,35 @@ export function createSqlFleetStore(db: SqlExecutor, options: SqlFleetStoreOptio
   ) => db.transaction((tx) => transitionIn(tx, id, from, to, options));
 
   const recordPerformance = async (q: SqlExecutor, input: HostPerformanceInput) => {
-    const row = await q.get<HostPerformanceRow>(sql.insertPerformance, [
-      input.kind,
-      input.instanceId,
-      input.at ?? clock.now(),
-      input.verdict ?? null,
-      input.proofsPerHour,
-      input.predictedProofsPerHour ?? null,
-      input.dphPerHour,
-      input.offerId,
-      input.machineId ?? null,
-      input.hostId ?? null,
-      input.gpuName,
-      input.numGpus,
-      input.cpuRamBytes,
-      input.cpuCores ?? null,
-      input.cpuName ?? null,
-      input.classKey,
-      input.windowMs ?? null,
-      input.config ?? null,
-      input.records === undefined ? null : JSON.stringify(input.records),
-      input.source ?? "agent",
-      input.taskType ?? null,
-      input.failures ?? null,
-    ]);
+    const insert = insertRow(
+      "host_performance",
+      {
+        kind: input.kind,
+        instance_id: input.instanceId,
+        at: input.at ?? clock.now(),
+        verdict: input.verdict ?? null,
+        proofs_per_hour: input.proofsPerHour,
+        predicted_proofs_per_hour: input.predictedProofsPerHour ?? null,
+        dph: input.dphPerHour,
+        offer_id: input.offerId,
+        machine_id: input.machineId ?? null,
+        host_id: input.hostId ?? null,
+        gpu_name: input.gpuName,
+        num_gpus: input.numGpus,
+        cpu_ram_bytes: input.cpuRamBytes,
+        cpu_cores: input.cpuCores ?? null,
+        cpu_name: input.cpuName ?? null,
+        class_key: input.classKey,
+        window_ms: input.windowMs ?? null,
+        config: input.config ?? null,
+        records_json: input.records === undefined ? null : JSON.stringify(input.records),
+        source: input.source ?? "agent",
+        task_type: input.taskType ?? null,
+        failures: input.failures ?? null,
+      },
+      "RETURNING *",
+    );
+    const row = await q.get<HostPerformanceRow>(insert.sql, insert.params);
     return toHostPerformanceRecord(row as HostPerformanceRow);
   };
 
@@ -389,20 +384,23 @@ export function createSqlFleetStore(db: SqlExecutor, options: SqlFleetStoreOptio
           planOptions.guard(rows.map(toInstanceRecord));
         }
         const now = clock.now();
-        await tx.run(sql.insertInstance, [
-          input.id,
-          input.fleet,
-          input.label,
-          input.offer.offerId,
-          input.offer.machineId ?? null,
-          input.offer.dphTotal,
-          JSON.stringify(input.offer),
-          JSON.stringify(input.deadlinesMs),
-          input.tokenHash,
-          now,
-          now,
-          now,
-        ]);
+        const insert = insertRow("instances", {
+          id: input.id,
+          fleet: input.fleet,
+          label: input.label,
+          state: "planned",
+          offer_id: input.offer.offerId,
+          machine_id: input.offer.machineId ?? null,
+          dph: input.offer.dphTotal,
+          offer_json: JSON.stringify(input.offer),
+          deadlines_json: JSON.stringify(input.deadlinesMs),
+          token_hash: input.tokenHash,
+          phase_started_at: now,
+          phase_deadline_at: null,
+          created_at: now,
+          updated_at: now,
+        });
+        await tx.run(insert.sql, insert.params);
         await event(tx, input.id, "planned", undefined, "planned", {
           offerId: input.offer.offerId,
           label: input.label,
@@ -487,17 +485,18 @@ export function createSqlFleetStore(db: SqlExecutor, options: SqlFleetStoreOptio
         if (record === undefined) throw transitionRefused(id, "benchmarking", to, actual);
         for (const extra of extras.events ?? [])
           await event(tx, id, extra.type, undefined, undefined, extra.detail);
-        await tx.run(sql.insertBenchmark, [
-          id,
-          clock.now(),
-          result.verdict,
-          result.proofsPerHour,
-          result.minProofsPerHour,
-          result.machineId ?? null,
-          result.gpuName ?? null,
-          result.numGpus ?? null,
-          JSON.stringify(result.report),
-        ]);
+        const insert = insertRow("benchmark_results", {
+          instance_id: id,
+          at: clock.now(),
+          verdict: result.verdict,
+          proofs_per_hour: result.proofsPerHour,
+          min_proofs_per_hour: result.minProofsPerHour,
+          machine_id: result.machineId ?? null,
+          gpu_name: result.gpuName ?? null,
+          num_gpus: result.numGpus ?? null,
+          report_json: JSON.stringify(result.report),
+        });
+        await tx.run(insert.sql, insert.params);
         if (measured !== undefined) await recordPerformance(tx, measured);
         return record;
       });

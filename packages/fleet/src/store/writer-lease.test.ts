@@ -5,8 +5,9 @@ import type { Clock } from "@cuzkit/core";
 import { createManualClock } from "@cuzkit/core/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { FleetLeaseHeldError, FleetLeaseLostError } from "../errors.js";
-import { testPlan } from "../testing/fixtures.js";
-import { connectFleetStore, type FleetStore, openFleetStore } from "./fleet-store.js";
+import { testPlan } from "../test-support/fixtures.js";
+import type { FleetStore } from "./fleet-store.js";
+import { connectFleetStore, openFleetStore } from "./open-fleet-store.js";
 import { startTestPostgres, type TestPostgres } from "./test-postgres.js";
 
 // The writer lease and its fencing, on both stores: two managers on one database, each with

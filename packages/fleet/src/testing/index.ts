@@ -1,8 +1,7 @@
-// @cuzkit/fleet/testing: markets to try the fleet on without renting anything (not for production
-// use). A hidden-truth market behind a fake Vast.ai, machines that are real `cuzkit agent`
-// processes in front of `cuzkit sim`, and the demos `cuzkit fleet demo` runs on them.
-export { type DemoOffer, demoMarket } from "./demo-market.js";
-export { type EconomyDemoOptions, type EconomyDemoSummary, runEconomyDemo } from "./economy-demo.js";
+// @cuzkit/fleet/testing: kits to test the fleet on without renting anything (not for production
+// use): a hidden-truth market behind a fake Vast.ai, machines that are real `cuzkit agent`
+// processes in front of `cuzkit sim`, and the simulations the planner is judged by. The demos
+// `cuzkit fleet demo` runs on them are @cuzkit/fleet/demo.
 export {
   type EconomyEvent,
   type EconomyOptions,
@@ -36,13 +35,6 @@ export {
   type MarketProduction,
   startMarket,
 } from "./market.js";
-export {
-  type DemoInstanceOutcome,
-  type DemoProgress,
-  type MarketDemoOptions,
-  type MarketDemoSummary,
-  runMarketDemo,
-} from "./market-demo.js";
 export {
   type MarketScenario,
   type MovingMarket,

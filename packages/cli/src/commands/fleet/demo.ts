@@ -41,7 +41,7 @@ never finish); the real manager and the \`fleet run\` loop see only what the age
 A simulated hour takes 3.6 s. Ctrl-C ends the run early and still prints the summary.`,
     )
     .action(async (flags: DemoFlags) => {
-      const { runEconomyDemo, runMarketDemo } = await import("@cuzkit/fleet/testing");
+      const { runEconomyDemo, runMarketDemo } = await import("@cuzkit/fleet/demo");
       if (flags.inProcess) {
         runEconomyDemo({ seed: flags.seed, hours: flags.hours, write: ctx.print });
         return;

@@ -1,7 +1,7 @@
 import { InvalidInputError } from "@cuzkit/core";
 import type { Command } from "commander";
 import { wholeNumberOption } from "../../parse.js";
-import { type FleetContext, fleetLib } from "./context.js";
+import type { FleetContext } from "./context.js";
 import { addStoreOptions, type StoreFlags } from "./flags.js";
 
 interface LogsFlags extends StoreFlags {
@@ -33,7 +33,7 @@ export function addLogsCommand(fleet: Command, ctx: FleetContext): void {
       ctx.withStore(
         flags,
         async (store) => {
-          const { redactSecrets, secretsFromEnv } = await fleetLib();
+          const { redactSecrets, secretsFromEnv } = await import("@cuzkit/fleet/agent");
           if (flags.stream !== undefined && flags.stream !== "daemon" && flags.stream !== "agent") {
             throw new InvalidInputError(`--stream "${flags.stream}" is not daemon or agent`, {
               hint: "pass --stream daemon (the daemon's output) or --stream agent (the agent's own lines)",

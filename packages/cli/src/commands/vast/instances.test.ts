@@ -1,6 +1,6 @@
 import type { CuzkitError } from "@cuzkit/core";
 import { describe, expect, it } from "vitest";
-import { useVastCli, withVastCli } from "../../testing/vast-cli.js";
+import { useVastCli, withVastCli } from "../../test-support/vast-cli.js";
 
 const cli = useVastCli();
 

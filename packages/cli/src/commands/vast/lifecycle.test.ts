@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CuzkitError } from "@cuzkit/core";
 import { describe, expect, it } from "vitest";
-import { useVastCli } from "../../testing/vast-cli.js";
+import { useVastCli } from "../../test-support/vast-cli.js";
 
 const cli = useVastCli();
 

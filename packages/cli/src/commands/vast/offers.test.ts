@@ -4,7 +4,7 @@ import { CuzkitError, GiB, MiB } from "@cuzkit/core";
 import { parseMemTotal, parseNvidiaSmiCsv, recommend } from "@cuzkit/tuner";
 import { normaliseOffer, offerHardware } from "@cuzkit/vast";
 import { describe, expect, it } from "vitest";
-import { useVastCli } from "../../testing/vast-cli.js";
+import { useVastCli } from "../../test-support/vast-cli.js";
 
 const cli = useVastCli();
 

@@ -1,7 +1,7 @@
 import { CuzkitError } from "@cuzkit/core";
 import { describe, expect, it } from "vitest";
 import { CommandExit } from "../../io.js";
-import { useVastCli, type VastCliHarness, withVastCli } from "../../testing/vast-cli.js";
+import { useVastCli, type VastCliHarness, withVastCli } from "../../test-support/vast-cli.js";
 import type { VastCommandDeps } from "./index.js";
 
 const cli = useVastCli();

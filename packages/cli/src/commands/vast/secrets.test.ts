@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { useVastCli, withVastCli } from "../../testing/vast-cli.js";
+import { useVastCli, withVastCli } from "../../test-support/vast-cli.js";
 
 // The harness fails any run whose stdout, stderr or error holds the API key or a per-instance
 // key; these tests drive every command, with --verbose, through the paths where a key could leak.

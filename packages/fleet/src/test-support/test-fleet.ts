@@ -9,7 +9,7 @@ import type { Checkpoint } from "../manager/context.js";
 import { createFleetManager, type FleetManager } from "../manager/fleet-manager.js";
 import type { DashboardOptions } from "../server/dashboard-routes.js";
 import { buildFleetServer } from "../server/fleet-server.js";
-import { openFleetStore } from "../store/fleet-store.js";
+import { openFleetStore } from "../store/open-fleet-store.js";
 import type { WriterLease } from "../store/writer-lease.js";
 
 /** A manager against the fake Vast server, with a manual clock and an in-memory (or given) store. */

@@ -1,6 +1,6 @@
 import { rankCandidates } from "../economics/ranking.js";
-import { type EconomyEvent, type EconomyResult, simulateEconomy } from "./economy-sim.js";
-import { type HiddenMarket, hiddenMarket } from "./hidden-truth.js";
+import { type EconomyEvent, type EconomyResult, simulateEconomy } from "../testing/economy-sim.js";
+import { type HiddenMarket, hiddenMarket } from "../testing/hidden-truth.js";
 
 /** Options of {@link runEconomyDemo}. */
 export interface EconomyDemoOptions {

@@ -1,8 +1,8 @@
 import { sampleOffers } from "@cuzkit/vast/testing";
 import { hardwareClassKey } from "../economics/hardware-class.js";
-import type { HiddenQuirk } from "./hidden-truth.js";
-import { gaussian, predictFor, seededRandom } from "./hidden-truth.js";
-import type { MachineBehaviour } from "./market.js";
+import type { HiddenQuirk } from "../testing/hidden-truth.js";
+import { gaussian, predictFor, seededRandom } from "../testing/hidden-truth.js";
+import type { MachineBehaviour } from "../testing/market.js";
 
 /** One offer of the demo's market, with the truth the fleet cannot see. */
 export interface DemoOffer {

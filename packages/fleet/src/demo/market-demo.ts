@@ -9,10 +9,10 @@ import { createFleetManager, type FleetManager } from "../manager/fleet-manager.
 import { startFleetRun } from "../manager/fleet-run.js";
 import type { RankedOffer } from "../manager/rank-offers.js";
 import { startFleetServer } from "../server/fleet-server.js";
-import { openFleetStore } from "../store/fleet-store.js";
 import type { HostPerformanceRecord } from "../store/host-performance.js";
+import { openFleetStore } from "../store/open-fleet-store.js";
+import { type CuzkitCommand, type Market, startMarket } from "../testing/market.js";
 import { type DemoOffer, demoBehaviour, demoMarket, vastOfferRecord } from "./demo-market.js";
-import { type CuzkitCommand, type Market, startMarket } from "./market.js";
 
 /** Options of {@link runMarketDemo}. */
 export interface MarketDemoOptions {

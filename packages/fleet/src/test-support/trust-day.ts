@@ -1,9 +1,9 @@
+import type { DemoOffer } from "../demo/demo-market.js";
+import { vastOfferRecord } from "../demo/demo-market.js";
 import type { FleetMember } from "../economics/run-planner.js";
 import { fleetMembers, runFleetStep } from "../manager/fleet-run.js";
 import type { ProofRecord } from "../protocol/requests.js";
-import type { DemoOffer } from "./demo-market.js";
-import { vastOfferRecord } from "./demo-market.js";
-import { type HiddenOffer, hiddenMarket, seededRandom } from "./hidden-truth.js";
+import { type HiddenOffer, hiddenMarket, seededRandom } from "../testing/hidden-truth.js";
 import { startTestFleet, type TestFleet } from "./test-fleet.js";
 
 // A day of the real manager (its store, keep rule, planner and monitor; a fake Vast API; a

@@ -7,7 +7,7 @@
 import { createVastClient } from "@cuzkit/vast";
 import { timedProofRecords } from "../evidence/benchmark-claim.js";
 import { createFleetManager } from "../manager/fleet-manager.js";
-import { openFleetStore } from "../store/fleet-store.js";
+import { openFleetStore } from "../store/open-fleet-store.js";
 
 const env = process.env;
 const crashAt = Number(env.CRASH_AT ?? "0");
