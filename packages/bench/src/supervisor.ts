@@ -192,6 +192,92 @@ export function createDaemonSupervisor(options: DaemonSupervisorOptions): Daemon
     if (child) signalGroup(child, "SIGKILL");
   };
 
+  /** The child's exit, once its whole group is gone: a crash (reported to listeners once it had answered) unless asked for. */
+  function watchExit(proc: ChildProcess, started: { answered: boolean }): Promise<DaemonExit> {
+    return new Promise<DaemonExit>((resolve) => {
+      proc.once("exit", (exitCode, signal) => {
+        process.off("exit", onProcessExit);
+        const frozen = killReason !== undefined;
+        const expected = stopping && !frozen;
+        const explained = explainExit(exitCode, signal, tail);
+        const exit: DaemonExit = {
+          atMs: clock.now() - createdAt,
+          exitCode,
+          signal,
+          expected,
+          likelyOom: !expected && !frozen && explained.likelyOom,
+          frozen,
+          explanation: expected ? "stopped by the benchmark" : (killReason ?? explained.text),
+          logTail: [...tail],
+        };
+        logStream?.write(`== cuzkit bench: the daemon ended: ${exit.explanation}\n`);
+        // The shell can end before the daemon it ran: act once the whole group is gone.
+        void groupGone(proc, graceMs).then(async (gone) => {
+          if (!gone) {
+            signalGroup(proc, "SIGKILL");
+            await groupGone(proc, 2_000);
+          }
+          child = undefined;
+          if (!exit.expected) {
+            crashes.push(exit);
+            logger.error("daemon exited", { exitCode, signal, explanation: exit.explanation });
+            if (started.answered) for (const listener of listeners) listener(exit);
+          }
+          resolve(exit);
+        });
+      });
+    });
+  }
+
+  /** Waits for the daemon to answer (or exit, or the start to be cancelled); checks the daemon that answers is ours. */
+  async function awaitReady(
+    proc: ChildProcess,
+    spawnedAt: number,
+    exited: Promise<DaemonExit>,
+    started: { answered: boolean },
+    cancel: AbortSignal | undefined,
+  ): Promise<void> {
+    const readiness = new AbortController();
+    // Stopping the run while the daemon starts: give up waiting, and stop it below.
+    const onCancel = () => readiness.abort(cancel?.reason);
+    cancel?.addEventListener("abort", onCancel, { once: true });
+    const earlyExit = exited.then((exit) => {
+      throw new DaemonStartError(`the daemon exited while starting: ${exit.explanation}`, {
+        exit,
+        hint: `check the command and its config; its last output:\n${exit.logTail.slice(-10).join("\n")}`,
+      });
+    });
+    try {
+      const status = await Promise.race([options.waitForReady(readiness.signal), earlyExit]);
+      // The daemon that answered must be ours: our child still runs, and it was not up before we started it.
+      if (!child || child !== proc) throw await earlyExit;
+      const sinceSpawnSec = (clock.now() - spawnedAt) / 1000;
+      if (status && status.uptimeSeconds > sinceSpawnSec + uptimeSlackSeconds) {
+        throw new DaemonStartError(
+          `the daemon answering at ${options.address} has been up ${status.uptimeSeconds} s, but ours started ${sinceSpawnSec.toFixed(0)} s ago: another daemon answers there`,
+          {
+            hint: "stop the other daemon first, or start this one on another address",
+            code: "DAEMON_NOT_OURS",
+          },
+        );
+      }
+      started.answered = true;
+    } catch (error) {
+      readiness.abort();
+      if (child) await stop();
+      throw CuzkitError.is(error)
+        ? error
+        : new DaemonStartError("the daemon did not become ready", {
+            hint: "check that the command starts the daemon on the given address",
+            cause: error,
+          });
+    } finally {
+      cancel?.removeEventListener("abort", onCancel);
+      readiness.abort();
+      earlyExit.catch(() => {});
+    }
+  }
+
   async function start(
     configToml: string,
     label: string,
@@ -226,7 +312,7 @@ export function createDaemonSupervisor(options: DaemonSupervisorOptions): Daemon
     starts++;
     const spawnedAt = clock.now();
     // An exit before the daemon answered is the start's error, not a crash to act on.
-    let answered = false;
+    const started = { answered: false };
     // detached: the daemon gets its own process group so stop() reaches the shell's children too.
     const proc = spawn(command, {
       shell: true,
@@ -244,78 +330,8 @@ export function createDaemonSupervisor(options: DaemonSupervisorOptions): Daemon
       remember(chunk);
       options.onOutput?.(chunk, "stderr");
     });
-    exited = new Promise<DaemonExit>((resolve) => {
-      proc.once("exit", (exitCode, signal) => {
-        process.off("exit", onProcessExit);
-        const frozen = killReason !== undefined;
-        const expected = stopping && !frozen;
-        const explained = explainExit(exitCode, signal, tail);
-        const exit: DaemonExit = {
-          atMs: clock.now() - createdAt,
-          exitCode,
-          signal,
-          expected,
-          likelyOom: !expected && !frozen && explained.likelyOom,
-          frozen,
-          explanation: expected ? "stopped by the benchmark" : (killReason ?? explained.text),
-          logTail: [...tail],
-        };
-        logStream?.write(`== cuzkit bench: the daemon ended: ${exit.explanation}\n`);
-        // The shell can end before the daemon it ran: act once the whole group is gone.
-        void groupGone(proc, graceMs).then(async (gone) => {
-          if (!gone) {
-            signalGroup(proc, "SIGKILL");
-            await groupGone(proc, 2_000);
-          }
-          child = undefined;
-          if (!exit.expected) {
-            crashes.push(exit);
-            logger.error("daemon exited", { exitCode, signal, explanation: exit.explanation });
-            if (answered) for (const listener of listeners) listener(exit);
-          }
-          resolve(exit);
-        });
-      });
-    });
-    const readiness = new AbortController();
-    // Stopping the run while the daemon starts: give up waiting, and stop it below.
-    const onCancel = () => readiness.abort(cancel?.reason);
-    cancel?.addEventListener("abort", onCancel, { once: true });
-    const earlyExit = exited.then((exit) => {
-      throw new DaemonStartError(`the daemon exited while starting: ${exit.explanation}`, {
-        exit,
-        hint: `check the command and its config; its last output:\n${exit.logTail.slice(-10).join("\n")}`,
-      });
-    });
-    try {
-      const status = await Promise.race([options.waitForReady(readiness.signal), earlyExit]);
-      // The daemon that answered must be ours: our child still runs, and it was not up before we started it.
-      if (!child || child !== proc) throw await earlyExit;
-      const sinceSpawnSec = (clock.now() - spawnedAt) / 1000;
-      if (status && status.uptimeSeconds > sinceSpawnSec + uptimeSlackSeconds) {
-        throw new DaemonStartError(
-          `the daemon answering at ${options.address} has been up ${status.uptimeSeconds} s, but ours started ${sinceSpawnSec.toFixed(0)} s ago: another daemon answers there`,
-          {
-            hint: "stop the other daemon first, or start this one on another address",
-            code: "DAEMON_NOT_OURS",
-          },
-        );
-      }
-      answered = true;
-    } catch (error) {
-      readiness.abort();
-      if (child) await stop();
-      throw CuzkitError.is(error)
-        ? error
-        : new DaemonStartError("the daemon did not become ready", {
-            hint: "check that the command starts the daemon on the given address",
-            cause: error,
-          });
-    } finally {
-      cancel?.removeEventListener("abort", onCancel);
-      readiness.abort();
-      earlyExit.catch(() => {});
-    }
+    exited = watchExit(proc, started);
+    await awaitReady(proc, spawnedAt, exited, started, cancel);
   }
 
   /** Waits until every process of the daemon's group is gone (the shell can exit before the daemon it ran). */

@@ -32,6 +32,109 @@ export interface SimSupervisor extends DaemonSupervisor {
   readonly sim: SimDaemon | undefined;
 }
 
+/** What the supervisor knows: its log tail, crashes, listeners, the running simulator and its address. */
+interface SimSupervisorState {
+  readonly options: SimSupervisorOptions;
+  readonly createdAt: number;
+  readonly crashes: DaemonExit[];
+  readonly listeners: Set<(exit: DaemonExit) => void>;
+  readonly tail: string[];
+  /** Where the next start listens (the address the first got, after it). */
+  listen: string;
+  sim: SimDaemon | undefined;
+  address: string;
+  starts: number;
+  /** Set by kill(): the crash that follows is a kill of a frozen daemon, for this reason. */
+  killReason: string | undefined;
+}
+
+/** Keeps a line of the daemon's log, up to the tail's size. */
+function remember(state: SimSupervisorState, line: string): void {
+  state.tail.push(line);
+  if (state.tail.length > (state.options.logTailLines ?? 40)) state.tail.shift();
+}
+
+/** An exit as a real process's would read: 137 unless asked for, with the log tail. */
+function exitOf(
+  state: SimSupervisorState,
+  expected: boolean,
+  frozen: boolean,
+  explanation: string,
+  likelyOom: boolean,
+): DaemonExit {
+  return {
+    atMs: Date.now() - state.createdAt,
+    exitCode: expected ? 0 : 137,
+    signal: null,
+    expected,
+    likelyOom,
+    frozen,
+    explanation,
+    logTail: [...state.tail],
+  };
+}
+
+function isRunning(state: SimSupervisorState): boolean {
+  return state.sim !== undefined && state.sim.state !== "crashed" && state.sim.state !== "stopped";
+}
+
+/** Starts the simulator with `configToml` once nothing answers at the address; its crashes are reported as 137 exits. */
+async function startSim(state: SimSupervisorState, configToml: string, label: string): Promise<void> {
+  const { options } = state;
+  if (await addressAnswers(state.listen)) {
+    throw new DaemonStartError(`something already answers at ${state.listen}`, {
+      hint: "stop the other daemon first",
+      code: "ADDRESS_IN_USE",
+    });
+  }
+  const { config } = readCuzkConfig(configToml);
+  state.starts++;
+  state.killReason = undefined;
+  remember(state, `== starting the daemon (${label})`);
+  // What the daemon prints (its info log); its crash line is the simulator's inside knowledge.
+  const print = createConsoleLogger("info", (line) => {
+    if (!/oom-kill|crash: /.test(line)) remember(state, line);
+  });
+  const started = await startSimDaemon({
+    listen: state.listen,
+    hardware: options.hardware,
+    config,
+    timeScale: options.timeScale,
+    paramCacheDir: options.paramCacheDir,
+    logger: print,
+    faults: options.faults,
+  });
+  await started.ready();
+  state.sim = started;
+  state.address = started.address;
+  state.listen = started.address;
+  started.onCrash(() => {
+    const frozen = state.killReason !== undefined;
+    const explained = explainExit(137, null, state.tail);
+    const exit = exitOf(
+      state,
+      false,
+      frozen,
+      state.killReason ?? explained.text,
+      !frozen && explained.likelyOom,
+    );
+    state.crashes.push(exit);
+    for (const listener of state.listeners) listener(exit);
+  });
+}
+
+/** Stops the simulator; the exit when it was running. */
+async function stopSim(state: SimSupervisorState): Promise<DaemonExit | undefined> {
+  const current = state.sim;
+  if (!current) return undefined;
+  state.sim = undefined;
+  const wasRunning = current.state !== "crashed" && current.state !== "stopped";
+  await current.stop();
+  if (!wasRunning) return undefined;
+  remember(state, "== stopped by the benchmark");
+  return exitOf(state, true, false, "stopped by the benchmark", false);
+}
+
 /**
  * Runs `cuzkit sim` in-process behind the supervisor interface the benchmark uses for a real
  * daemon process: each start reads the cuzk.toml it is given; when the simulated daemon dies,
@@ -40,110 +143,49 @@ export interface SimSupervisor extends DaemonSupervisor {
  * the OOM (its modelled memory) is not in the tail: a daemon killed by the kernel prints nothing.
  */
 export async function createSimSupervisor(options: SimSupervisorOptions): Promise<SimSupervisor> {
-  const createdAt = Date.now();
-  const crashes: DaemonExit[] = [];
-  const listeners = new Set<(exit: DaemonExit) => void>();
-  const tailSize = options.logTailLines ?? 40;
-  const tail: string[] = [];
-  const remember = (line: string) => {
-    tail.push(line);
-    if (tail.length > tailSize) tail.shift();
+  const state: SimSupervisorState = {
+    options,
+    createdAt: Date.now(),
+    crashes: [],
+    listeners: new Set(),
+    tail: [],
+    listen: options.listen ?? "127.0.0.1:0",
+    sim: undefined,
+    address: "",
+    starts: 0,
+    killReason: undefined,
   };
-  let listen = options.listen ?? "127.0.0.1:0";
-  let sim: SimDaemon | undefined;
-  let address = "";
-  let starts = 0;
-  let killReason: string | undefined;
-
-  const exitOf = (
-    expected: boolean,
-    frozen: boolean,
-    explanation: string,
-    likelyOom: boolean,
-  ): DaemonExit => ({
-    atMs: Date.now() - createdAt,
-    exitCode: expected ? 0 : 137,
-    signal: null,
-    expected,
-    likelyOom,
-    frozen,
-    explanation,
-    logTail: [...tail],
-  });
-
   const supervisor: SimSupervisor = {
     get address() {
-      return address;
+      return state.address;
     },
     get sim() {
-      return sim;
+      return state.sim;
     },
     get running() {
-      return sim !== undefined && sim.state !== "crashed" && sim.state !== "stopped";
+      return isRunning(state);
     },
-    crashes,
+    crashes: state.crashes,
     get starts() {
-      return starts;
+      return state.starts;
     },
     async start(configToml, label) {
-      if (supervisor.running) await supervisor.stop();
-      if (await addressAnswers(listen)) {
-        throw new DaemonStartError(`something already answers at ${listen}`, {
-          hint: "stop the other daemon first",
-          code: "ADDRESS_IN_USE",
-        });
-      }
-      const { config } = readCuzkConfig(configToml);
-      starts++;
-      killReason = undefined;
-      remember(`== starting the daemon (${label})`);
-      // What the daemon prints (its info log); its crash line is the simulator's inside knowledge.
-      const print = createConsoleLogger("info", (line) => {
-        if (!/oom-kill|crash: /.test(line)) remember(line);
-      });
-      const started = await startSimDaemon({
-        listen,
-        hardware: options.hardware,
-        config,
-        timeScale: options.timeScale,
-        paramCacheDir: options.paramCacheDir,
-        logger: print,
-        faults: options.faults,
-      });
-      await started.ready();
-      sim = started;
-      address = started.address;
-      listen = started.address;
-      started.onCrash(() => {
-        const frozen = killReason !== undefined;
-        const explained = explainExit(137, null, tail);
-        const exit = exitOf(false, frozen, killReason ?? explained.text, !frozen && explained.likelyOom);
-        crashes.push(exit);
-        for (const listener of listeners) listener(exit);
-      });
+      if (isRunning(state)) await stopSim(state);
+      await startSim(state, configToml, label);
     },
-    async stop() {
-      const current = sim;
-      if (!current) return undefined;
-      sim = undefined;
-      const wasRunning = current.state !== "crashed" && current.state !== "stopped";
-      await current.stop();
-      if (!wasRunning) return undefined;
-      remember("== stopped by the benchmark");
-      return exitOf(true, false, "stopped by the benchmark", false);
-    },
+    stop: () => stopSim(state),
     async kill(reason) {
-      const current = sim;
-      if (!current || !supervisor.running) return undefined;
-      killReason = reason;
+      const current = state.sim;
+      if (!current || !isRunning(state)) return undefined;
+      state.killReason = reason;
       current.crash("killed");
-      return crashes.at(-1);
+      return state.crashes.at(-1);
     },
     onCrash(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
+      state.listeners.add(listener);
+      return () => state.listeners.delete(listener);
     },
-    logTail: () => [...tail],
+    logTail: () => [...state.tail],
   };
   return supervisor;
 }

@@ -1,4 +1,10 @@
-import { createCuzkClient, defaultDeadlines, defaultResubmit, type ProveEvent } from "@cuzkit/client";
+import {
+  createCuzkClient,
+  defaultDeadlines,
+  defaultResubmit,
+  type ProofResult,
+  type ProveEvent,
+} from "@cuzkit/client";
 import { createConsoleLogger, proofKindLabel } from "@cuzkit/core";
 import { Command } from "commander";
 import { addrHelp, resolveAddress, secondsText, writeFileAtomic } from "../common.js";
@@ -60,6 +66,70 @@ function describe(event: ProveEvent, startedAtMs: number): string | undefined {
   }
 }
 
+/** The proof's result on stdout: JSON (proof as hex) or a few lines for people. */
+function printResult(io: CliIO, flags: ProveFlags, result: ProofResult, written: string | undefined): void {
+  if (flags.json) {
+    io.stdout.write(
+      `${JSON.stringify(
+        {
+          kind: result.kind,
+          jobId: result.jobId,
+          proofHex: Buffer.from(result.proof).toString("hex"),
+          proofBytes: result.proof.byteLength,
+          wallMs: result.wallMs,
+          timings: result.timings,
+          attempts: result.attempts,
+          resumes: result.resumes,
+          resubmits: result.resubmits,
+          out: written, // JSON.stringify leaves it out when no --out was given
+        },
+        null,
+        2,
+      )}\n`,
+    );
+    return;
+  }
+  const t = result.timings;
+  const lines = [
+    `completed ${result.jobId}: ${result.proof.byteLength} bytes of proof in ${secondsText(result.wallMs)}`,
+    `  daemon: total ${secondsText(t.totalMs)}, queue ${secondsText(t.queueWaitMs)}, synthesis ${secondsText(t.synthesisMs)} and GPU ${secondsText(t.gpuComputeMs)} (sums over partitions)`,
+    `  attempts ${result.attempts}, resumed ${result.resumes}, resubmitted ${result.resubmits}`,
+    written ? `  proof written to ${written}` : "  (no --out: proof not written)",
+  ];
+  io.stdout.write(`${lines.join("\n")}\n`);
+}
+
+/** `cuzkit prove`'s action: build the input, prove with the steps on stderr, write the proof and print the result. */
+async function runProve(io: CliIO, flags: ProveFlags): Promise<void> {
+  const input = await buildProofInput(flags, io);
+  // Checked before the daemon is contacted: a proof is GPU minutes, and must not be lost at the write.
+  if (flags.out !== undefined) await checkWritablePath("--out", flags.out, io, "proof.bin");
+  const client = createCuzkClient({
+    address: resolveAddress(flags.addr, io),
+    logger: flags.verbose ? createConsoleLogger("debug", (line) => io.stderr.write(`${line}\n`)) : undefined,
+    reconnect: { giveUpAfterMs: flags.restartWait },
+    stuck: stuckOption(flags),
+  });
+  try {
+    io.stderr.write(`proving ${proofKindLabel[input.kind]} from ${input.description} on ${client.address}\n`);
+    const startedAtMs = Date.now();
+    const result = await client.prove(input.request, {
+      warmup: flags.warmup,
+      timeoutMs: flags.timeout,
+      resubmit: flags.resubmit,
+      onEvent: (event) => {
+        const line = describe(event, startedAtMs);
+        if (line) io.stderr.write(`  ${line}\n`);
+      },
+    });
+    const written =
+      flags.out === undefined ? undefined : await writeFileAtomic(flags.out, result.proof, io, "--out");
+    printResult(io, flags, result, written);
+  } finally {
+    await client.close();
+  }
+}
+
 /** `cuzkit prove`: one proof through the resilient client; writes the proof bytes. */
 export function createProveCommand(io: CliIO): Command {
   const command = new Command("prove")
@@ -104,66 +174,6 @@ Examples:
   cuzkit prove --addr unix:///run/curio/cuzk.sock --kind winning --vanilla winning.json --randomness 00..00
   CUZK_ADDR=127.0.0.1:9820 cuzkit prove --synthetic --json     # against \`cuzkit sim\``,
     )
-    .action(async (flags: ProveFlags) => {
-      const input = await buildProofInput(flags, io);
-      // Checked before the daemon is contacted: a proof is GPU minutes, and must not be lost at the write.
-      if (flags.out !== undefined) await checkWritablePath("--out", flags.out, io, "proof.bin");
-      const client = createCuzkClient({
-        address: resolveAddress(flags.addr, io),
-        logger: flags.verbose
-          ? createConsoleLogger("debug", (line) => io.stderr.write(`${line}\n`))
-          : undefined,
-        reconnect: { giveUpAfterMs: flags.restartWait },
-        stuck: stuckOption(flags),
-      });
-      try {
-        io.stderr.write(
-          `proving ${proofKindLabel[input.kind]} from ${input.description} on ${client.address}\n`,
-        );
-        const startedAtMs = Date.now();
-        const result = await client.prove(input.request, {
-          warmup: flags.warmup,
-          timeoutMs: flags.timeout,
-          resubmit: flags.resubmit,
-          onEvent: (event) => {
-            const line = describe(event, startedAtMs);
-            if (line) io.stderr.write(`  ${line}\n`);
-          },
-        });
-        const written =
-          flags.out === undefined ? undefined : await writeFileAtomic(flags.out, result.proof, io, "--out");
-        if (flags.json) {
-          io.stdout.write(
-            `${JSON.stringify(
-              {
-                kind: result.kind,
-                jobId: result.jobId,
-                proofHex: Buffer.from(result.proof).toString("hex"),
-                proofBytes: result.proof.byteLength,
-                wallMs: result.wallMs,
-                timings: result.timings,
-                attempts: result.attempts,
-                resumes: result.resumes,
-                resubmits: result.resubmits,
-                out: written, // JSON.stringify leaves it out when no --out was given
-              },
-              null,
-              2,
-            )}\n`,
-          );
-        } else {
-          const t = result.timings;
-          const lines = [
-            `completed ${result.jobId}: ${result.proof.byteLength} bytes of proof in ${secondsText(result.wallMs)}`,
-            `  daemon: total ${secondsText(t.totalMs)}, queue ${secondsText(t.queueWaitMs)}, synthesis ${secondsText(t.synthesisMs)} and GPU ${secondsText(t.gpuComputeMs)} (sums over partitions)`,
-            `  attempts ${result.attempts}, resumed ${result.resumes}, resubmitted ${result.resubmits}`,
-            written ? `  proof written to ${written}` : "  (no --out: proof not written)",
-          ];
-          io.stdout.write(`${lines.join("\n")}\n`);
-        }
-      } finally {
-        await client.close();
-      }
-    });
+    .action((flags: ProveFlags) => runProve(io, flags));
   return command;
 }

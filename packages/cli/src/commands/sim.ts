@@ -164,6 +164,110 @@ function waitForEnd(daemon: SimDaemon, signal: AbortSignal): Promise<SimCrashDet
   });
 }
 
+const simHelp = [
+  "",
+  "Output: the first stdout line is `listening <address>`, then `status <url>` with --status-listen.",
+  "Exit codes: 0 after SIGINT/SIGTERM; 137 when the simulated daemon dies (modelled OOM kill or a crash fault).",
+  "",
+  "Examples:",
+  "  cuzkit sim --listen 127.0.0.1:9820 --status-listen 127.0.0.1:9821",
+  "  cuzkit sim --listen unix:///tmp/cuzk.sock --time-scale 0.01 --pce-cached",
+  "  cuzkit sim --ram 125GiB --cores 32 --gpus 2xRTX3090 --config cuzk.toml    # does this config OOM?",
+  "  cuzkit sim --ram 256GiB --memory-limit 240GiB --dialect budget",
+  "  cuzkit sim --listen 127.0.0.1:0 --proof-time-ms 2000 --fault crash-after=3 --fault start-delay=2000",
+  "  cuzkit sim --fault fail-next=2:'partition 3 synthesis failed: test' --fault stall-after=5",
+].join("\n");
+
+/** What the simulated daemon runs: the machine, the config (given, else a default), the param cache, the faults, the logger. */
+async function simSetup(io: CliIO, flags: SimFlags) {
+  const dialect = parseDialect(flags.dialect);
+  const hardware = hardwareFrom({
+    ram: flags.ram,
+    cores: flags.cores,
+    gpus: flags.gpus,
+    memoryLimit: flags.memoryLimit,
+  });
+  const faults = parseFaults(flags.fault);
+  if (!(logLevels as readonly string[]).includes(flags.logLevel)) {
+    throw new InvalidInputError(`unknown log level "${flags.logLevel}"`, {
+      hint: `use ${logLevels.join(", ")}`,
+    });
+  }
+  const loaded = flags.config !== undefined ? await loadConfig(flags.config, dialect, io) : undefined;
+  const config =
+    loaded?.config ?? (dialect !== undefined ? defaultDaemonConfig(dialect) : defaultSimConfig());
+  const paramCache = flags.paramCache ?? loaded?.paramCache;
+  const logger = createConsoleLogger(flags.logLevel as LogLevel, (line) => io.stderr.write(`${line}\n`));
+  logger.info("simulating", {
+    machine: describeHardware(hardware),
+    dialect: config.dialect,
+    synthesis:
+      config.dialect === "budget"
+        ? `max_parallel_synthesis=${config.maxParallelSynthesis}`
+        : `partition_workers=${config.partitionWorkers}`,
+    config: flags.config === undefined ? undefined : resolve(io.cwd, flags.config),
+    paramCache,
+    mode:
+      flags.proofTimeMs === undefined
+        ? `model x ${flags.timeScale ?? defaultTimeScale}`
+        : `${flags.proofTimeMs} ms per proof`,
+  });
+  return { hardware, config, paramCache, faults, logger };
+}
+
+/** Prints where the daemon listens once it is ready, then waits for the end; a crash prints its reason and exits 137. */
+async function serveUntilEnd(
+  io: CliIO,
+  deps: SimCommandDeps,
+  daemon: SimDaemon,
+  signal: AbortSignal,
+): Promise<void> {
+  const ended = waitForEnd(daemon, signal);
+  await Promise.race([daemon.ready(), ended]);
+  if (daemon.state === "running" || daemon.state === "stalled") {
+    io.stdout.write(`listening ${daemon.address}\n`);
+    if (daemon.statusUrl) io.stdout.write(`status ${daemon.statusUrl}\n`);
+    deps.onStarted?.(daemon);
+  }
+  const crash = await ended;
+  if (crash) {
+    io.stderr.write(`${crash.message}\n`);
+    if (crash.reason === "oom") {
+      io.stderr.write(
+        `hint: the model needs more than ${formatBytes(crash.usableRamBytes)} for this config; lower partition_workers or pipeline.max_parallel_synthesis (see \`cuzkit tune\`)\n`,
+      );
+    }
+    throw new CommandExit(simCrashExitCode);
+  }
+}
+
+/** `cuzkit sim`'s action: set up, start the simulated daemon, serve until a signal or a crash, stop it. */
+async function runSim(io: CliIO, deps: SimCommandDeps, flags: SimFlags): Promise<void> {
+  const { hardware, config, paramCache, faults, logger } = await simSetup(io, flags);
+  const shutdown = deps.shutdownSignal
+    ? { signal: deps.shutdownSignal, dispose() {} }
+    : interruptOnSignals(["SIGINT", "SIGTERM"]);
+  let daemon: SimDaemon | undefined;
+  try {
+    daemon = await startSimDaemon({
+      listen: flags.listen,
+      statusListen: flags.statusListen,
+      hardware,
+      config,
+      timeScale: flags.timeScale,
+      proofTimeMs: flags.proofTimeMs,
+      pceCached: flags.pceCached ?? false,
+      paramCacheDir: paramCache === undefined ? undefined : resolve(io.cwd, paramCache),
+      faults,
+      logger,
+    });
+    await serveUntilEnd(io, deps, daemon, shutdown.signal);
+  } finally {
+    shutdown.dispose();
+    await daemon?.stop();
+  }
+}
+
 /**
  * `cuzkit sim`: runs a simulated cuzk daemon until SIGINT/SIGTERM (exit 0). Prints
  * `listening <address>` as the first stdout line (then `status <url>` if --status-listen),
@@ -224,94 +328,6 @@ export function createSimCommand(io: CliIO, deps: SimCommandDeps = {}): Command 
         .default([], "none"),
     )
     .option("--log-level <level>", `stderr log level: ${logLevels.join(", ")}`, "info")
-    .addHelpText(
-      "after",
-      [
-        "",
-        "Output: the first stdout line is `listening <address>`, then `status <url>` with --status-listen.",
-        "Exit codes: 0 after SIGINT/SIGTERM; 137 when the simulated daemon dies (modelled OOM kill or a crash fault).",
-        "",
-        "Examples:",
-        "  cuzkit sim --listen 127.0.0.1:9820 --status-listen 127.0.0.1:9821",
-        "  cuzkit sim --listen unix:///tmp/cuzk.sock --time-scale 0.01 --pce-cached",
-        "  cuzkit sim --ram 125GiB --cores 32 --gpus 2xRTX3090 --config cuzk.toml    # does this config OOM?",
-        "  cuzkit sim --ram 256GiB --memory-limit 240GiB --dialect budget",
-        "  cuzkit sim --listen 127.0.0.1:0 --proof-time-ms 2000 --fault crash-after=3 --fault start-delay=2000",
-        "  cuzkit sim --fault fail-next=2:'partition 3 synthesis failed: test' --fault stall-after=5",
-      ].join("\n"),
-    )
-    .action(async (flags: SimFlags) => {
-      const dialect = parseDialect(flags.dialect);
-      const hardware = hardwareFrom({
-        ram: flags.ram,
-        cores: flags.cores,
-        gpus: flags.gpus,
-        memoryLimit: flags.memoryLimit,
-      });
-      const timeScale = flags.timeScale;
-      const proofTimeMs = flags.proofTimeMs;
-      const faults = parseFaults(flags.fault);
-      if (!(logLevels as readonly string[]).includes(flags.logLevel)) {
-        throw new InvalidInputError(`unknown log level "${flags.logLevel}"`, {
-          hint: `use ${logLevels.join(", ")}`,
-        });
-      }
-      const loaded = flags.config !== undefined ? await loadConfig(flags.config, dialect, io) : undefined;
-      const config =
-        loaded?.config ?? (dialect !== undefined ? defaultDaemonConfig(dialect) : defaultSimConfig());
-      const paramCache = flags.paramCache ?? loaded?.paramCache;
-      const logger = createConsoleLogger(flags.logLevel as LogLevel, (line) => io.stderr.write(`${line}\n`));
-      logger.info("simulating", {
-        machine: describeHardware(hardware),
-        dialect: config.dialect,
-        synthesis:
-          config.dialect === "budget"
-            ? `max_parallel_synthesis=${config.maxParallelSynthesis}`
-            : `partition_workers=${config.partitionWorkers}`,
-        config: flags.config === undefined ? undefined : resolve(io.cwd, flags.config),
-        paramCache,
-        mode:
-          proofTimeMs === undefined
-            ? `model x ${timeScale ?? defaultTimeScale}`
-            : `${proofTimeMs} ms per proof`,
-      });
-      const shutdown = deps.shutdownSignal
-        ? { signal: deps.shutdownSignal, dispose() {} }
-        : interruptOnSignals(["SIGINT", "SIGTERM"]);
-      let daemon: SimDaemon | undefined;
-      try {
-        daemon = await startSimDaemon({
-          listen: flags.listen,
-          statusListen: flags.statusListen,
-          hardware,
-          config,
-          timeScale,
-          proofTimeMs,
-          pceCached: flags.pceCached ?? false,
-          paramCacheDir: paramCache === undefined ? undefined : resolve(io.cwd, paramCache),
-          faults,
-          logger,
-        });
-        const ended = waitForEnd(daemon, shutdown.signal);
-        await Promise.race([daemon.ready(), ended]);
-        if (daemon.state === "running" || daemon.state === "stalled") {
-          io.stdout.write(`listening ${daemon.address}\n`);
-          if (daemon.statusUrl) io.stdout.write(`status ${daemon.statusUrl}\n`);
-          deps.onStarted?.(daemon);
-        }
-        const crash = await ended;
-        if (crash) {
-          io.stderr.write(`${crash.message}\n`);
-          if (crash.reason === "oom") {
-            io.stderr.write(
-              `hint: the model needs more than ${formatBytes(crash.usableRamBytes)} for this config; lower partition_workers or pipeline.max_parallel_synthesis (see \`cuzkit tune\`)\n`,
-            );
-          }
-          throw new CommandExit(simCrashExitCode);
-        }
-      } finally {
-        shutdown.dispose();
-        await daemon?.stop();
-      }
-    });
+    .addHelpText("after", simHelp)
+    .action((flags: SimFlags) => runSim(io, deps, flags));
 }
