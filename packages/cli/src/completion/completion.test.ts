@@ -6,7 +6,7 @@ import { daemonDialects } from "@cuzkit/core";
 import { afterAll, describe, expect, it } from "vitest";
 import { createProgram } from "../program.js";
 import { runCli } from "../run-cli.js";
-import { memoryIO } from "../testing/memory-io.js";
+import { memoryIO } from "../test-support/memory-io.js";
 
 // Each shell's script is generated, loaded into the real shell, and asked to complete what a
 // user types. bash is everywhere (CI included); zsh and fish are checked where installed.
