@@ -1,7 +1,7 @@
 import { backlogDefaults } from "@cuzkit/fleet/defaults";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { curioTestSchemaSql } from "../../../fleet/src/curio/curio-test-schema.js";
-import { startTestPostgres, type TestPostgres } from "../../../fleet/src/store/test-postgres.js";
+import { curioTestSchemaSql } from "../../../fleet/src/test-support/curio-test-schema.js";
+import { startTestPostgres, type TestPostgres } from "../../../fleet/src/test-support/test-postgres.js";
 import { durationText } from "../parse.js";
 import { runCli } from "../run-cli.js";
 import { fleetSettings, useFleetCli } from "../test-support/fleet-cli.js";

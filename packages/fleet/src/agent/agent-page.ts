@@ -67,6 +67,7 @@ const withoutRaw = (status: Record<string, unknown>) => {
  * sees the fleet token: only what the agent reports (phases, the benchmark's numbers) and the
  * daemon's /status.
  */
+// shape-exception: one Fastify app whose routes share the page's state (reporter view, SSE clients, token)
 export async function startAgentPage(options: AgentPageOptions = {}): Promise<AgentPage> {
   const listen = options.listen ?? defaultAgentPageListen;
   const { host, port } = parseListen(listen);

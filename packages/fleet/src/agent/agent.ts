@@ -1,3 +1,4 @@
+// shape-exception: the agent's phases in one file, around runAgent
 import { createDaemonSupervisor, type DaemonSupervisor } from "@cuzkit/bench";
 import { createCuzkClient, type SubmitProofInput } from "@cuzkit/client";
 import {
@@ -163,6 +164,7 @@ class AgentStepError extends FleetError<"PARAMS_COMMAND_FAILED" | "NO_SAFE_CONFI
  * heartbeat throughout, and serve when kept. It never throws for a failed step: the step is
  * reported with its error class and the outcome says which one.
  */
+// shape-exception: the agent's run is one sequence of phases sharing the daemon, reporter and timers; each step is already its own function
 export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
   const { reporter } = options;
   const timeScale = options.timeScale ?? 1;

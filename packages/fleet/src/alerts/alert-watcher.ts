@@ -43,6 +43,7 @@ export interface AlertWatcher {
  * does not replay last week's failures. Reads are serialised; nothing here throws into the loop
  * that calls it, beyond a failed store read.
  */
+// shape-exception: a closure over the watcher's state; its handlers are small and share it
 export function createAlertWatcher(options: AlertWatcherOptions): AlertWatcher {
   const { manager, sender } = options;
   const { store } = manager;

@@ -6,10 +6,10 @@ import { backlogEventType, createBacklogFollower, followerOf } from "../manager/
 import { resolveFleetConfig } from "../manager/config.js";
 import { type FleetRunStep, startFleetRun } from "../manager/fleet-run.js";
 import { openFleetStore } from "../store/open-fleet-store.js";
-import { startTestPostgres, type TestPostgres } from "../store/test-postgres.js";
+import { curioTestSchemaSql } from "../test-support/curio-test-schema.js";
 import { startTestFleet, type TestFleet } from "../test-support/test-fleet.js";
+import { startTestPostgres, type TestPostgres } from "../test-support/test-postgres.js";
 import { type CurioBacklogSource, curioBacklogSql, openCurioBacklogSource } from "./backlog-source.js";
-import { curioTestSchemaSql } from "./curio-test-schema.js";
 
 // Following Curio's backlog against a real PostgreSQL holding Curio's harmony_task, with the
 // run's clock simulated: every step is one minute, and the test acts between steps.

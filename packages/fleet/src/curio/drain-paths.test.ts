@@ -4,10 +4,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { timedProofRecords } from "../evidence/benchmark-claim.js";
 import { backlogEventType } from "../manager/backlog-follower.js";
 import { type FleetRunStep, runFleetStep, startFleetRun } from "../manager/fleet-run.js";
-import { startTestPostgres, type TestPostgres } from "../store/test-postgres.js";
+import { curioTestSchemaSql } from "../test-support/curio-test-schema.js";
 import { startTestFleet, type TestFleet } from "../test-support/test-fleet.js";
+import { startTestPostgres, type TestPostgres } from "../test-support/test-postgres.js";
 import { type CurioBacklogSource, openCurioBacklogSource } from "./backlog-source.js";
-import { curioTestSchemaSql } from "./curio-test-schema.js";
 import { type HarmonySource, openHarmonySource } from "./harmony-source.js";
 
 // Every path that destroys a Curio node's instance, against a real PostgreSQL holding Curio's

@@ -1,10 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { timedProofRecords } from "../evidence/benchmark-claim.js";
 import type { FleetManager } from "../manager/fleet-manager.js";
-import { startTestPostgres, type TestPostgres } from "../store/test-postgres.js";
+import { curioTestSchemaSql } from "../test-support/curio-test-schema.js";
 import { startTestFleet, type TestFleet } from "../test-support/test-fleet.js";
+import { startTestPostgres, type TestPostgres } from "../test-support/test-postgres.js";
 import type { CurioLinkOptions } from "./curio-link.js";
-import { curioTestSchemaSql } from "./curio-test-schema.js";
 import { type HarmonySource, openHarmonySource } from "./harmony-source.js";
 
 // A drain Curio can honour, and no cordon left behind: against a real PostgreSQL holding Curio's

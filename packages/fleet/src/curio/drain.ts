@@ -98,6 +98,7 @@ function dbRetryOptions(link: NonNullable<CurioContext["curio"]>, ctx: Pick<Curi
  * node (best effort) and answers "failed" (see DrainOutcome). When the node cannot be told
  * apart, nothing is written to Curio and "conflict" is answered.
  */
+// shape-exception: one drain is a resumable state machine over one stored record; splitting it scatters the states
 export async function cordonAndDrain(
   ctx: CurioContext,
   record: InstanceRecord,

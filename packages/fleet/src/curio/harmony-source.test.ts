@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestPostgres, type TestPostgres } from "../store/test-postgres.js";
-import { curioTestSchemaSql } from "./curio-test-schema.js";
+import { curioTestSchemaSql } from "../test-support/curio-test-schema.js";
+import { startTestPostgres, type TestPostgres } from "../test-support/test-postgres.js";
 import { hostOf, openHarmonySource } from "./harmony-source.js";
 
 let postgres: TestPostgres;

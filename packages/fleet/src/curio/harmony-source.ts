@@ -106,6 +106,7 @@ export function hostOf(hostAndPort: string): string {
 }
 
 /** Opens a HarmonyDB source (lazily: the first call connects). */
+// shape-exception: a closure over one pg pool; each method is one query
 export function openHarmonySource(options: HarmonySourceOptions): HarmonySource {
   const schema = checkSchemaName(options.schema ?? fleetDefaults.curioSchema, "--curio-schema");
   // allowExitOnIdle: a CLI command that read Curio exits without waiting for idle connections.

@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { timedProofRecords } from "../evidence/benchmark-claim.js";
-import { startTestPostgres, type TestPostgres } from "../store/test-postgres.js";
+import { curioTestSchemaSql } from "../test-support/curio-test-schema.js";
 import { startTestFleet, type TestFleet } from "../test-support/test-fleet.js";
-import { curioTestSchemaSql } from "./curio-test-schema.js";
+import { startTestPostgres, type TestPostgres } from "../test-support/test-postgres.js";
 import { type HarmonySource, openHarmonySource } from "./harmony-source.js";
 import { curioIdentityIssues } from "./identity-events.js";
 

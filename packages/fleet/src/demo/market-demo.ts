@@ -97,6 +97,7 @@ const rate = (x: number | undefined) => (x === undefined ? "-" : x.toFixed(1));
  * reason, how each machine ended and its hidden truth, the learnt calibration next to the
  * hidden class bias, and the $ per 1000 proofs achieved from the proofs counted.
  */
+// shape-exception: a scripted story told in order (market, manager, run, summary) over shared processes
 export async function runMarketDemo(options: MarketDemoOptions): Promise<MarketDemoSummary> {
   const timeScale = options.timeScale ?? 0.001;
   const hours = options.hours ?? 10;

@@ -111,6 +111,7 @@ function maxOverlap(intervals: ReadonlyArray<readonly [number, number]>): number
  *   serve on probation, counted at the model's rate until production confirms it.
  * - accepted: otherwise, at the claim (never above the records).
  */
+// shape-exception: one rule read top to bottom: each check's reason is built next to it
 export function checkBenchmarkClaim(input: BenchmarkClaimInput): BenchmarkClaimCheck {
   const claimed = input.claimedProofsPerHour;
   const model =

@@ -84,6 +84,7 @@ export function checkLogShipment(id: string, body: LogsBody, bounds: LogShipment
 }
 
 /** The agent's endpoints as plain functions; the HTTP layer authenticates and validates first. */
+// shape-exception: the agent routes' handlers share the manager context; each is a method of the set
 export function agentHandlers(ctx: ManagerContext) {
   const { store, config } = ctx;
   return {
@@ -194,6 +195,7 @@ export function agentHandlers(ctx: ManagerContext) {
      * model (checkBenchmarkClaim), then the keep rule decides on the rate the records support;
      * a refused claim, a rejected or a failed machine is destroyed.
      */
+    // shape-exception: the keep decision, claim check and evidence of one report commit in one transaction
     async report(id: string, body: FinalReportBody): Promise<ReportAnswer> {
       const record = await store.require(id);
       const keepMinimum = keepMinimumProofsPerHour(config, record.offer.dphTotal);

@@ -146,6 +146,7 @@ export interface BacklogDecision {
 const minutes = (ms: number) => `${(ms / 60_000).toFixed(1)} min`;
 
 /** Decides the fleet's target from Curio's backlog (see the rule above). */
+// shape-exception: one decision table (scale up, hold, scale down) read top to bottom
 export function decideBacklogTarget(
   observation: BacklogObservation,
   state: BacklogState,

@@ -106,6 +106,7 @@ function positive(name: string, flag: string, value: number | undefined): void {
 }
 
 /** Checks the config and fills defaults. Throws InvalidInputError naming the flag to fix. */
+// shape-exception: one field per line: the defaults and checks of every config field
 export function resolveFleetConfig(config: FleetConfig): ResolvedFleetConfig {
   if (config.minProofsPerHour === undefined && config.maxUsdPer1000Proofs === undefined) {
     throw new InvalidInputError("the fleet needs a keep rule to decide which machines to keep", {

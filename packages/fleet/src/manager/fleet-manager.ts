@@ -1,3 +1,4 @@
+// shape-exception: the manager's public type and its factory
 import { type Clock, type Logger, silentLogger, systemClock, toCuzkitError } from "@cuzkit/core";
 import type { OfferQuery } from "@cuzkit/vast";
 import { setCurioCordon } from "../curio/cordon.js";
@@ -151,6 +152,7 @@ export interface LoopState {
 }
 
 /** Creates the manager. Nothing runs until a method or startLoops is called. */
+// shape-exception: a closure over the manager's loops and stop signal; the work is in reconcile, monitor, deploy and destroyer
 export function createFleetManager(options: FleetManagerOptions): FleetManager {
   const config = resolveFleetConfig(options.config);
   const clock = options.clock ?? systemClock;

@@ -38,6 +38,7 @@ export interface ReconcileSummary {
  * after the grace period (`adopt` keeps them), and marks store-only ones gone (confirmed by a
  * direct look-up, since a fresh instance may not be listed yet).
  */
+// shape-exception: one pass over Vast's list and the store's, whose cases share the two maps
 export async function reconcile(ctx: ManagerContext): Promise<ReconcileSummary> {
   const { store, vast, config, clock, logger } = ctx;
   const summary: ReconcileSummary = {

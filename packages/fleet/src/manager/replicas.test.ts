@@ -8,7 +8,7 @@ import { startFakeVastServer } from "@cuzkit/vast/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cuzkitArgv } from "../../../../test/support/cuzkit-process.js";
 import { openPostgresFleetStore } from "../store/postgres-fleet-store.js";
-import { startTestPostgres, type TestPostgres } from "../store/test-postgres.js";
+import { startTestPostgres, type TestPostgres } from "../test-support/test-postgres.js";
 
 // Two `cuzkit fleet run` replicas on one PostgreSQL store: one leads (rents), the other
 // follows (serves reads, refuses writes). The leader is SIGKILLed right after its rental, or

@@ -1,3 +1,4 @@
+// shape-exception: the dashboard's routes in one plugin
 import { type Clock, CuzkitError, systemClock } from "@cuzkit/core";
 import fastifyCompress from "@fastify/compress";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
@@ -108,6 +109,7 @@ const invalid = {
  * admin token), `/metrics` and `/openapi.json`. Every answer carries a CSP; views pick their
  * fields, so no token or key reaches them.
  */
+// shape-exception: one Fastify plugin whose routes share its options, token check and schemas
 export async function dashboardPlugin(app: FastifyInstance, options: DashboardOptions): Promise<void> {
   const { manager } = options;
   const { store } = manager;

@@ -1,3 +1,4 @@
+// shape-exception: every view the dashboard and API show, with the rule for what they may show (no secrets)
 import type { CurioRate } from "../curio/curio-rate.js";
 import { countedRate } from "../evidence/counted-rate.js";
 import { heartbeatStates, type InstanceState, instanceStates, mayBeBilling } from "../lifecycle.js";

@@ -1,3 +1,4 @@
+// shape-exception: the server's app, hooks and agent routes
 import { randomBytes } from "node:crypto";
 import { CuzkitError } from "@cuzkit/core";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
@@ -147,6 +148,7 @@ function bearerToken(request: FastifyRequest): string | undefined {
  * schema-checked before anything is read. Refusals are 4xx with `{ ok: false, error }` and
  * change nothing. The Fastify logger is off: headers carry tokens.
  */
+// shape-exception: one Fastify app: hooks, error handler and routes share the app and its options
 export function buildFleetServer(options: FleetServerOptions): FastifyInstance {
   const { manager } = options;
   const bodyLimit = options.bodyLimitBytes ?? 1024 * 1024;
@@ -269,6 +271,7 @@ export function buildFleetServer(options: FleetServerOptions): FastifyInstance {
   });
   // The routes load after @fastify/swagger (a plugin), so it collects every one of them.
   void app.register(async (scope) => agentRoutes(scope.withTypeProvider<ZodTypeProvider>()));
+  // shape-exception: the agent's routes, one short handler each, sharing the token check
   function agentRoutes(typed: ZodApp): void {
     {
       const r = agent(

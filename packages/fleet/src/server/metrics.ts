@@ -17,6 +17,7 @@ const destroyReasons: readonly DestroyReason[] = ["rejected", "failed", "retired
  * Instance labels are `instance_id` with our ids (`i-...`): `instance` is the label Prometheus
  * itself attaches to every scraped series, and the Vast label is operator text.
  */
+// shape-exception: one metric per block, all on one registry
 export function createFleetMetrics(store: FleetStore, fleetName: string, now: () => number): Registry {
   const registry = new Registry();
   const live = async () => (await store.list()).filter((r) => r.state !== "destroyed");

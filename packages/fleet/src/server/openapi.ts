@@ -19,7 +19,7 @@ import type { z } from "zod";
 import { errorBodySchema } from "./api-schemas.js";
 
 // The manager's OpenAPI 3.1 document is generated, not written: every route declares its
-// params, query, body and answers as zod schemas (api-schemas.ts, agent-schemas.ts), Fastify
+// params, query, body and answers as zod schemas (api-schemas.ts, ../protocol/), Fastify
 // validates requests and checks answers with them (fastify-type-provider-zod), and
 // @fastify/swagger builds /openapi.json from the same route table. A route without an
 // operationId fails a test, and so does a route missing from the document.

@@ -6,13 +6,13 @@ import { createManualClock } from "@cuzkit/core/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { FleetBudgetError, FleetStoreError, FleetTransitionError } from "../errors.js";
 import { testPlan, vetInStore } from "../test-support/fixtures.js";
+import { startTestPostgres, type TestPostgres } from "../test-support/test-postgres.js";
 import type { FleetStore } from "./fleet-store.js";
 import { migrations } from "./migrations.js";
 import { openDatabase } from "./open-database.js";
 import { connectFleetStore, openFleetStore } from "./open-fleet-store.js";
 import { openPostgresFleetStore } from "./postgres-fleet-store.js";
 import { openSqlite } from "./sqlite-driver.js";
-import { startTestPostgres, type TestPostgres } from "./test-postgres.js";
 
 const folders: string[] = [];
 function tempDb(): string {

@@ -1,3 +1,4 @@
+// shape-exception: the FleetStore's SQL implementation, one method per store operation
 import type { Clock } from "@cuzkit/core";
 import { logTailDefaults } from "../defaults.js";
 import {
@@ -212,6 +213,7 @@ export interface SqlFleetStoreOptions {
 }
 
 /** The fleet store over an executor: the one implementation of FleetStore, for both databases. */
+// shape-exception: the FleetStore's methods over one executor and its statements; each method is short
 export function createSqlFleetStore(db: SqlExecutor, options: SqlFleetStoreOptions): FleetStore {
   const { clock } = options;
 

@@ -6,9 +6,9 @@ import { createManualClock } from "@cuzkit/core/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { FleetLeaseHeldError, FleetLeaseLostError } from "../errors.js";
 import { testPlan } from "../test-support/fixtures.js";
+import { startTestPostgres, type TestPostgres } from "../test-support/test-postgres.js";
 import type { FleetStore } from "./fleet-store.js";
 import { connectFleetStore, openFleetStore } from "./open-fleet-store.js";
-import { startTestPostgres, type TestPostgres } from "./test-postgres.js";
 
 // The writer lease and its fencing, on both stores: two managers on one database, each with
 // its own connection(s), as two processes would have.

@@ -160,6 +160,7 @@ interface Rental {
 }
 
 /** Runs one simulated day; see {@link TrustDayResult} for what it measures. */
+// shape-exception: a scripted day run in order over one fleet
 export async function runTrustDay(seed: number, options: TrustDayOptions = {}): Promise<TrustDayResult> {
   const hosts = trustMarket(seed, options);
   const hours = options.hours ?? 24;

@@ -78,6 +78,7 @@ interface Rental {
  * measures: benchmark rates, hourly production, failures. The spec-only fleet ranks by the
  * model and never learns; the oracle ranks by the truth and never rents a bad machine.
  */
+// shape-exception: one simulation loop whose steps share the market's state
 export function simulateEconomy(market: HiddenMarket, options: EconomyOptions): EconomyResult {
   const random = seededRandom(market.seed * 7919 + 13);
   const hours = options.hours ?? 24;

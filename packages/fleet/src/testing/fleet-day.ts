@@ -1,3 +1,4 @@
+// shape-exception: one simulation, its options and its result
 import type { RateSample } from "../economics/calibration.js";
 import { levelledCalibration } from "../economics/calibration-levels.js";
 import { type DeathExposure, deathHazards, hazardAsFailureRate } from "../economics/death-hazard.js";
@@ -140,6 +141,7 @@ interface MachineState {
  * market says so) until destroyed or their host dies. The planner's target catches up: the rate
  * that finishes the day's work in the hours left (at least the target, at most 1.5 times).
  */
+// shape-exception: one simulation loop whose steps share the day's state
 export function simulateFleetDay(market: MovingMarket, options: FleetDayOptions): FleetDayResult {
   const random = seededRandom(market.seed * 6271 + 17);
   const hours = options.hours ?? 24;

@@ -102,6 +102,7 @@ const quote = (part: string) => JSON.stringify(part);
  * of a `cuzkit sim` sized to the offer and running at the machine's true speed), kills those
  * Vast no longer has, kills hosts that die, and feeds kept machines production work.
  */
+// shape-exception: a closure over the market's machines and processes
 export function startMarket(fake: FakeVastServer, options: MarketOptions): Market {
   const dir = mkdtempSync(join(tmpdir(), "cuzkit-market-"));
   const machines = new Map<number, MarketMachine>();
@@ -117,6 +118,7 @@ export function startMarket(fake: FakeVastServer, options: MarketOptions): Marke
     { servingFile: string; socket: string; ramGiB: number; cores: number; gpus: string }
   >();
 
+  // shape-exception: starts one machine's agent and daemon, with their exits wired to the market
   function startAgent(vastId: number, record: Record<string, unknown>): void {
     const create = fake
       .requestsTo(/^\/api\/v0\/asks\/\d+\/$/, "PUT")

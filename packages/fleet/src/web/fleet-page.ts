@@ -1,3 +1,4 @@
+// shape-exception: the fleet page's panels
 /// <reference lib="dom" />
 import type uPlot from "uplot";
 import { curioRatesText } from "../curio/curio-rate.js";
@@ -273,6 +274,7 @@ function eventLine(e: EventView): HTMLLIElement {
 const offersRefreshMs = 60_000;
 
 /** The fleet page: instances, chart, hosts, offers, events; refreshed by the live stream. */
+// shape-exception: the page's panels share its state and refresh loop
 export function fleetPage(root: HTMLElement): void {
   const summary = el("section", { id: "summary", class: "summary" });
   const instances = el("section", { id: "instances" });
@@ -338,6 +340,7 @@ export function fleetPage(root: HTMLElement): void {
   };
 
   let showDestroyed = false;
+  // shape-exception: one refresh renders every panel from one set of reads
   const refresh = async () => {
     try {
       const [s, list, allSeries, allSpend, log, perf, report] = await Promise.all([

@@ -114,6 +114,7 @@ function logSection(detail: InstanceDetail, logs: LogTailAnswer): (Node | null)[
 }
 
 /** One instance: its phases, its benchmark's per-proof latencies, the daemon's /status. */
+// shape-exception: the page's panels share its state and event stream
 export function instancePage(root: HTMLElement, instanceId: string): void {
   const status = notice();
   const live = liveness();
