@@ -161,9 +161,9 @@ const equivalent = [
     file: "packages/client/src/map-error.ts",
     mutator,
     original:
-      /^(\{\s*return new LocalTransportError\(\s*`this client's HTTP\/2|isLocalTransportFault\(error\)$)/,
+      /^(\{\s*return new LocalTransportError\(\s*`(this client's HTTP\/2|the HTTP\/2 connection was refused)|isLocalTransportFault\(error\)$|\/ENHANCE_YOUR_CALM\/\.test\(raw\)$)/,
     reason:
-      "Internal/Unknown's local-fault branch: toCuzkError checks isLocalTransportFault before the switch, so it never runs",
+      "a local-fault branch inside the switch: toCuzkError checks isLocalTransportFault (ENHANCE_YOUR_CALM included) before it, so it never runs",
   })),
   {
     file: "packages/bench/src/early-verdict.ts",
