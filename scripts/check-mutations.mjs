@@ -8,7 +8,8 @@
 // It prints the kill rate per package and per file and every surviving mutant (file:line,
 // mutator, replacement), and fails when a hand-made mutation survives or a package's kill rate
 // is under 80%. Slow (minutes): not part of `pnpm test`. Stryker keeps an incremental file in
-// reports/mutation/, so a rerun tests only mutants whose code or tests changed.
+// reports/mutation/, so a rerun tests only mutants whose code or tests changed (but it keeps the
+// old result of a static mutant, a module-level constant's: --force for figures you report).
 // Usage: pnpm check:mutations [package ...] [--force (retest every mutant)] [--skip-core-cases]
 //        [--report-only (summarize the last reports, run nothing)]
 import { execFileSync } from "node:child_process";
