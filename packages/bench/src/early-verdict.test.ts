@@ -215,6 +215,37 @@ describe("early verdict arithmetic", () => {
     expect(inside.add(60_000)).toBeUndefined();
   });
 
+  it("counts a positive autocovariance between slots into the bound", () => {
+    // Pairs of long and short cycles: neighbours on the two slots run long together.
+    const options = { confidence: 0.9, minVariation: 0, maxSamples: 12, minSamples: 8 };
+    const cycles = [100_000, 100_000, 130_000, 130_000, 100_000, 100_000, 130_000, 130_000];
+    const test = createEarlyVerdictTest(30, 2, { ...options, indifference: 0.1 });
+    const decision = cycles.map((c) => test.add(c))[7];
+    expect(decision?.above).toBe(true);
+    const withCovariance = referenceBounds(cycles, 2, options).lower;
+    expect(decision?.info.boundProofsPerHour).toBeCloseTo(withCovariance, 6);
+    // Without the covariance the bound would be tighter: the test would claim more than it knows.
+    expect(withCovariance).toBeLessThan(referenceBounds(cycles, 1, { ...options, minSamples: 8 }).lower * 2);
+  });
+
+  it("stops BELOW only when both the estimate and the bound are under the zone", () => {
+    const o = { minVariation: 0, indifference: 0.5, minSamples: 2, maxSamples: 4 };
+    // 60/h against 100/h: the bound (60) is under 75, but the estimate is not under 50.
+    const inZone = createEarlyVerdictTest(100, 1, o);
+    inZone.add(60_000);
+    expect(inZone.add(60_000)).toBeUndefined();
+    // 50/h with a wide bound: the estimate is at 50 but the upper bound (about 100/h) is not under 75.
+    const wide = createEarlyVerdictTest(100, 1, {
+      indifference: 0.5,
+      confidence: 0.99,
+      minSamples: 10,
+      maxSamples: 10,
+      minVariation: 0.56,
+    });
+    const decisions = Array.from({ length: 10 }, () => wide.add(72_000));
+    expect(decisions.every((d) => d === undefined)).toBe(true);
+  });
+
   it("decides only once every slot has completed a proof", () => {
     const test = createEarlyVerdictTest(10, 2, { minVariation: 0, minSamples: 2 });
     for (let i = 0; i < 6; i++) expect(test.add(60_000, 1)).toBeUndefined();

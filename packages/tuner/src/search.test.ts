@@ -228,4 +228,12 @@ describe("the evaluator", () => {
     expect(first.objective).toBe(first.timing.proofsPerHour);
     expect(first.workload.concurrency).toBe(2);
   });
+
+  it("maximises the CPU side's proofs/hour on a machine without a GPU", () => {
+    const cpuOnly = hardwareFrom({ ram: "256GiB", cores: 64, gpus: "none" });
+    const evaluator = createEvaluator(cpuOnly, options);
+    const point = evaluator.timed({ synthesisParallelism: 8, gpuWorkersPerDevice: 1, concurrency: 2 });
+    expect(point.objective).toBeGreaterThan(0);
+    expect(point.objective).toBeCloseTo(3600 / point.timing.cpuSideSecPerProof, 9);
+  });
 });

@@ -260,7 +260,7 @@ describe("the ranking's figures", () => {
 
   it("corrects an unmeasured offer by its class, with a spread that narrows with the class's samples", () => {
     const calibration = (samples: number, spreadLog: number) =>
-      new Map([["k", { classKey: "k", factor: 0.5, samples, spreadLog }]]);
+      new Map([["k", { classKey: "k", factor: 0.5, samples, spreadLog, machines: samples }]]);
     const one = rank([candidate(1, { classKey: "k" })], { calibration: calibration(1, 0) }).ranked[0];
     expect(one).toMatchObject({ source: "corrected", estimateProofsPerHour: 30, correctedProofsPerHour: 30 });
     // One sample: half the model's spread (above the class floor), plus the mean's own error.

@@ -106,9 +106,10 @@ describe("the token's shape and the Authorization header", () => {
   });
 
   it("does not overwrite a token file it cannot read for another reason than its absence", () => {
-    dir = mkdtempSync(join(tmpdir(), "cuzkit-admin-"));
-    mkdirSync(join(dir, "admin-token")); // a folder where the file should be: EISDIR
-    expect(() => loadOrCreateAdminToken({ storePath: join(dir, "fleet.db") })).toThrow();
+    const folder = mkdtempSync(join(tmpdir(), "cuzkit-admin-"));
+    dir = folder;
+    mkdirSync(join(folder, "admin-token")); // a folder where the file should be: EISDIR
+    expect(() => loadOrCreateAdminToken({ storePath: join(folder, "fleet.db") })).toThrow();
   });
 
   it("creates the state folder private when it does not exist", () => {
