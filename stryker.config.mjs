@@ -3,42 +3,40 @@
 // decision code is mutated: the functions whose answer a user acts on (which config the tuner
 // picks, a benchmark's verdict, an error's code, whether a machine is kept, which offer ranks
 // first, who holds the writer lease, which read needs the admin token), and each mutant runs
-// only against the tests that guard it. A range (`file.ts:115-147`) mutates those lines only:
-// keep it on the decision when the file changes.
+// only against the tests that guard it. A range (`file.ts:115-147`) mutates those lines only; ranges are
+// found by declaration name when the config loads (scripts/mutation-ranges.mjs), so they follow the code.
+
+import { declared, lineWith } from "./scripts/mutation-ranges.mjs";
 
 /** The files (or line ranges) mutated, per run (a package, or a slow part of one). */
 export const decisionFiles = {
   core: ["packages/core/src/time.ts", "packages/core/src/retry.ts"],
-  // The search and its tie-breaks (the evaluator's cache plumbing above is not a decision).
-  tuner: ["packages/tuner/src/search.ts:79-299"],
-  bench: [
-    // decideVerdict.
-    "packages/bench/src/verdict.ts:73-108",
-    "packages/bench/src/early-verdict.ts",
-  ],
+  // The search and its tie-breaks (createEvaluator's cache plumbing is mutated too: a few cheap mutants).
+  tuner: [declared("packages/tuner/src/search.ts", "createEvaluator", "searchDaemonConfig")],
+  bench: [declared("packages/bench/src/verdict.ts", "decideVerdict"), "packages/bench/src/early-verdict.ts"],
   client: [
     "packages/client/src/map-error.ts",
     "packages/client/src/recovery.ts",
     // defaultRequestIdBase and its use: the request id a proof gets when none is given.
-    "packages/client/src/prove.ts:162-173",
-    "packages/client/src/prove.ts:218-218",
+    declared("packages/client/src/prove/state.ts", "defaultRequestIdBase"),
+    lineWith("packages/client/src/prove/state.ts", "input.requestId.trim() || defaultRequestIdBase"),
   ],
   fleet: [
     "packages/fleet/src/decision.ts",
     "packages/fleet/src/keep-rule.ts",
-    "packages/fleet/src/economics/ranking.ts:131-284",
+    declared("packages/fleet/src/economics/ranking.ts", "geometricMean", "rankCandidates"),
     "packages/fleet/src/manager/leadership.ts",
     "packages/fleet/src/server/admin-token.ts",
     "packages/fleet/src/server/host-check.ts",
     // The reads' token rule: its default, the token check, and the reader/admin checks.
-    "packages/fleet/src/server/dashboard-routes.ts:115-116",
-    "packages/fleet/src/server/dashboard-routes.ts:132-147",
+    declared("packages/fleet/src/server/dashboard-routes.ts", "readsNeedToken", "tokenOk"),
+    declared("packages/fleet/src/server/dashboard-routes.ts", "admin", "reader"),
     // startFleetServer: reads need the token when the listen host is beyond loopback.
-    "packages/fleet/src/server/fleet-server.ts:484-488",
+    declared("packages/fleet/src/server/fleet-server.ts", "dashboard"),
   ],
   // The writer lease's claim (who holds it, when a tenure ends), apart: its tests run on SQLite
   // and PostgreSQL, so each of its mutants costs seconds. Counted with the fleet package.
-  "fleet-lease": ["packages/fleet/src/store/writer-lease.ts:120-160"],
+  "fleet-lease": [declared("packages/fleet/src/store/writer-lease.ts", "claim")],
 };
 
 /** The tests that guard those files, per run (colocated, and the routes' for the token rule). */
