@@ -6,7 +6,10 @@
 // only against the tests that guard it. A range (`file.ts:115-147`) mutates those lines only; ranges are
 // found by declaration name when the config loads (scripts/mutation-ranges.mjs), so they follow the code.
 
+import { guardTests, mutationPackage } from "./scripts/mutation-guard-tests.mjs";
 import { declared, lineWith } from "./scripts/mutation-ranges.mjs";
+
+export { guardTests, mutationPackage };
 
 /** The files (or line ranges) mutated, per run (a package, or a slow part of one). */
 export const decisionFiles = {
@@ -39,31 +42,6 @@ export const decisionFiles = {
   "fleet-lease": [declared("packages/fleet/src/store/writer-lease.ts", "claim")],
 };
 
-/** The tests that guard those files, per run (colocated, and the routes' for the token rule). */
-export const guardTests = {
-  core: ["packages/core/src/time.test.ts", "packages/core/src/retry.test.ts"],
-  tuner: ["packages/tuner/src/search.test.ts"],
-  bench: ["packages/bench/src/verdict.test.ts", "packages/bench/src/early-verdict.test.ts"],
-  client: [
-    "packages/client/src/map-error.test.ts",
-    "packages/client/src/recovery.test.ts",
-    "packages/client/src/prove.test.ts",
-  ],
-  fleet: [
-    "packages/fleet/src/decision.test.ts",
-    "packages/fleet/src/keep-rule.test.ts",
-    "packages/fleet/src/economics/ranking.test.ts",
-    "packages/fleet/src/manager/leadership.test.ts",
-    "packages/fleet/src/server/admin-token.test.ts",
-    "packages/fleet/src/server/host-check.test.ts",
-    "packages/fleet/src/server/dashboard-routes.test.ts",
-    "packages/fleet/src/server/server-limits.test.ts",
-  ],
-  "fleet-lease": ["packages/fleet/src/store/writer-lease.test.ts"],
-};
-
-/** The package this run mutates (scripts/check-mutations.mjs sets it); unset: every package. */
-export const mutationPackage = process.env.CUZKIT_MUTATION_PACKAGE || undefined;
 const packages = mutationPackage === undefined ? Object.keys(decisionFiles) : [mutationPackage];
 const name = mutationPackage ?? "all";
 

@@ -1,5 +1,5 @@
 import { defineConfig } from "vitest/config";
-import { guardTests, mutationPackage } from "./stryker.config.mjs";
+import { guardTests, mutationPackage } from "./scripts/mutation-guard-tests.mjs";
 import base from "./vitest.config.js";
 
 // The workspace's config, with only the tests that guard the mutated decision code of the

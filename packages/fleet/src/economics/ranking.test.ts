@@ -361,14 +361,17 @@ describe("the ranking's edges", () => {
   });
 
   it("keeps a machine measured exactly at its minimum", () => {
-    // 40: a value whose geometric mean of equal runs is exact (for 20 it lands a rounding error below).
-    const { ranked, excluded } = rank(
-      [candidate(1)],
-      { machines: new Map([[1001, measuredMachine(40, 40)]]) },
-      { minProofsPerHour: 40 },
-    );
-    expect(excluded).toEqual([]);
-    expect(ranked[0]?.source).toBe("measured");
+    // 20 and 20: through logs their geometric mean lands a rounding error below 20.
+    for (const rate of [40, 20, 0.7]) {
+      const { ranked, excluded } = rank(
+        [candidate(1)],
+        { machines: new Map([[1001, measuredMachine(rate, rate)]]) },
+        { minProofsPerHour: rate },
+      );
+      expect(excluded, `${rate}/h`).toEqual([]);
+      expect(ranked[0]?.source).toBe("measured");
+      expect(ranked[0]?.measured?.proofsPerHour).toBe(rate);
+    }
   });
 
   it("charges no setup when an end is given but no setup", () => {

@@ -128,8 +128,15 @@ export interface ExcludedCandidate {
   reason: string;
 }
 
+/**
+ * The geometric mean, held within the runs' own range: through logs, two runs of 20/h come out
+ * 19.999999999999996, and a machine measured exactly at its minimum would be excluded below it.
+ */
 const geometricMean = (xs: readonly number[]) =>
-  Math.exp(xs.reduce((a, x) => a + Math.log(x), 0) / xs.length);
+  Math.min(
+    Math.max(Math.exp(xs.reduce((a, x) => a + Math.log(x), 0) / xs.length), Math.min(...xs)),
+    Math.max(...xs),
+  );
 
 function logSpread(xs: readonly number[]): number {
   if (xs.length < 2) return 0;
