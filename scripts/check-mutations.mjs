@@ -158,14 +158,6 @@ const equivalent = [
     reason:
       "falls through to the next case, which gives the same error type and code (only the wording differs)",
   },
-  ...["BlockStatement", "ConditionalExpression"].map((mutator) => ({
-    file: "packages/client/src/map-error.ts",
-    mutator,
-    original:
-      /^(\{\s*return new LocalTransportError\(\s*`(this client's HTTP\/2|the HTTP\/2 connection was refused)|isLocalTransportFault\(error\)$|\/ENHANCE_YOUR_CALM\/\.test\(raw\)$)/,
-    reason:
-      "a local-fault branch inside the switch: toCuzkError checks isLocalTransportFault (ENHANCE_YOUR_CALM included) before it, so it never runs",
-  })),
   {
     file: "packages/bench/src/early-verdict.ts",
     mutator: "EqualityOperator",

@@ -205,11 +205,7 @@ export function toCuzkError(error: unknown, context: MapErrorContext = {}): Cuzk
         ...ctx,
       });
     case Code.ResourceExhausted:
-      if (/ENHANCE_YOUR_CALM/.test(raw)) {
-        return new LocalTransportError(`the HTTP/2 connection was refused new streams${on}: ${raw}`, {
-          ...ctx,
-        });
-      }
+      // ENHANCE_YOUR_CALM (this side's own session cap) was taken above as a local fault.
       if (/larger than max|too large/i.test(raw)) {
         return new PayloadTooLargeError(`the request is too large${on}: ${raw}`, {
           limitBytes: daemonMaxMessageBytes,
@@ -227,12 +223,7 @@ export function toCuzkError(error: unknown, context: MapErrorContext = {}): Cuzk
       });
     case Code.Internal:
     case Code.Unknown:
-      if (isLocalTransportFault(error)) {
-        return new LocalTransportError(
-          `this client's HTTP/2 connection failed on its own side${on}: ${raw}`,
-          { ...ctx },
-        );
-      }
+      // A fault of this client's own session was taken above (isLocalTransportFault).
       if (/http\/2 (stream|session)|stream closed|goaway|socket hang up/i.test(raw)) {
         return new ConnectionLostError(`the connection broke${on}: ${raw}`, { ...ctx });
       }
