@@ -6,6 +6,7 @@ const words = (list: readonly string[]) => list.join(" ");
  * The bash completion script. Data (commands, options, which options take a value, their
  * choices) is written out as `case` tables; one function walks the words typed so far.
  */
+// shape-exception: most of its lines are the shell script's own template, kept whole to read as the shell will
 export function bashCompletion(root: CompletionNode): string {
   const nodes = nodesByPath(root);
   const subs = nodes

@@ -7,6 +7,7 @@ const quoted = (text: string) => `'${text.replaceAll("\\", "\\\\").replaceAll("'
  * The fish completion script: one `complete` line per command and option, conditioned on the
  * command path typed so far (`__cuzkit_at PATH`).
  */
+// shape-exception: most of its lines are the shell script's own template, kept whole to read as the shell will
 export function fishCompletion(root: CompletionNode): string {
   const nodes = nodesByPath(root);
   const subs = nodes

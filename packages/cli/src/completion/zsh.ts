@@ -9,6 +9,7 @@ const entry = (name: string, description: string) => quoted(`${name.replaceAll("
  * The zsh completion script: commands and options with their descriptions (`_describe`),
  * choices where commander lists them, files for other values.
  */
+// shape-exception: most of its lines are the shell script's own template, kept whole to read as the shell will
 export function zshCompletion(root: CompletionNode): string {
   const nodes = nodesByPath(root);
   const subs = nodes
