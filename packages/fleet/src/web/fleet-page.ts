@@ -20,6 +20,7 @@ import { confirmAction } from "./confirm-action.js";
 import { el, formatDuration, formatNumber, replaceChildren, table } from "./dom.js";
 import { header, notice } from "./layout.js";
 import { liveAge, liveness, startAgeTicker } from "./liveness.js";
+import { createPaintOrder } from "./paint-order.js";
 import { inRange, rangeSelect } from "./time-range.js";
 
 type OfferEstimate = OfferView["source"];
@@ -340,8 +341,10 @@ export function fleetPage(root: HTMLElement): void {
   };
 
   let showDestroyed = false;
+  const reads = createPaintOrder();
   // shape-exception: one refresh renders every panel from one set of reads
   const refresh = async () => {
+    const mayPaint = reads.begin();
     try {
       const [s, list, allSeries, allSpend, log, perf, report] = await Promise.all([
         getJson<FleetSummary & { readsNeedToken: boolean }>("/api/summary"),
@@ -352,6 +355,8 @@ export function fleetPage(root: HTMLElement): void {
         getJson<{ hosts: HostPerformanceView[] }>("/api/host-performance"),
         getJson<MachinesReport>("/api/machines"),
       ]);
+      // A refresh begun later has already painted newer rows: this one is stale.
+      if (!mayPaint()) return;
       const counts = Object.entries(s.countsByState).filter(([, n]) => n > 0);
       replaceChildren(
         summary,
