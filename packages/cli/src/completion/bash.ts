@@ -1,4 +1,4 @@
-import { type CompletionNode, nodesByPath, spellings } from "./command-tree.js";
+import { type CompletionNode, nodesByPath, spellings, valueFlags } from "./command-tree.js";
 
 const words = (list: readonly string[]) => list.join(" ");
 
@@ -16,7 +16,7 @@ export function bashCompletion(root: CompletionNode): string {
     ({ path, node }) => `    "${path}") echo "${words(node.options.flatMap(spellings))}" ;;`,
   );
   const valued = nodes
-    .map(({ path, node }) => ({ path, flags: node.options.filter((o) => o.takesValue).flatMap(spellings) }))
+    .map(({ path, node }) => ({ path, flags: valueFlags(node) }))
     .filter(({ flags }) => flags.length > 0)
     .map(({ path, flags }) => `    "${path}") echo "${words(flags)}" ;;`);
   const choices = nodes.flatMap(({ path, node }) =>

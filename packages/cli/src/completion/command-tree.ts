@@ -70,3 +70,7 @@ export function nodesByPath(root: CompletionNode): { path: string; node: Complet
 /** The option's spellings: `--addr`, `-a`. */
 export const spellings = (option: CompletionOption) =>
   [option.long, option.short].filter((s): s is string => s !== undefined);
+
+/** The spellings of the node's options that take a value: the words after which the next is a value. */
+export const valueFlags = (node: CompletionNode) =>
+  node.options.filter((o) => o.takesValue).flatMap(spellings);

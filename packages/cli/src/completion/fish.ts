@@ -1,4 +1,4 @@
-import { type CompletionNode, nodesByPath } from "./command-tree.js";
+import { type CompletionNode, nodesByPath, valueFlags } from "./command-tree.js";
 
 /** A fish single-quoted word. */
 const quoted = (text: string) => `'${text.replaceAll("\\", "\\\\").replaceAll("'", "\\'")}'`;
@@ -17,14 +17,10 @@ export function fishCompletion(root: CompletionNode): string {
         `    case ${quoted(path)}\n        printf '%s\\n' ${node.commands.map((c) => quoted(c.name)).join(" ")}`,
     );
   const valued = nodes
-    .map(({ path, node }) => ({ path, options: node.options.filter((o) => o.takesValue) }))
-    .filter(({ options }) => options.length > 0)
+    .map(({ path, node }) => ({ path, flags: valueFlags(node) }))
+    .filter(({ flags }) => flags.length > 0)
     .map(
-      ({ path, options }) =>
-        `    case ${quoted(path)}\n        printf '%s\\n' ${options
-          .flatMap((o) => [o.long, o.short].filter((s): s is string => s !== undefined))
-          .map(quoted)
-          .join(" ")}`,
+      ({ path, flags }) => `    case ${quoted(path)}\n        printf '%s\\n' ${flags.map(quoted).join(" ")}`,
     );
   const lines: string[] = [];
   for (const { path, node } of nodes) {

@@ -1,4 +1,4 @@
-import { type CompletionNode, nodesByPath, spellings } from "./command-tree.js";
+import { type CompletionNode, nodesByPath, spellings, valueFlags } from "./command-tree.js";
 
 /** A zsh single-quoted word. */
 const quoted = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
@@ -25,7 +25,7 @@ export function zshCompletion(root: CompletionNode): string {
         .join(" ")}) ;;`,
   );
   const valued = nodes
-    .map(({ path, node }) => ({ path, flags: node.options.filter((o) => o.takesValue).flatMap(spellings) }))
+    .map(({ path, node }) => ({ path, flags: valueFlags(node) }))
     .filter(({ flags }) => flags.length > 0)
     .map(({ path, flags }) => `    ${quoted(path)}) reply=(${flags.join(" ")}) ;;`);
   const choices = nodes.flatMap(({ path, node }) =>
