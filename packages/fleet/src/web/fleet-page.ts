@@ -341,6 +341,8 @@ export function fleetPage(root: HTMLElement): void {
   };
 
   let showDestroyed = false;
+  /** How soon a refresh whose reads failed is tried again, ms. */
+  const refreshRetryMs = 2_000;
   const reads = createPaintOrder();
   // shape-exception: one refresh renders every panel from one set of reads
   const refresh = async () => {
@@ -474,6 +476,8 @@ export function fleetPage(root: HTMLElement): void {
       replaceChildren(events, ...log.events.slice().reverse().map(eventLine));
     } catch (error) {
       status.show(error instanceof ApiError ? error.message : "the manager did not answer", "error");
+      // The stream may send nothing more: a failed read is tried again rather than left stale.
+      setTimeout(() => void refresh(), refreshRetryMs);
     }
   };
 
