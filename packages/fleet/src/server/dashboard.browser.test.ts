@@ -18,9 +18,9 @@ import {
 } from "../test-support/dashboard-fleet.js";
 
 /**
- * Ticks the "show destroyed" filter once the list counts `count` destroyed instances. The list
- * re-renders (and re-creates the checkbox) on every refresh, so the tick happens in the page, in
- * one task with finding it: a click from outside could land on a checkbox just replaced.
+ * Ticks the "show destroyed" filter once the list counts `count` destroyed instances, and checks
+ * that the tick reached the page (its change event fired). Finding and clicking are one task in
+ * the page: `$eval` would be two round trips (`$`, then `evaluate`).
  */
 async function showDestroyed(p: Page, count: number): Promise<void> {
   await p.waitForFunction(
@@ -28,7 +28,14 @@ async function showDestroyed(p: Page, count: number): Promise<void> {
     {},
     count,
   );
-  await p.$eval("#show-destroyed", (box) => (box as HTMLInputElement).click());
+  const changed = await p.evaluate(() => {
+    const box = document.querySelector("#show-destroyed") as HTMLInputElement;
+    let fired = false;
+    box.addEventListener("change", () => (fired = true), { once: true });
+    box.click();
+    return fired && box.checked;
+  });
+  expect(changed, "ticking show destroyed fired no change event").toBe(true);
 }
 
 // The dashboard in a real headless Chromium (the one @sparticuz/chromium ships; no download).
@@ -448,6 +455,22 @@ describe("the fleet dashboard in Chromium", () => {
     // The destroyed one is folded away, and counted.
     expect(await p.$(`tr[data-instance-id="${seeded.vetting.id}"]`)).toBeNull();
     expect(await p.$eval("label.filter", (e) => e.textContent)).toContain("show destroyed (1)");
+    // The filter is one element for the page's life: a click on a checkbox that a refresh has
+    // just replaced fires no change event (a detached checkbox does not), so the tick was lost
+    // whenever a refresh landed between finding the box and clicking it.
+    await p.evaluate(() => {
+      (window as unknown as { filterBox: Element | null }).filterBox =
+        document.querySelector("#show-destroyed");
+    });
+    await d.fleet.manager.store.appendEvent(seeded.kept, "operator-note", { why: "force a refresh" });
+    await p.waitForFunction(() => document.querySelector("#events")?.textContent?.includes("operator-note"));
+    expect(
+      await p.evaluate(
+        () =>
+          (window as unknown as { filterBox: Element | null }).filterBox ===
+          document.querySelector("#show-destroyed"),
+      ),
+    ).toBe(true);
     await showDestroyed(p, 1);
     await p.waitForSelector(`tr[data-instance-id="${seeded.vetting.id}"][data-state="destroyed"]`);
     // The instance page fits too.

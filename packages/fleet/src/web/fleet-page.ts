@@ -340,7 +340,21 @@ export function fleetPage(root: HTMLElement): void {
     await refresh();
   };
 
+  // The filter is made once and kept across refreshes: a click on a checkbox that a refresh has
+  // just replaced would toggle the detached box and fire no change event (HTML: only a connected
+  // checkbox fires input and change), so the operator's tick would be lost.
   let showDestroyed = false;
+  const destroyedToggle = el("input", { type: "checkbox", id: "show-destroyed" });
+  const destroyedCount = el("span", { class: "count" }, "0");
+  destroyedToggle.addEventListener("change", () => {
+    showDestroyed = destroyedToggle.checked;
+    void refresh();
+  });
+  const instancesTable = el("div", { class: "table-host" });
+  instances.append(
+    el("label", { class: "filter muted" }, destroyedToggle, " show destroyed (", destroyedCount, ")"),
+    instancesTable,
+  );
   /** How soon a refresh whose reads failed is tried again, ms. */
   const refreshRetryMs = 2_000;
   const reads = createPaintOrder();
@@ -369,15 +383,9 @@ export function fleetPage(root: HTMLElement): void {
       // Destroyed instances are history: folded away unless asked for.
       const destroyed = list.instances.filter((i) => i.state === "destroyed").length;
       const shown = showDestroyed ? list.instances : list.instances.filter((i) => i.state !== "destroyed");
-      const toggle = el("input", { type: "checkbox", id: "show-destroyed" });
-      toggle.checked = showDestroyed;
-      toggle.addEventListener("change", () => {
-        showDestroyed = toggle.checked;
-        void refresh();
-      });
+      destroyedCount.textContent = String(destroyed);
       replaceChildren(
-        instances,
-        el("label", { class: "filter muted" }, toggle, ` show destroyed (${destroyed})`),
+        instancesTable,
         table(
           [
             "Instance",
