@@ -12,13 +12,13 @@
 // old result of a static mutant, a module-level constant's: --force for figures you report).
 // Usage: pnpm check:mutations [package ...] [--force (retest every mutant)] [--skip-core-cases]
 //        [--report-only (summarize the last reports, run nothing)]
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { decisionFiles } from "../stryker.config.mjs";
+import { mergeMutationSummary, minKillRate, readMutationSummary, summaryPath } from "./mutation-summary.mjs";
 
 const root = join(import.meta.dirname, "..");
-const minKillRate = 0.8;
 
 // ---- Stage 1: core's hand-made mutations -------------------------------------------------------
 
@@ -427,10 +427,14 @@ function summarize(packages) {
   const rows = new Map(); // package -> Map(file -> counts)
   const survivors = [];
   const equivalents = [];
-  const files = packages.flatMap((pkg) =>
-    Object.entries(JSON.parse(readFileSync(join(root, `reports/mutation/${pkg}.json`), "utf8")).files),
+  // Each file with the run (a package, or a slow part of one) that mutated it.
+  const files = packages.flatMap((run) =>
+    Object.entries(JSON.parse(readFileSync(join(root, `reports/mutation/${run}.json`), "utf8")).files).map(
+      ([path, file]) => [path, file, run],
+    ),
   );
-  for (const [path, { source, mutants }] of files) {
+  const runs = {}; // run -> { package, killed, survived, equivalent }, for the kept summary
+  for (const [path, { source, mutants }, run] of files) {
     const file = relative(root, join(root, path));
     const counts = { killed: 0, survived: 0, equivalent: 0 };
     for (const mutant of mutants) {
@@ -454,6 +458,8 @@ function summarize(packages) {
       // CompileError and RuntimeError mutants are not valid programs: not counted.
     }
     const pkg = packageOf(file);
+    runs[run] ??= { package: pkg, killed: 0, survived: 0, equivalent: 0 };
+    for (const k of ["killed", "survived", "equivalent"]) runs[run][k] += counts[k];
     if (!rows.has(pkg)) rows.set(pkg, new Map());
     rows.get(pkg).set(file, counts);
   }
@@ -480,6 +486,13 @@ function summarize(packages) {
   }
   console.log(`\n== Surviving mutants (${survivors.length})`);
   for (const line of survivors) console.log(`  ${line}`);
+  // Kept for `pnpm report:shape`, beside the older rows of packages not run this time.
+  const commit = spawnSync("git", ["rev-parse", "--short", "HEAD"], {
+    cwd: root,
+    encoding: "utf8",
+  }).stdout.trim();
+  const summary = mergeMutationSummary(readMutationSummary(root), runs, new Date().toISOString(), commit);
+  writeFileSync(summaryPath(root), `${JSON.stringify(summary, null, 2)}\n`);
   return failing;
 }
 

@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { fileShape, longFunctions } from "../scripts/code-shape.mjs";
-import { mutationScores } from "../scripts/mutation-scores.mjs";
+import {
+  mergeMutationSummary,
+  mutationKillRates,
+  mutationRateProblems,
+} from "../scripts/mutation-summary.mjs";
 
 // The shape report's rules (`pnpm report:shape`): what counts as a long function or file, and
 // the `// shape-exception:` marker that keeps one on purpose.
@@ -45,22 +49,40 @@ describe("code shape", () => {
     expect(fileShape(`const a = 1;\n// shape-exception: too late\n${long}`).marked).toBe(false);
   });
 
-  it("scores mutants per package as Stryker does: timeouts kill, no coverage survives", () => {
-    const report = {
-      files: {
-        "packages/core/src/a.ts": {
-          mutants: [
-            { status: "Killed" },
-            { status: "Timeout" },
-            { status: "Survived" },
-            { status: "NoCoverage" },
-          ],
-        },
-        "packages/core/src/b.ts": { mutants: [{ status: "Killed" }, { status: "CompileError" }] },
+  it("keeps each run's kill counts, adds a package's runs up, and flags a rate under 80%", () => {
+    const first = mergeMutationSummary(
+      undefined,
+      {
+        fleet: { package: "fleet", killed: 90, survived: 2, equivalent: 3 },
+        "fleet-lease": { package: "fleet", killed: 8, survived: 0, equivalent: 0 },
+        tuner: { package: "tuner", killed: 70, survived: 30, equivalent: 1 },
       },
-    };
-    expect(mutationScores(report)).toEqual([
-      { package: "packages/core", killed: 3, survived: 1, noCoverage: 1, other: 1, score: 0.6 },
+      "2026-12-01T10:00:00.000Z",
+      "aaaaaaa",
+    );
+    // A later run of one package replaces its row only; the others keep their time and commit.
+    const later = mergeMutationSummary(
+      first,
+      { tuner: { package: "tuner", killed: 85, survived: 15, equivalent: 1 } },
+      "2026-12-02T10:00:00.000Z",
+      "bbbbbbb",
+    );
+    expect(later.runs.fleet).toEqual({
+      package: "fleet",
+      killed: 90,
+      survived: 2,
+      equivalent: 3,
+      at: "2026-12-01T10:00:00.000Z",
+      commit: "aaaaaaa",
+    });
+    const rates = mutationKillRates(later);
+    expect(rates?.map((r) => [r.package, r.killed, r.survived, r.rate])).toEqual([
+      ["fleet", 98, 2, 0.98],
+      ["tuner", 85, 15, 0.85],
     ]);
+    expect(mutationRateProblems(mutationKillRates(first))).toEqual([
+      "mutation kill rate: tuner 70.0%, budget 80%",
+    ]);
+    expect(mutationKillRates(undefined)).toBeUndefined();
   });
 });
