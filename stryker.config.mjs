@@ -37,9 +37,10 @@ export const decisionFiles = {
     // startFleetServer: reads need the token when the listen host is beyond loopback.
     declared("packages/fleet/src/server/fleet-server.ts", "dashboard"),
   ],
-  // The writer lease's claim (who holds it, when a tenure ends), apart: its tests run on SQLite
-  // and PostgreSQL, so each of its mutants costs seconds. Counted with the fleet package.
-  "fleet-lease": [declared("packages/fleet/src/store/writer-lease.ts", "claim")],
+  // The writer lease's claim (who holds it, when a tenure ends: claimRow, its transaction, and
+  // claim, the state it leaves), apart: its tests run on SQLite and PostgreSQL, so each of its
+  // mutants costs seconds. Counted with the fleet package.
+  "fleet-lease": [declared("packages/fleet/src/store/writer-lease.ts", "claimRow", "claim")],
 };
 
 const packages = mutationPackage === undefined ? Object.keys(decisionFiles) : [mutationPackage];

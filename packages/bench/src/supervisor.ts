@@ -1,12 +1,11 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createWriteStream, type WriteStream } from "node:fs";
-import { mkdtemp, rename, writeFile } from "node:fs/promises";
+import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   type Clock,
   CuzkitError,
-  type CuzkitErrorOptions,
   type Logger,
   monotonicClock,
   realSleep,
@@ -14,26 +13,12 @@ import {
   silentLogger,
 } from "@cuzkit/core";
 import { addressAnswers } from "./address-probe.js";
+import { commandFor, writeConfigFile } from "./daemon-config.js";
+import { type DaemonExit, explainExit } from "./daemon-exit.js";
+import { DaemonStartError, type DaemonStartErrorCode } from "./daemon-start-error.js";
+import { groupGone, signalGroup } from "./process-group.js";
 
-/** How a supervised daemon process ended. */
-export interface DaemonExit {
-  /** Milliseconds since the supervisor was created. */
-  atMs: number;
-  /** Exit code, or null when a signal ended it. */
-  exitCode: number | null;
-  /** Signal name that ended it, or null. */
-  signal: NodeJS.Signals | null;
-  /** True when the supervisor asked it to stop. */
-  expected: boolean;
-  /** True for exit code 137 or a SIGKILL that we did not send: the signature of the kernel's OOM killer. */
-  likelyOom: boolean;
-  /** True when the supervisor killed it because it had frozen (see kill()). */
-  frozen: boolean;
-  /** One sentence for people. */
-  explanation: string;
-  /** The last lines the daemon printed. */
-  logTail: string[];
-}
+export { type DaemonExit, DaemonStartError, type DaemonStartErrorCode, explainExit };
 
 /** What the daemon said when it first answered (for the identity check). */
 export interface ReadyStatus {
@@ -97,298 +82,303 @@ export interface DaemonSupervisor {
   logTail(): string[];
 }
 
-export type DaemonStartErrorCode = "DAEMON_START_FAILED" | "ADDRESS_IN_USE" | "DAEMON_NOT_OURS";
-
-/** Error thrown when the daemon cannot be started, does not answer, or is not the one we started. */
-export class DaemonStartError extends CuzkitError<DaemonStartErrorCode> {
-  /** The child's exit when it exited before it was seen ready; undefined for other failures. */
-  readonly exit: DaemonExit | undefined;
-  constructor(
-    message: string,
-    options: CuzkitErrorOptions<DaemonStartErrorCode> & { exit?: DaemonExit | undefined } = {},
-  ) {
-    const { exit, ...rest } = options;
-    super(message, { ...rest, code: rest.code ?? "DAEMON_START_FAILED" });
-    this.exit = exit;
-  }
-}
-
-/** Reads an exit for people: OOM for 137/SIGKILL, "not found" for 127, the log's own word for a crash. */
-export function explainExit(
-  exitCode: number | null,
-  signal: NodeJS.Signals | null,
-  logTail: readonly string[],
-): { likelyOom: boolean; text: string } {
-  const likelyOom = exitCode === 137 || signal === "SIGKILL";
-  const last = logTail.at(-1);
-  const said = last === undefined ? "" : `; its last line: "${last}"`;
-  if (likelyOom) {
-    return {
-      likelyOom,
-      text: `killed (${signal ?? `exit ${exitCode}`}): most likely the kernel's OOM killer; check dmesg and lower partition workers / concurrency (cuzkit tune)${said}`,
-    };
-  }
-  if (signal) return { likelyOom, text: `ended by ${signal}${said}` };
-  if (exitCode === 127)
-    return { likelyOom, text: `exited with code 127: the command was not found (check --spawn)${said}` };
-  if (exitCode === 126)
-    return { likelyOom, text: `exited with code 126: the command is not executable (check --spawn)${said}` };
-  const crashed = logTail.some((line) => /panic|crash|segfault|SIGSEGV|abort/i.test(line));
-  return {
-    likelyOom,
-    text: `exited with code ${exitCode}${exitCode === 0 ? " (unexpectedly)" : ""}${crashed ? ": it crashed" : ""}${said}`,
-  };
-}
-
 /** Uptime may exceed the time since our spawn by this much (whole seconds, clock steps). */
 const uptimeSlackSeconds = 3;
 
-/** Starts and watches a daemon process for a benchmark run. */
-export function createDaemonSupervisor(options: DaemonSupervisorOptions): DaemonSupervisor {
-  const logger = options.logger ?? silentLogger;
-  const tailSize = options.logTailLines ?? 40;
-  const graceMs = options.stopGraceMs ?? 10_000;
-  const clock = options.clock ?? monotonicClock;
-  const sleep = options.sleep ?? realSleep;
-  const createdAt = clock.now();
-  const tail: string[] = [];
-  const crashes: DaemonExit[] = [];
-  const listeners = new Set<(exit: DaemonExit) => void>();
-  let child: ChildProcess | undefined;
-  let exited: Promise<DaemonExit> | undefined;
-  let stopping = false;
-  let killReason: string | undefined;
-  let workDir = options.workDir;
-  let starts = 0;
-  let logStream: WriteStream | undefined;
+/** The supervisor's settings, with their defaults applied. */
+interface SupervisorSettings {
+  options: DaemonSupervisorOptions;
+  logger: Logger;
+  tailSize: number;
+  graceMs: number;
+  clock: Clock;
+  sleep: Sleep;
+  /** When the supervisor was created: exits are timed from here. */
+  createdAt: number;
+}
 
-  const remember = (chunk: Buffer) => {
-    logStream?.write(chunk);
-    for (const line of chunk.toString("utf8").split("\n")) {
-      if (line.trim() === "") continue;
-      tail.push(line);
-      if (tail.length > tailSize) tail.shift();
-    }
-  };
+/** What the supervisor knows of its daemon, changed by the steps below. */
+interface SupervisorState {
+  /** The last lines the daemon printed. */
+  tail: string[];
+  crashes: DaemonExit[];
+  listeners: Set<(exit: DaemonExit) => void>;
+  /** The running daemon (its shell); undefined once its whole group is gone. */
+  child: ChildProcess | undefined;
+  /** The latest child's exit, once its group is gone. */
+  exited: Promise<DaemonExit> | undefined;
+  /** True once stop() asked the daemon to end. */
+  stopping: boolean;
+  /** Why kill() ended a frozen daemon. */
+  killReason: string | undefined;
+  workDir: string | undefined;
+  starts: number;
+  logStream: WriteStream | undefined;
+  /** Never leave an orphan: if this process exits while the daemon runs, take its group down. */
+  onProcessExit: () => void;
+}
 
-  const commandFor = (configPath: string) => {
-    let command = options.command;
-    if (!command.includes("{config}")) command += " --config {config}";
-    if (!command.includes("{addr}")) command += " --listen {addr}";
-    return command
-      .replaceAll("{config}", JSON.stringify(configPath))
-      .replaceAll("{addr}", JSON.stringify(options.address));
-  };
+/** Keeps a chunk of the daemon's output: in the log file, and its lines in the tail. */
+function remember(settings: SupervisorSettings, state: SupervisorState, chunk: Buffer): void {
+  state.logStream?.write(chunk);
+  for (const line of chunk.toString("utf8").split("\n")) {
+    if (line.trim() === "") continue;
+    state.tail.push(line);
+    if (state.tail.length > settings.tailSize) state.tail.shift();
+  }
+}
 
-  const signalGroup = (proc: ChildProcess, signal: NodeJS.Signals) => {
-    try {
-      if (proc.pid !== undefined) process.kill(-proc.pid, signal);
-    } catch {
-      // Already gone.
-    }
+/** The exit as the supervisor reports it: asked for, a frozen daemon killed, or a crash explained. */
+function describeExit(
+  settings: SupervisorSettings,
+  state: SupervisorState,
+  exitCode: number | null,
+  signal: NodeJS.Signals | null,
+): DaemonExit {
+  const frozen = state.killReason !== undefined;
+  const expected = state.stopping && !frozen;
+  const explained = explainExit(exitCode, signal, state.tail);
+  return {
+    atMs: settings.clock.now() - settings.createdAt,
+    exitCode,
+    signal,
+    expected,
+    likelyOom: !expected && !frozen && explained.likelyOom,
+    frozen,
+    explanation: expected ? "stopped by the benchmark" : (state.killReason ?? explained.text),
+    logTail: [...state.tail],
   };
-  // Never leave an orphan: if this process exits while the daemon runs, take its group down.
-  const onProcessExit = () => {
-    if (child) signalGroup(child, "SIGKILL");
-  };
+}
 
-  /** The child's exit, once its whole group is gone: a crash (reported to listeners once it had answered) unless asked for. */
-  function watchExit(proc: ChildProcess, started: { answered: boolean }): Promise<DaemonExit> {
-    return new Promise<DaemonExit>((resolve) => {
-      proc.once("exit", (exitCode, signal) => {
-        process.off("exit", onProcessExit);
-        const frozen = killReason !== undefined;
-        const expected = stopping && !frozen;
-        const explained = explainExit(exitCode, signal, tail);
-        const exit: DaemonExit = {
-          atMs: clock.now() - createdAt,
-          exitCode,
-          signal,
-          expected,
-          likelyOom: !expected && !frozen && explained.likelyOom,
-          frozen,
-          explanation: expected ? "stopped by the benchmark" : (killReason ?? explained.text),
-          logTail: [...tail],
-        };
-        logStream?.write(`== cuzkit bench: the daemon ended: ${exit.explanation}\n`);
-        // The shell can end before the daemon it ran: act once the whole group is gone.
-        void groupGone(proc, graceMs).then(async (gone) => {
-          if (!gone) {
-            signalGroup(proc, "SIGKILL");
-            await groupGone(proc, 2_000);
-          }
-          child = undefined;
-          if (!exit.expected) {
-            crashes.push(exit);
-            logger.error("daemon exited", { exitCode, signal, explanation: exit.explanation });
-            if (started.answered) for (const listener of listeners) listener(exit);
-          }
-          resolve(exit);
-        });
+/** The child's exit, once its whole group is gone: a crash (reported to listeners once it had answered) unless asked for. */
+function watchExit(
+  settings: SupervisorSettings,
+  state: SupervisorState,
+  proc: ChildProcess,
+  started: { answered: boolean },
+): Promise<DaemonExit> {
+  const { clock, sleep } = settings;
+  return new Promise<DaemonExit>((resolve) => {
+    proc.once("exit", (exitCode, signal) => {
+      process.off("exit", state.onProcessExit);
+      const exit = describeExit(settings, state, exitCode, signal);
+      state.logStream?.write(`== cuzkit bench: the daemon ended: ${exit.explanation}\n`);
+      // The shell can end before the daemon it ran: act once the whole group is gone.
+      void groupGone(proc, settings.graceMs, clock, sleep).then(async (gone) => {
+        if (!gone) {
+          signalGroup(proc, "SIGKILL");
+          await groupGone(proc, 2_000, clock, sleep);
+        }
+        state.child = undefined;
+        if (!exit.expected) {
+          state.crashes.push(exit);
+          settings.logger.error("daemon exited", { exitCode, signal, explanation: exit.explanation });
+          if (started.answered) for (const listener of state.listeners) listener(exit);
+        }
+        resolve(exit);
       });
     });
-  }
+  });
+}
 
-  /** Waits for the daemon to answer (or exit, or the start to be cancelled); checks the daemon that answers is ours. */
-  async function awaitReady(
-    proc: ChildProcess,
-    spawnedAt: number,
-    exited: Promise<DaemonExit>,
-    started: { answered: boolean },
-    cancel: AbortSignal | undefined,
-  ): Promise<void> {
-    const readiness = new AbortController();
-    // Stopping the run while the daemon starts: give up waiting, and stop it below.
-    const onCancel = () => readiness.abort(cancel?.reason);
-    cancel?.addEventListener("abort", onCancel, { once: true });
-    const earlyExit = exited.then((exit) => {
-      throw new DaemonStartError(`the daemon exited while starting: ${exit.explanation}`, {
-        exit,
-        hint: `check the command and its config; its last output:\n${exit.logTail.slice(-10).join("\n")}`,
-      });
+/** Waits for the daemon to answer (or exit, or the start to be cancelled); checks the daemon that answers is ours. */
+async function awaitReady(
+  settings: SupervisorSettings,
+  state: SupervisorState,
+  proc: ChildProcess,
+  spawnedAt: number,
+  exited: Promise<DaemonExit>,
+  started: { answered: boolean },
+  cancel: AbortSignal | undefined,
+): Promise<void> {
+  const { options, clock } = settings;
+  const readiness = new AbortController();
+  // Stopping the run while the daemon starts: give up waiting, and stop it below.
+  const onCancel = () => readiness.abort(cancel?.reason);
+  cancel?.addEventListener("abort", onCancel, { once: true });
+  const earlyExit = exited.then((exit) => {
+    throw new DaemonStartError(`the daemon exited while starting: ${exit.explanation}`, {
+      exit,
+      hint: `check the command and its config; its last output:\n${exit.logTail.slice(-10).join("\n")}`,
     });
-    try {
-      const status = await Promise.race([options.waitForReady(readiness.signal), earlyExit]);
-      // The daemon that answered must be ours: our child still runs, and it was not up before we started it.
-      if (!child || child !== proc) throw await earlyExit;
-      const sinceSpawnSec = (clock.now() - spawnedAt) / 1000;
-      if (status && status.uptimeSeconds > sinceSpawnSec + uptimeSlackSeconds) {
-        throw new DaemonStartError(
-          `the daemon answering at ${options.address} has been up ${status.uptimeSeconds} s, but ours started ${sinceSpawnSec.toFixed(0)} s ago: another daemon answers there`,
-          {
-            hint: "stop the other daemon first, or start this one on another address",
-            code: "DAEMON_NOT_OURS",
-          },
-        );
-      }
-      started.answered = true;
-    } catch (error) {
-      readiness.abort();
-      if (child) await stop();
-      throw CuzkitError.is(error)
-        ? error
-        : new DaemonStartError("the daemon did not become ready", {
-            hint: "check that the command starts the daemon on the given address",
-            cause: error,
-          });
-    } finally {
-      cancel?.removeEventListener("abort", onCancel);
-      readiness.abort();
-      earlyExit.catch(() => {});
-    }
-  }
-
-  async function start(
-    configToml: string,
-    label: string,
-    startOptions: { signal?: AbortSignal | undefined } = {},
-  ): Promise<void> {
-    const cancel = startOptions.signal;
-    if (child)
-      throw new DaemonStartError("the daemon is already running", {
-        hint: "stop it before starting it again",
-      });
-    if (await addressAnswers(options.address)) {
+  });
+  try {
+    const status = await Promise.race([options.waitForReady(readiness.signal), earlyExit]);
+    // The daemon that answered must be ours: our child still runs, and it was not up before we started it.
+    if (!state.child || state.child !== proc) throw await earlyExit;
+    const sinceSpawnSec = (clock.now() - spawnedAt) / 1000;
+    if (status && status.uptimeSeconds > sinceSpawnSec + uptimeSlackSeconds) {
       throw new DaemonStartError(
-        `something already answers at ${options.address}; the benchmark would measure it instead of the daemon it starts`,
+        `the daemon answering at ${options.address} has been up ${status.uptimeSeconds} s, but ours started ${sinceSpawnSec.toFixed(0)} s ago: another daemon answers there`,
         {
-          hint: "stop the other daemon (or the old container) first, or start this one on another address",
-          code: "ADDRESS_IN_USE",
+          hint: "stop the other daemon first, or start this one on another address",
+          code: "DAEMON_NOT_OURS",
         },
       );
     }
-    workDir ??= await mkdtemp(join(tmpdir(), "cuzkit-bench-"));
-    const configPath = join(workDir, `cuzk-${label}.toml`);
-    await writeFile(`${configPath}.tmp`, configToml);
-    await rename(`${configPath}.tmp`, configPath);
-    if (cancel?.aborted) throw cancel.reason;
-    const command = commandFor(configPath);
-    logger.info("starting daemon", { label, command });
-    if (options.logFile !== undefined && !logStream)
-      logStream = createWriteStream(options.logFile, { flags: "a" });
-    logStream?.write(`== cuzkit bench: starting the daemon (${label}) at ${new Date().toISOString()}\n`);
-    stopping = false;
-    killReason = undefined;
-    starts++;
-    const spawnedAt = clock.now();
-    // An exit before the daemon answered is the start's error, not a crash to act on.
-    const started = { answered: false };
-    // detached: the daemon gets its own process group so stop() reaches the shell's children too.
-    const proc = spawn(command, {
-      shell: true,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, ...options.env },
-    });
-    child = proc;
-    process.once("exit", onProcessExit);
-    proc.stdout?.on("data", (chunk: Buffer) => {
-      remember(chunk);
-      options.onOutput?.(chunk, "stdout");
-    });
-    proc.stderr?.on("data", (chunk: Buffer) => {
-      remember(chunk);
-      options.onOutput?.(chunk, "stderr");
-    });
-    exited = watchExit(proc, started);
-    await awaitReady(proc, spawnedAt, exited, started, cancel);
+    started.answered = true;
+  } catch (error) {
+    readiness.abort();
+    if (state.child) await stop(settings, state);
+    throw CuzkitError.is(error)
+      ? error
+      : new DaemonStartError("the daemon did not become ready", {
+          hint: "check that the command starts the daemon on the given address",
+          cause: error,
+        });
+  } finally {
+    cancel?.removeEventListener("abort", onCancel);
+    readiness.abort();
+    earlyExit.catch(() => {});
   }
+}
 
-  /** Waits until every process of the daemon's group is gone (the shell can exit before the daemon it ran). */
-  async function groupGone(proc: ChildProcess, waitMs: number): Promise<boolean> {
-    const until = clock.now() + waitMs;
-    for (;;) {
-      try {
-        if (proc.pid === undefined) return true;
-        process.kill(-proc.pid, 0);
-      } catch {
-        return true;
-      }
-      if (clock.now() >= until) return false;
-      await sleep(20);
-    }
-  }
-
-  async function stop(): Promise<DaemonExit | undefined> {
-    const proc = child;
-    if (!proc || !exited) return undefined;
-    stopping = true;
-    signalGroup(proc, "SIGTERM");
-    const grace = new AbortController();
-    sleep(graceMs, grace.signal).then(
-      () => signalGroup(proc, "SIGKILL"),
-      () => {}, // the daemon ended within the grace period
+/** Refuses a start while our daemon runs, or while something else answers at the address. */
+async function refuseBusyStart(options: DaemonSupervisorOptions, state: SupervisorState): Promise<void> {
+  if (state.child)
+    throw new DaemonStartError("the daemon is already running", {
+      hint: "stop it before starting it again",
+    });
+  if (await addressAnswers(options.address)) {
+    throw new DaemonStartError(
+      `something already answers at ${options.address}; the benchmark would measure it instead of the daemon it starts`,
+      {
+        hint: "stop the other daemon (or the old container) first, or start this one on another address",
+        code: "ADDRESS_IN_USE",
+      },
     );
-    try {
-      return await exited;
-    } finally {
-      grace.abort();
-    }
   }
+}
 
-  async function kill(reason: string): Promise<DaemonExit | undefined> {
-    const proc = child;
-    if (!proc || !exited) return undefined;
-    killReason = reason;
-    signalGroup(proc, "SIGKILL");
-    return exited;
+/** Writes the config into the work folder (a new temporary one at the first start); returns its path. */
+async function writeConfig(state: SupervisorState, configToml: string, label: string): Promise<string> {
+  state.workDir ??= await mkdtemp(join(tmpdir(), "cuzkit-bench-"));
+  return writeConfigFile(state.workDir, configToml, label);
+}
+
+/** Spawns the daemon in its own process group and keeps its output; it becomes the current child. */
+function spawnDaemon(settings: SupervisorSettings, state: SupervisorState, command: string): ChildProcess {
+  const { options } = settings;
+  // detached: the daemon gets its own process group so stop() reaches the shell's children too.
+  const proc = spawn(command, {
+    shell: true,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, ...options.env },
+  });
+  state.child = proc;
+  process.once("exit", state.onProcessExit);
+  proc.stdout?.on("data", (chunk: Buffer) => {
+    remember(settings, state, chunk);
+    options.onOutput?.(chunk, "stdout");
+  });
+  proc.stderr?.on("data", (chunk: Buffer) => {
+    remember(settings, state, chunk);
+    options.onOutput?.(chunk, "stderr");
+  });
+  return proc;
+}
+
+/** See DaemonSupervisor.start. */
+async function start(
+  settings: SupervisorSettings,
+  state: SupervisorState,
+  configToml: string,
+  label: string,
+  cancel: AbortSignal | undefined,
+): Promise<void> {
+  const { options, logger } = settings;
+  await refuseBusyStart(options, state);
+  const configPath = await writeConfig(state, configToml, label);
+  if (cancel?.aborted) throw cancel.reason;
+  const command = commandFor(options.command, options.address, configPath);
+  logger.info("starting daemon", { label, command });
+  if (options.logFile !== undefined && !state.logStream)
+    state.logStream = createWriteStream(options.logFile, { flags: "a" });
+  state.logStream?.write(`== cuzkit bench: starting the daemon (${label}) at ${new Date().toISOString()}\n`);
+  state.stopping = false;
+  state.killReason = undefined;
+  state.starts++;
+  const spawnedAt = settings.clock.now();
+  // An exit before the daemon answered is the start's error, not a crash to act on.
+  const started = { answered: false };
+  const proc = spawnDaemon(settings, state, command);
+  const exited = watchExit(settings, state, proc, started);
+  state.exited = exited;
+  await awaitReady(settings, state, proc, spawnedAt, exited, started, cancel);
+}
+
+/** See DaemonSupervisor.stop: SIGTERM to the group, SIGKILL after the grace period. */
+async function stop(settings: SupervisorSettings, state: SupervisorState): Promise<DaemonExit | undefined> {
+  const proc = state.child;
+  const exited = state.exited;
+  if (!proc || !exited) return undefined;
+  state.stopping = true;
+  signalGroup(proc, "SIGTERM");
+  const grace = new AbortController();
+  settings.sleep(settings.graceMs, grace.signal).then(
+    () => signalGroup(proc, "SIGKILL"),
+    () => {}, // the daemon ended within the grace period
+  );
+  try {
+    return await exited;
+  } finally {
+    grace.abort();
   }
+}
 
-  return {
-    start,
-    stop,
-    kill,
-    get running() {
-      return child !== undefined;
+/** See DaemonSupervisor.kill. */
+async function kill(state: SupervisorState, reason: string): Promise<DaemonExit | undefined> {
+  const proc = state.child;
+  if (!proc || !state.exited) return undefined;
+  state.killReason = reason;
+  signalGroup(proc, "SIGKILL");
+  return state.exited;
+}
+
+/** Starts and watches a daemon process for a benchmark run. */
+export function createDaemonSupervisor(options: DaemonSupervisorOptions): DaemonSupervisor {
+  const clock = options.clock ?? monotonicClock;
+  const settings: SupervisorSettings = {
+    options,
+    logger: options.logger ?? silentLogger,
+    tailSize: options.logTailLines ?? 40,
+    graceMs: options.stopGraceMs ?? 10_000,
+    clock,
+    sleep: options.sleep ?? realSleep,
+    createdAt: clock.now(),
+  };
+  const state: SupervisorState = {
+    tail: [],
+    crashes: [],
+    listeners: new Set(),
+    child: undefined,
+    exited: undefined,
+    stopping: false,
+    killReason: undefined,
+    workDir: options.workDir,
+    starts: 0,
+    logStream: undefined,
+    onProcessExit: () => {
+      if (state.child) signalGroup(state.child, "SIGKILL");
     },
-    crashes,
+  };
+  return {
+    start: (configToml, label, startOptions = {}) =>
+      start(settings, state, configToml, label, startOptions.signal),
+    stop: () => stop(settings, state),
+    kill: (reason) => kill(state, reason),
+    get running() {
+      return state.child !== undefined;
+    },
+    crashes: state.crashes,
     get starts() {
-      return starts;
+      return state.starts;
     },
     onCrash(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
+      state.listeners.add(listener);
+      return () => state.listeners.delete(listener);
     },
-    logTail: () => [...tail],
+    logTail: () => [...state.tail],
   };
 }

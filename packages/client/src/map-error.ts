@@ -110,6 +110,14 @@ export function isLocalTransportFault(error: unknown): boolean {
   return false;
 }
 
+/** One failure being mapped: the error, its context, the typed errors' options and the " (Rpc)" suffix. */
+interface Mapping {
+  error: unknown;
+  context: MapErrorContext;
+  ctx: ClientSubclassOptions;
+  on: string;
+}
+
 /**
  * Turns anything a call can throw (ConnectError, Node errors, abort reasons) into one of the
  * client's typed errors. Raw gRPC/connect errors never leave the client; the original is kept
@@ -117,27 +125,38 @@ export function isLocalTransportFault(error: unknown): boolean {
  * mid-call as Canceled too, so the caller's own signal is what tells the two apart.
  */
 export function toCuzkError(error: unknown, context: MapErrorContext = {}): CuzkitError {
-  const ctx: ClientSubclassOptions = {
-    rpc: context.rpc,
-    jobId: context.jobId,
-    address: context.address,
-    cause: error,
-  };
-  const on = context.rpc ? ` (${context.rpc})` : "";
   // Already typed (by an inner layer that knew more, e.g. whether the job may be running).
   if (CuzkitError.is(error)) return error;
-  if (context.callerSignal?.aborted) {
-    const reason: unknown = context.callerSignal.reason;
-    // AbortSignal.timeout() is a deadline the caller chose, not a cancellation.
-    if (reason instanceof Error && reason.name === "TimeoutError") {
-      return new DeadlineExceededError(`the caller's deadline (AbortSignal.timeout) passed${on}`, {
-        ...ctx,
-        cause: reason,
-        timeoutMs: context.timeoutMs,
-      });
-    }
-    return new AbortedError(`aborted by the caller${on}`, { ...ctx, cause: reason ?? error });
+  const m: Mapping = {
+    error,
+    context,
+    ctx: { rpc: context.rpc, jobId: context.jobId, address: context.address, cause: error },
+    on: context.rpc ? ` (${context.rpc})` : "",
+  };
+  // The order is the precedence: the caller's abort, then this side's own faults, then the daemon's answer.
+  const early = callerAbortError(m) ?? thisSideError(m);
+  if (early !== undefined) return early;
+  if (!(error instanceof ConnectError)) return nonConnectError(m);
+  return connectionFault(error, m) ?? callFault(error, m) ?? daemonFault(error, m);
+}
+
+/** The caller's signal fired: an AbortSignal.timeout() is the caller's deadline, anything else an abort. */
+function callerAbortError({ error, context, ctx, on }: Mapping): CuzkitError | undefined {
+  if (!context.callerSignal?.aborted) return undefined;
+  const reason: unknown = context.callerSignal.reason;
+  // AbortSignal.timeout() is a deadline the caller chose, not a cancellation.
+  if (reason instanceof Error && reason.name === "TimeoutError") {
+    return new DeadlineExceededError(`the caller's deadline (AbortSignal.timeout) passed${on}`, {
+      ...ctx,
+      cause: reason,
+      timeoutMs: context.timeoutMs,
+    });
   }
+  return new AbortedError(`aborted by the caller${on}`, { ...ctx, cause: reason ?? error });
+}
+
+/** Failures on this side of the wire: the client closed, its own session's fault, or no daemon to dial. */
+function thisSideError({ error, context, ctx, on }: Mapping): CuzkitError | undefined {
   if (context.clientClosed) return new AbortedError(`the client was closed${on}`, { ...ctx });
   if (isLocalTransportFault(error)) {
     return new LocalTransportError(
@@ -154,20 +173,25 @@ export function toCuzkError(error: unknown, context: MapErrorContext = {}): Cuzk
         : undefined;
     return new DaemonUnavailableError(`${unreachableMessage(unreachable, context)}${on}`, { ...ctx, hint });
   }
+  return undefined;
+}
 
-  if (!(error instanceof ConnectError)) {
-    if (error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError")) {
-      return error.name === "TimeoutError"
-        ? new DeadlineExceededError(`deadline exceeded${on}`, { ...ctx, timeoutMs: context.timeoutMs })
-        : new AbortedError(`aborted${on}`, { ...ctx });
-    }
-    const message = error instanceof Error ? error.message : String(error);
-    return new DaemonInternalError(`unexpected error${on}: ${message}`, {
-      ...ctx,
-      hint: "this is probably a bug in cuzkit; please report it with the stack trace",
-    });
+/** Anything that is not a ConnectError: an abort or timeout reason, else a bug of ours. */
+function nonConnectError({ error, context, ctx, on }: Mapping): CuzkitError {
+  if (error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError")) {
+    return error.name === "TimeoutError"
+      ? new DeadlineExceededError(`deadline exceeded${on}`, { ...ctx, timeoutMs: context.timeoutMs })
+      : new AbortedError(`aborted${on}`, { ...ctx });
   }
+  const message = error instanceof Error ? error.message : String(error);
+  return new DaemonInternalError(`unexpected error${on}: ${message}`, {
+    ...ctx,
+    hint: "this is probably a bug in cuzkit; please report it with the stack trace",
+  });
+}
 
+/** The codes of a connection that closed, reset or stopped answering; undefined for the others. */
+function connectionFault(error: ConnectError, { ctx, on }: Mapping): CuzkitError | undefined {
   const raw = error.rawMessage;
   switch (error.code) {
     case Code.Canceled:
@@ -187,6 +211,15 @@ export function toCuzkError(error: unknown, context: MapErrorContext = {}): Cuzk
         );
       }
       return new ConnectionLostError(`the connection to the daemon broke${on}: ${raw}`, { ...ctx });
+    default:
+      return undefined;
+  }
+}
+
+/** The codes about this call: its deadline, its request, its job, its size; undefined for the others. */
+function callFault(error: ConnectError, { context, ctx, on }: Mapping): CuzkitError | undefined {
+  const raw = error.rawMessage;
+  switch (error.code) {
     case Code.DeadlineExceeded:
       return new DeadlineExceededError(
         `deadline exceeded${context.timeoutMs !== undefined ? ` after ${context.timeoutMs} ms` : ""}${on}`,
@@ -216,6 +249,15 @@ export function toCuzkError(error: unknown, context: MapErrorContext = {}): Cuzk
         ...ctx,
         retryable: true,
       });
+    default:
+      return undefined;
+  }
+}
+
+/** The remaining codes: the daemon lacks the method or failed inside (or a stream broke under it). */
+function daemonFault(error: ConnectError, { ctx, on }: Mapping): CuzkitError {
+  const raw = error.rawMessage;
+  switch (error.code) {
     case Code.Unimplemented:
       return new DaemonInternalError(`the daemon does not implement this${on}: ${raw}`, {
         ...ctx,

@@ -187,85 +187,104 @@ function answeredWhileUploadingIsAlive(session: Http2Session, entry: SessionEntr
 
 type PingCallback = (error: Error | null, durationMs: number, payload: Buffer) => void;
 
-/** Creates the gRPC-over-HTTP/2 transport to one daemon (TCP or unix socket). */
-export function createDaemonTransport(options: DaemonTransportOptions): DaemonTransport {
-  const { address } = options;
-  // Node's http2 options, through connect-node (types we do not own): a TCP address must not carry
-  // a createConnection key at all.
-  const nodeOptions = address.kind === "unix" ? { createConnection: () => netConnect(address.path) } : {};
-  // connect-node 2.1.2 race: when a PING times out it destroys the session with an error,
-  // but if a new call moves the manager to a fresh connection first, the old session has
-  // no "error" listener left and Node throws the error as an uncaught exception (it would
-  // kill the caller's process). Every session that carries a call gets a listener that
-  // swallows it; calls still fail with their own stream errors.
-  const guarded = new WeakSet<object>();
-  const swallow = () => {};
-  let opened = 0;
-  let closed = false;
-  const live = new Set<SessionEntry>();
-  const release = (entry: SessionEntry) => {
-    live.delete(entry);
-    entry.manager.abort();
+/** Node's http2 connect options, through connect-node (types we do not own). */
+type NodeConnectOptions = ConstructorParameters<typeof Http2SessionManager>[2];
+
+/** The sessions' shared state: what opening one needs. */
+interface SessionPool {
+  readonly options: DaemonTransportOptions;
+  readonly nodeOptions: NodeConnectOptions;
+  /** Sessions that got the "error" listener (see createDaemonTransport). */
+  readonly guarded: WeakSet<object>;
+  /** Sessions not yet released. */
+  readonly live: Set<SessionEntry>;
+  /** Sessions opened so far. */
+  opened: number;
+}
+
+/** The transport's state, shared by the steps below. */
+interface TransportState extends SessionPool {
+  /** True once close() ran: a retired session is then not replaced. */
+  closed: boolean;
+  /** The session new calls go to. */
+  current: SessionEntry;
+}
+
+/** Does nothing with a session's error: each call still fails with its own stream error. */
+const swallow = () => {};
+
+/** Drops a session from the live set and aborts its manager (closing the connection). */
+function release(state: SessionPool, entry: SessionEntry): void {
+  state.live.delete(entry);
+  entry.manager.abort();
+}
+
+/** Moves new calls off `entry`; it is released once its last stream closes. */
+function retire(state: TransportState, entry: SessionEntry): void {
+  if (entry.retired) return;
+  entry.retired = true;
+  if (state.current === entry && !state.closed) state.current = openSession(state);
+  if (entry.openStreams === 0) release(state, entry);
+}
+
+/** Counts a new stream on the session (guarding the session on its first stream) until it closes. */
+function trackStream(state: SessionPool, entry: SessionEntry, stream: ClientHttp2Stream): void {
+  const session = stream.session;
+  if (session && !state.guarded.has(session)) {
+    state.guarded.add(session);
+    session.on("error", swallow);
+    answeredWhileUploadingIsAlive(session, entry);
+  }
+  if (http2StreamChannel.hasSubscribers) http2StreamChannel.publish({ stream });
+  entry.openStreams += 1;
+  entry.anyStream = stream;
+  stream.once("close", () => {
+    entry.openStreams -= 1;
+    if (entry.anyStream === stream) entry.anyStream = undefined;
+    if (entry.retired && entry.openStreams === 0) release(state, entry);
+  });
+}
+
+/** Opens a session manager (dialled on its first request) and the HTTP client bound to it. */
+function openSession(state: SessionPool): SessionEntry {
+  const { options } = state;
+  state.opened += 1;
+  const manager = new Http2SessionManager(
+    options.address.baseUrl,
+    {
+      pingIntervalMs: options.pingIntervalMs,
+      pingTimeoutMs: options.pingTimeoutMs,
+      // Ping only while a call is open: a proof call is silent for minutes, an idle
+      // connection needs no pings (and is verified with one before reuse).
+      pingIdleConnection: false,
+      idleConnectionTimeoutMs: options.idleConnectionTimeoutMs,
+    },
+    state.nodeOptions,
+  );
+  const counts = { openStreams: 0, retired: false, anyStream: undefined, uploadWrites: 0, uploadsOpen: 0 };
+  const sessionManager: NodeHttp2ClientSessionManager = {
+    authority: manager.authority,
+    async request(method, path, headers, requestOptions) {
+      const stream = await manager.request(method, path, headers, requestOptions);
+      trackStream(state, entry, stream);
+      return stream;
+    },
+    notifyResponseByteRead(stream) {
+      manager.notifyResponseByteRead(stream);
+    },
   };
+  const entry: SessionEntry = Object.assign(counts, {
+    manager,
+    client: createNodeHttpClient({ httpVersion: "2", sessionProvider: () => sessionManager }),
+  });
+  state.live.add(entry);
+  return entry;
+}
 
-  const openSession = (): SessionEntry => {
-    opened += 1;
-    const manager = new Http2SessionManager(
-      address.baseUrl,
-      {
-        pingIntervalMs: options.pingIntervalMs,
-        pingTimeoutMs: options.pingTimeoutMs,
-        // Ping only while a call is open: a proof call is silent for minutes, an idle
-        // connection needs no pings (and is verified with one before reuse).
-        pingIdleConnection: false,
-        idleConnectionTimeoutMs: options.idleConnectionTimeoutMs,
-      },
-      nodeOptions,
-    );
-    const counts = { openStreams: 0, retired: false, anyStream: undefined, uploadWrites: 0, uploadsOpen: 0 };
-    const sessionManager: NodeHttp2ClientSessionManager = {
-      authority: manager.authority,
-      async request(method, path, headers, requestOptions) {
-        const stream = await manager.request(method, path, headers, requestOptions);
-        const session = stream.session;
-        if (session && !guarded.has(session)) {
-          guarded.add(session);
-          session.on("error", swallow);
-          answeredWhileUploadingIsAlive(session, entry);
-        }
-        if (http2StreamChannel.hasSubscribers) http2StreamChannel.publish({ stream });
-        entry.openStreams += 1;
-        entry.anyStream = stream;
-        stream.once("close", () => {
-          entry.openStreams -= 1;
-          if (entry.anyStream === stream) entry.anyStream = undefined;
-          if (entry.retired && entry.openStreams === 0) release(entry);
-        });
-        return stream;
-      },
-      notifyResponseByteRead(stream) {
-        manager.notifyResponseByteRead(stream);
-      },
-    };
-    const entry: SessionEntry = Object.assign(counts, {
-      manager,
-      client: createNodeHttpClient({ httpVersion: "2", sessionProvider: () => sessionManager }),
-    });
-    live.add(entry);
-    return entry;
-  };
-
-  let current = openSession();
-
-  const retire = (entry: SessionEntry) => {
-    if (entry.retired) return;
-    entry.retired = true;
-    if (current === entry && !closed) current = openSession();
-    if (entry.openStreams === 0) release(entry);
-  };
-
-  const protocol = {
-    baseUrl: address.baseUrl,
+/** The gRPC protocol options of every call (the HTTP client added per transport). */
+function protocolOptions(options: DaemonTransportOptions) {
+  return {
+    baseUrl: options.address.baseUrl,
     useBinaryFormat: true,
     interceptors: [],
     // The daemon has no compression (a compressed request gets UNIMPLEMENTED).
@@ -276,49 +295,76 @@ export function createDaemonTransport(options: DaemonTransportOptions): DaemonTr
     // Sizes are checked before sending (validate.ts); connect only sees small messages.
     writeMaxBytes: 0xffffffff,
   };
+}
 
-  const transport = createTransport({ ...protocol, httpClient: (request) => current.client(request) });
+/** One pre-encoded unary call on the current session; retires the session if the body was cut or it faulted. */
+async function sendPreEncoded<I extends DescMessage, O extends DescMessage>(
+  state: TransportState,
+  method: DescMethodUnary<I, O>,
+  body: EncodedChunks,
+  call: PreEncodedCallOptions,
+): Promise<MessageShape<O>> {
+  const entry = state.current;
+  // A transport for this one call: connect runs the gRPC protocol (headers, deadline,
+  // response and trailers) and its own body, the 5-byte frame of an empty message, is
+  // replaced by the encoded one.
+  const single = createTransport({
+    ...protocolOptions(state.options),
+    httpClient: (request) =>
+      entry.client({ ...request, body: sendChunks(body, call.upload, () => uploadProgressed(entry)) }),
+  });
+  const stopWatch = watchUploadLiveness(entry, state.options.pingTimeoutMs);
+  try {
+    const response = await single.unary(
+      method,
+      call.signal,
+      call.timeoutMs,
+      undefined,
+      create(method.input) as never,
+    );
+    return response.message;
+  } catch (error) {
+    if (!call.upload.complete || isLocalTransportFault(error)) retire(state, entry);
+    throw error;
+  } finally {
+    stopWatch();
+  }
+}
+
+/** Creates the gRPC-over-HTTP/2 transport to one daemon (TCP or unix socket). */
+export function createDaemonTransport(options: DaemonTransportOptions): DaemonTransport {
+  const { address } = options;
+  // Node's http2 options, through connect-node (types we do not own): a TCP address must not carry
+  // a createConnection key at all.
+  const nodeOptions = address.kind === "unix" ? { createConnection: () => netConnect(address.path) } : {};
+  // connect-node 2.1.2 race: when a PING times out it destroys the session with an error,
+  // but if a new call moves the manager to a fresh connection first, the old session has
+  // no "error" listener left and Node throws the error as an uncaught exception (it would
+  // kill the caller's process). Every session that carries a call gets a listener that
+  // swallows it (trackStream); calls still fail with their own stream errors.
+  const pool: SessionPool = { options, nodeOptions, guarded: new WeakSet(), live: new Set(), opened: 0 };
+  // The same object: the sessions' stream listeners hold it.
+  const state: TransportState = Object.assign(pool, { closed: false, current: openSession(pool) });
+
+  const transport = createTransport({
+    ...protocolOptions(options),
+    httpClient: (request) => state.current.client(request),
+  });
 
   return {
     transport,
-    async unaryPreEncoded(method, body, call) {
-      const entry = current;
-      // A transport for this one call: connect runs the gRPC protocol (headers, deadline,
-      // response and trailers) and its own body, the 5-byte frame of an empty message, is
-      // replaced by the encoded one.
-      const single = createTransport({
-        ...protocol,
-        httpClient: (request) =>
-          entry.client({ ...request, body: sendChunks(body, call.upload, () => uploadProgressed(entry)) }),
-      });
-      const stopWatch = watchUploadLiveness(entry, options.pingTimeoutMs);
-      try {
-        const response = await single.unary(
-          method,
-          call.signal,
-          call.timeoutMs,
-          undefined,
-          create(method.input) as never,
-        );
-        return response.message;
-      } catch (error) {
-        if (!call.upload.complete || isLocalTransportFault(error)) retire(entry);
-        throw error;
-      } finally {
-        stopWatch();
-      }
-    },
+    unaryPreEncoded: (method, body, call) => sendPreEncoded(state, method, body, call),
     retireCurrentSession() {
-      retire(current);
+      retire(state, state.current);
     },
     sessionsOpened() {
-      return opened;
+      return state.opened;
     },
     close() {
-      closed = true;
-      for (const entry of [...live]) {
+      state.closed = true;
+      for (const entry of [...state.live]) {
         entry.retired = true;
-        release(entry);
+        release(state, entry);
       }
     },
   };

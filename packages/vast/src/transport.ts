@@ -12,7 +12,7 @@ import {
   VastTimeoutError,
 } from "./errors.js";
 import type { ResolvedVastOptions } from "./options.js";
-import { createRateLimiter } from "./rate-limit.js";
+import { createRateLimiter, type RateLimiter } from "./rate-limit.js";
 import { createRedactor, redactingLogger, sanitizeCause, systemCode } from "./redact.js";
 
 /** HTTP methods the API uses. */
@@ -78,198 +78,247 @@ export function encodeQuery(query: Record<string, unknown> | undefined): string 
   return parts.length === 0 ? "" : `?${parts.join("&")}`;
 }
 
-/** Builds the transport from resolved options. The key is looked up at the first authenticated call. */
-export function createTransport(options: ResolvedVastOptions): Transport {
-  let key: string | undefined;
-  let source: ApiKeySource | undefined;
-  let keyLookup: Promise<ApiKeyResolution> | undefined;
-  const redact = createRedactor(() => (key === undefined ? [] : [key]));
-  const logger = redactingLogger(options.logger, redact);
-  const limiter = createRateLimiter(options.limits, options.clock, options.sleep, (endpoint, waitMs) =>
-    logger.debug("vast pacing: waiting before the next call", { endpoint, waitMs }),
-  );
+/** What the transport's steps share: the options, the key found so far, the redactor, the logger and the pacing. */
+interface TransportContext {
+  options: ResolvedVastOptions;
+  /** The API key, once found (also what `redact` removes). */
+  key: string | undefined;
+  /** Where the key came from, once found. */
+  source: ApiKeySource | undefined;
+  /** The key search under way or done; cleared when it found none, so the next call searches again. */
+  keyLookup: Promise<ApiKeyResolution> | undefined;
+  redact: (text: string) => string;
+  logger: Logger;
+  limiter: RateLimiter;
+}
 
-  async function apiKey(endpoint: string): Promise<string> {
-    if (key !== undefined) return key;
-    keyLookup ??= resolveApiKey({ apiKey: options.apiKey, env: options.env, homeDir: options.homeDir });
-    const found = await keyLookup;
-    if (found.key === undefined) {
-      keyLookup = undefined; // a key file written later is picked up by the next call
-      throw new VastMissingApiKeyError(`no Vast.ai API key found (looked in: ${found.searched.join(", ")})`, {
-        endpoint,
-        searched: found.searched,
-      });
-    }
-    key = found.key;
-    source = found.source;
-    logger.debug("vast api key resolved", { source });
-    return key;
-  }
-
-  async function attempt(request: ApiRequest, attemptNumber: number): Promise<unknown> {
-    const endpoint = describeEndpoint(request.method, request.path);
-    const secret = await apiKey(endpoint);
-    const headers: Record<string, string> = {
-      Authorization: `Bearer ${secret}`,
-      Accept: "application/json",
-      "User-Agent": options.userAgent,
-    };
-    let body: string | undefined;
-    if (request.body !== undefined) {
-      headers["Content-Type"] = "application/json";
-      body = JSON.stringify(request.body);
-    }
-    const url = `${options.baseUrl}${request.path}${encodeQuery(request.query)}`;
-    logger.debug("vast request", { endpoint, attempt: attemptNumber });
-    const { status, text } = await send(
+/** The API key, searched for at the first call and kept; throws VastMissingApiKeyError when there is none. */
+async function apiKey(ctx: TransportContext, endpoint: string): Promise<string> {
+  if (ctx.key !== undefined) return ctx.key;
+  const { options } = ctx;
+  ctx.keyLookup ??= resolveApiKey({ apiKey: options.apiKey, env: options.env, homeDir: options.homeDir });
+  const found = await ctx.keyLookup;
+  if (found.key === undefined) {
+    ctx.keyLookup = undefined; // a key file written later is picked up by the next call
+    throw new VastMissingApiKeyError(`no Vast.ai API key found (looked in: ${found.searched.join(", ")})`, {
       endpoint,
-      url,
-      { method: request.method, headers, body },
-      request.signal,
-      request.timeoutMs ?? options.timeoutMs,
-    );
-    const safeText = redact(text);
-    let parsed: unknown;
-    if (safeText.trim() !== "") {
-      try {
-        parsed = JSON.parse(safeText);
-      } catch {
-        parsed = undefined;
-      }
-    }
-    logger.debug("vast response", { endpoint, status });
-    const failure = classifyResponse({
+      searched: found.searched,
+    });
+  }
+  ctx.key = found.key;
+  ctx.source = found.source;
+  ctx.logger.debug("vast api key resolved", { source: ctx.source });
+  return ctx.key;
+}
+
+/** The body as JSON, or undefined when it is empty or not JSON. */
+function parseJson(text: string): unknown {
+  if (text.trim() === "") return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** One authenticated attempt of `request`: sends it, classifies the answer, returns its JSON body. */
+async function attempt(ctx: TransportContext, request: ApiRequest, attemptNumber: number): Promise<unknown> {
+  const { options, logger } = ctx;
+  const endpoint = describeEndpoint(request.method, request.path);
+  const secret = await apiKey(ctx, endpoint);
+  const headers: Record<string, string> = {
+    Authorization: `Bearer ${secret}`,
+    Accept: "application/json",
+    "User-Agent": options.userAgent,
+  };
+  let body: string | undefined;
+  if (request.body !== undefined) {
+    headers["Content-Type"] = "application/json";
+    body = JSON.stringify(request.body);
+  }
+  const url = `${options.baseUrl}${request.path}${encodeQuery(request.query)}`;
+  logger.debug("vast request", { endpoint, attempt: attemptNumber });
+  const { status, text } = await send(
+    ctx,
+    endpoint,
+    url,
+    { method: request.method, headers, body },
+    request.signal,
+    request.timeoutMs ?? options.timeoutMs,
+  );
+  const safeText = ctx.redact(text);
+  const parsed = parseJson(safeText);
+  logger.debug("vast response", { endpoint, status });
+  const failure = classifyResponse({
+    endpoint,
+    status,
+    body: parsed,
+    text: safeText,
+    isCreate: request.isCreate === true,
+  });
+  if (failure) throw failure;
+  if (parsed === undefined) {
+    throw new VastMalformedResponseError(`Vast.ai ${endpoint} answered ${status} without a JSON body`, {
       endpoint,
       status,
-      body: parsed,
-      text: safeText,
-      isCreate: request.isCreate === true,
     });
-    if (failure) throw failure;
-    if (parsed === undefined) {
-      throw new VastMalformedResponseError(`Vast.ai ${endpoint} answered ${status} without a JSON body`, {
+  }
+  return parsed;
+}
+
+/** The typed, redacted error of a fetch that failed before a response: cancelled, timed out, or a network failure. */
+function sendFailure(
+  ctx: TransportContext,
+  endpoint: string,
+  error: unknown,
+  cancelled: boolean,
+  timedOut: boolean,
+  timeoutMs: number,
+): VastApiError {
+  const cause = sanitizeCause(error, ctx.redact);
+  if (cancelled) return new VastAbortedError(`Vast.ai ${endpoint} was cancelled`, { endpoint, cause });
+  if (timedOut) {
+    return new VastTimeoutError(`Vast.ai ${endpoint} got no answer within ${timeoutMs} ms`, {
+      endpoint,
+      cause,
+    });
+  }
+  const code = systemCode(error);
+  const reason = ctx.redact(error instanceof Error ? error.message : String(error));
+  return new VastNetworkError(
+    `Vast.ai ${endpoint} failed before a response: ${reason}${code ? ` (${code})` : ""}`,
+    { endpoint, cause },
+  );
+}
+
+/** One fetch with the attempt timeout; maps every failure to a typed, redacted error. */
+async function send(
+  ctx: TransportContext,
+  endpoint: string,
+  url: string,
+  init: { method: string; headers: Record<string, string>; body: string | undefined },
+  userSignal: AbortSignal | undefined,
+  timeoutMs: number,
+): Promise<PublicResponse> {
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const linked = linkSignals(userSignal, timeout);
+  try {
+    const response = await ctx.options.fetch(url, {
+      method: init.method,
+      headers: init.headers,
+      body: init.body ?? null,
+      signal: linked.signal,
+      redirect: "manual", // a redirect must not carry the key to another host
+    });
+    const text = await response.text();
+    return { status: response.status, text };
+  } catch (error) {
+    throw sendFailure(ctx, endpoint, error, userSignal?.aborted === true, timeout.aborted, timeoutMs);
+  } finally {
+    linked.dispose();
+  }
+}
+
+/**
+ * Whether a failed attempt is repeated. A retryable error is, on an idempotent call; a 429 is
+ * on every call, a create included, since Vast.ai did not execute it (vast-cli retries it too).
+ */
+function mayRepeat(request: ApiRequest, error: unknown): error is VastApiError {
+  if (!(error instanceof VastApiError) || !error.retryable) return false;
+  return request.idempotent || error instanceof VastRateLimitedError;
+}
+
+/** Sends `request` paced by its endpoint's limit, repeating it under the retry policy when it may be. */
+async function sendRequest(ctx: TransportContext, request: ApiRequest): Promise<unknown> {
+  const { options, logger } = ctx;
+  const endpoint = describeEndpoint(request.method, request.path);
+  const once = (attemptNumber: number) =>
+    ctx.limiter.schedule(request.endpoint, () => attempt(ctx, request, attemptNumber), request.signal);
+  const policy = options.retry;
+  try {
+    if (policy === false || policy.retries === 0) return await once(1);
+    return await retry(once, {
+      ...policy,
+      maxAttempts: policy.retries + 1,
+      shouldRetry: (error) => mayRepeat(request, error),
+      // Wait at least the interval a 429 names: retrying sooner only earns another 429.
+      delayFor: (error, backoffMs) =>
+        Math.max(backoffMs, error instanceof VastRateLimitedError ? (error.thresholdMs ?? 0) : 0),
+      onRetry: ({ error, attempt, maxAttempts, delayMs }) => {
+        const failed = error as VastApiError;
+        logger.warn("vast call failed, retrying", {
+          endpoint,
+          code: failed.code,
+          status: failed.status,
+          attempt,
+          of: maxAttempts,
+          delayMs,
+          thresholdMs: error instanceof VastRateLimitedError ? error.thresholdMs : undefined,
+        });
+      },
+      signal: request.signal,
+      clock: options.clock,
+      sleep: options.sleep,
+      random: options.random,
+    });
+  } catch (error) {
+    if (error instanceof VastApiError) throw error;
+    if (request.signal?.aborted) {
+      throw new VastAbortedError(`Vast.ai ${endpoint} was cancelled`, {
         endpoint,
-        status,
+        cause: sanitizeCause(error, ctx.redact),
       });
     }
-    return parsed;
+    throw error;
   }
+}
 
-  /** One fetch with the attempt timeout; maps every failure to a typed, redacted error. */
-  async function send(
-    endpoint: string,
-    url: string,
-    init: { method: string; headers: Record<string, string>; body: string | undefined },
-    userSignal: AbortSignal | undefined,
-    timeoutMs: number,
-  ): Promise<PublicResponse> {
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const linked = linkSignals(userSignal, timeout);
-    try {
-      const response = await options.fetch(url, {
-        method: init.method,
-        headers: init.headers,
-        body: init.body ?? null,
-        signal: linked.signal,
-        redirect: "manual", // a redirect must not carry the key to another host
-      });
-      const text = await response.text();
-      return { status: response.status, text };
-    } catch (error) {
-      if (userSignal?.aborted) {
-        throw new VastAbortedError(`Vast.ai ${endpoint} was cancelled`, {
-          endpoint,
-          cause: sanitizeCause(error, redact),
-        });
-      }
-      if (timeout.aborted) {
-        throw new VastTimeoutError(`Vast.ai ${endpoint} got no answer within ${timeoutMs} ms`, {
-          endpoint,
-          cause: sanitizeCause(error, redact),
-        });
-      }
-      const code = systemCode(error);
-      const reason = redact(error instanceof Error ? error.message : String(error));
-      throw new VastNetworkError(
-        `Vast.ai ${endpoint} failed before a response: ${reason}${code ? ` (${code})` : ""}`,
-        {
-          endpoint,
-          cause: sanitizeCause(error, redact),
-        },
-      );
-    } finally {
-      linked.dispose();
-    }
-  }
+/** GETs a URL without the Authorization header, paced as a log fetch. One attempt. */
+function fetchPublic(
+  ctx: TransportContext,
+  url: string,
+  signal: AbortSignal | undefined,
+  timeoutMs: number | undefined,
+): Promise<PublicResponse> {
+  const { options } = ctx;
+  const parsed = new URL(url);
+  const endpoint = describeEndpoint("GET", `${parsed.origin}${parsed.pathname}`);
+  return ctx.limiter.schedule(
+    "logResult",
+    () =>
+      send(
+        ctx,
+        endpoint,
+        url,
+        { method: "GET", headers: { "User-Agent": options.userAgent }, body: undefined },
+        signal,
+        timeoutMs ?? options.timeoutMs,
+      ),
+    signal,
+  );
+}
 
-  /**
-   * Whether a failed attempt is repeated. A retryable error is, on an idempotent call; a 429 is
-   * on every call, a create included, since Vast.ai did not execute it (vast-cli retries it too).
-   */
-  function mayRepeat(request: ApiRequest, error: unknown): error is VastApiError {
-    if (!(error instanceof VastApiError) || !error.retryable) return false;
-    return request.idempotent || error instanceof VastRateLimitedError;
-  }
-
-  async function request(request: ApiRequest): Promise<unknown> {
-    const endpoint = describeEndpoint(request.method, request.path);
-    const once = (attemptNumber: number) =>
-      limiter.schedule(request.endpoint, () => attempt(request, attemptNumber), request.signal);
-    const policy = options.retry;
-    try {
-      if (policy === false || policy.retries === 0) return await once(1);
-      return await retry(once, {
-        ...policy,
-        maxAttempts: policy.retries + 1,
-        shouldRetry: (error) => mayRepeat(request, error),
-        // Wait at least the interval a 429 names: retrying sooner only earns another 429.
-        delayFor: (error, backoffMs) =>
-          Math.max(backoffMs, error instanceof VastRateLimitedError ? (error.thresholdMs ?? 0) : 0),
-        onRetry: ({ error, attempt, maxAttempts, delayMs }) => {
-          const failed = error as VastApiError;
-          logger.warn("vast call failed, retrying", {
-            endpoint,
-            code: failed.code,
-            status: failed.status,
-            attempt,
-            of: maxAttempts,
-            delayMs,
-            thresholdMs: error instanceof VastRateLimitedError ? error.thresholdMs : undefined,
-          });
-        },
-        signal: request.signal,
-        clock: options.clock,
-        sleep: options.sleep,
-        random: options.random,
-      });
-    } catch (error) {
-      if (error instanceof VastApiError) throw error;
-      if (request.signal?.aborted) {
-        throw new VastAbortedError(`Vast.ai ${endpoint} was cancelled`, {
-          endpoint,
-          cause: sanitizeCause(error, redact),
-        });
-      }
-      throw error;
-    }
-  }
-
-  async function fetchPublic(url: string, signal?: AbortSignal, timeoutMs?: number): Promise<PublicResponse> {
-    const parsed = new URL(url);
-    const endpoint = describeEndpoint("GET", `${parsed.origin}${parsed.pathname}`);
-    return limiter.schedule(
-      "logResult",
-      () =>
-        send(
-          endpoint,
-          url,
-          { method: "GET", headers: { "User-Agent": options.userAgent }, body: undefined },
-          signal,
-          timeoutMs ?? options.timeoutMs,
-        ),
-      signal,
-    );
-  }
-
-  return { request, fetchPublic, redact, keySource: () => source, options, logger };
+/** Builds the transport from resolved options. The key is looked up at the first authenticated call. */
+export function createTransport(options: ResolvedVastOptions): Transport {
+  const redact = createRedactor(() => (ctx.key === undefined ? [] : [ctx.key]));
+  const logger = redactingLogger(options.logger, redact);
+  const ctx: TransportContext = {
+    options,
+    key: undefined,
+    source: undefined,
+    keyLookup: undefined,
+    redact,
+    logger,
+    limiter: createRateLimiter(options.limits, options.clock, options.sleep, (endpoint, waitMs) =>
+      logger.debug("vast pacing: waiting before the next call", { endpoint, waitMs }),
+    ),
+  };
+  return {
+    request: (request) => sendRequest(ctx, request),
+    fetchPublic: (url, signal, timeoutMs) => fetchPublic(ctx, url, signal, timeoutMs),
+    redact,
+    keySource: () => ctx.source,
+    options,
+    logger,
+  };
 }

@@ -1,4 +1,4 @@
-import { describeKeepMinimum, keepMinimumProofsPerHour } from "../keep-rule.js";
+import { describeKeepMinimum, type KeepRule, keepMinimumProofsPerHour } from "../keep-rule.js";
 import type { ClassCalibration } from "./calibration.js";
 import { interruptibleSetupHours, preemptionShare, priorPreemptionsPerHour } from "./interruptible.js";
 
@@ -145,6 +145,204 @@ function logSpread(xs: readonly number[]): number {
   return Math.sqrt(logs.reduce((a, b) => a + (b - mean) ** 2, 0) / (logs.length - 1));
 }
 
+/** An offer's setup: hours paid before it proves and $ per rental. */
+interface Setup {
+  hours: number;
+  usd: number;
+}
+
+/** The options with their defaults applied: the rules every offer is ranked by. */
+interface RankingRules {
+  optimism: number;
+  modelSpread: number;
+  classFloor: number;
+  runFloor: number;
+  correct: (candidate: RankCandidate, calibration: ClassCalibration) => number;
+  keepRule: KeepRule;
+  hoursLeft: number | undefined;
+  setupOf: ((candidate: RankCandidate) => Setup) | undefined;
+}
+
+function rulesOf(options: RankingOptions): RankingRules {
+  return {
+    optimism: options.optimism ?? 1,
+    modelSpread: options.modelSpreadLog ?? 0.35,
+    classFloor: options.classSpreadFloorLog ?? 0.1,
+    runFloor: options.runSpreadFloorLog ?? 0.05,
+    correct: options.correct ?? ((c, cal) => c.predictedProofsPerHour * cal.factor),
+    keepRule: {
+      minProofsPerHour: options.minProofsPerHour,
+      maxUsdPer1000Proofs: options.maxUsdPer1000Proofs,
+    },
+    hoursLeft: options.hoursLeft,
+    setupOf: options.setupOf,
+  };
+}
+
+const keepMinimumOf = (rules: RankingRules, c: RankCandidate) =>
+  keepMinimumProofsPerHour(rules.keepRule, c.dphTotal);
+
+/** Why an offer is left out before anything is estimated (its machine excluded, no safe config, no price); undefined when it is not. */
+function offerExclusion(
+  candidate: RankCandidate,
+  machine: MachineMeasurements | undefined,
+): string | undefined {
+  if (machine?.excludedReason !== undefined) {
+    return `machine ${candidate.machineId} excluded: ${machine.excludedReason}`;
+  }
+  if (!candidate.feasible || !(candidate.predictedProofsPerHour > 0)) {
+    return "the tuner finds no safe config for this offer";
+  }
+  if (!(candidate.dphTotal > 0)) return "the offer has no positive price";
+  return undefined;
+}
+
+/** What is known of one offer that passed the exclusions, to estimate its rate from. */
+interface OfferEvidence {
+  candidate: RankCandidate;
+  machine: MachineMeasurements | undefined;
+  /** The machine's positive measured runs, proofs/hour. */
+  runs: number[];
+  measured: { proofsPerHour: number; runs: number } | undefined;
+  calibration: ClassCalibration | undefined;
+  corrected: number | undefined;
+}
+
+/** The best-informed rate of an offer and its uncertainty: measured, else class-corrected, else the bare model. */
+function estimateOf(
+  evidence: OfferEvidence,
+  rules: RankingRules,
+): { source: EstimateSource; estimate: number; spread: number } {
+  const { candidate, machine, runs, measured, calibration: cal, corrected } = evidence;
+  if (measured !== undefined) {
+    return {
+      source: "measured",
+      estimate: machine?.currentProofsPerHour ?? measured.proofsPerHour,
+      spread: Math.max(logSpread(runs), rules.runFloor) / Math.sqrt(runs.length),
+    };
+  }
+  if (cal !== undefined && corrected !== undefined) {
+    // A new machine of a known class varies like the class's machines do, plus the error
+    // of the class mean itself; a single sample says little about the spread, so the
+    // model's own spread shrinks towards the floor as samples accumulate.
+    const within =
+      cal.samples > 1
+        ? Math.max(cal.spreadLog, rules.classFloor)
+        : Math.max(rules.classFloor, rules.modelSpread / 2);
+    return { source: "corrected", estimate: corrected, spread: within * Math.sqrt(1 + 1 / cal.samples) };
+  }
+  return { source: "predicted", estimate: candidate.predictedProofsPerHour, spread: rules.modelSpread };
+}
+
+/** The machine's chance to fail or die, 0..1: its own rate, else its host's, else the fleet's. */
+function failureRateOf(
+  candidate: RankCandidate,
+  machine: MachineMeasurements | undefined,
+  knowledge: RankingKnowledge,
+): number {
+  const host = candidate.hostId === undefined ? undefined : knowledge.hosts.get(candidate.hostId);
+  // The expected cost of a failed rental: a rental that fails or dies delivers no proofs for
+  // the hours it was paid, so the rate paid for is the estimate times the chance to survive.
+  // Laplace's rule when only counts are known: one failure in one try halves it, not zeroes it.
+  return (
+    machine?.failureRate ??
+    host?.failureRate ??
+    (host === undefined ? (knowledge.fleetFailureRate ?? 0) : host.failures / (host.attempts + 1))
+  );
+}
+
+/** The share of an offer's rented hours that prove once preemptions are counted: 1 on-demand. */
+function preemptionShareOf(candidate: RankCandidate, knowledge: RankingKnowledge, setup: Setup): number {
+  // An interruptible rental redoes its setup after each preemption: the share of its hours
+  // that prove falls with the preemption rate (one hour of setup when the caller gives none).
+  return candidate.interruptible === true
+    ? preemptionShare(
+        knowledge.preemptionsPerHour ?? priorPreemptionsPerHour,
+        setup.hours > 0 ? setup.hours : interruptibleSetupHours,
+      )
+    : 1;
+}
+
+/** One offer ranked, or why it is left out. */
+type OfferOutcome = { ranked: RankedCandidate } | { excludedReason: string };
+
+/** Ranks one offer: its exclusions in order, then its estimate, reliability and costs. */
+function rankOffer(candidate: RankCandidate, knowledge: RankingKnowledge, rules: RankingRules): OfferOutcome {
+  const machine = candidate.machineId === undefined ? undefined : knowledge.machines.get(candidate.machineId);
+  const offerReason = offerExclusion(candidate, machine);
+  if (offerReason !== undefined) return { excludedReason: offerReason };
+  const setup = rules.setupOf?.(candidate) ?? { hours: 0, usd: 0 };
+  const hoursLeft = rules.hoursLeft;
+  if (hoursLeft !== undefined && hoursLeft <= setup.hours) {
+    return {
+      excludedReason: `its setup (${setup.hours.toFixed(1)} h) does not end in the ${hoursLeft.toFixed(1)} h left`,
+    };
+  }
+  const runs = machine?.runsProofsPerHour.filter((r) => r > 0) ?? [];
+  const measured = runs.length > 0 ? { proofsPerHour: geometricMean(runs), runs: runs.length } : undefined;
+  if (measured !== undefined && measured.proofsPerHour < keepMinimumOf(rules, candidate)) {
+    return {
+      excludedReason: `measured ${measured.proofsPerHour.toFixed(1)} proofs/hour, below ${describeKeepMinimum(rules.keepRule, candidate.dphTotal)}`,
+    };
+  }
+  const calibration = knowledge.calibration.get(candidate.classKey);
+  const corrected = calibration === undefined ? undefined : rules.correct(candidate, calibration);
+  const { source, estimate, spread } = estimateOf(
+    { candidate, machine, runs, measured, calibration, corrected },
+    rules,
+  );
+  const failureRate = failureRateOf(candidate, machine, knowledge);
+  const preempted = preemptionShareOf(candidate, knowledge, setup);
+  const reliability = Math.max(0.05, (candidate.marketReliability ?? 1) * (1 - failureRate) * preempted);
+  const optimistic = estimate * Math.exp(rules.optimism * spread);
+  // Exploration and renting are charged their setup over the hours left: $ paid over the
+  // proving hours' share of them (1 with no end).
+  const dph = candidate.dphTotal;
+  const setupCharge =
+    hoursLeft === undefined ? 1 : (dph * hoursLeft + setup.usd) / (dph * (hoursLeft - setup.hours));
+  return {
+    ranked: {
+      candidate,
+      predictedProofsPerHour: candidate.predictedProofsPerHour,
+      correctedProofsPerHour: corrected,
+      measured,
+      source,
+      estimateProofsPerHour: estimate,
+      spreadLog: spread,
+      optimisticProofsPerHour: optimistic,
+      failureRate,
+      reliability,
+      costPer1000: (dph * 1000 * setupCharge) / (estimate * reliability),
+      optimisticCostPer1000: (dph * 1000 * setupCharge) / (optimistic * reliability),
+      worthTrying: false,
+      keepMinimumProofsPerHour: keepMinimumOf(rules, candidate),
+      preemptionShare: preempted,
+    },
+  };
+}
+
+/** Marks the unmeasured offers whose optimistic cost beats the best measured one (the given best or the best ranked here). */
+function markWorthTrying(
+  ranked: readonly RankedCandidate[],
+  bestMeasuredCostPer1000: number | undefined,
+): void {
+  const measuredCosts = ranked.filter((r) => r.source === "measured").map((r) => r.costPer1000);
+  const bestMeasured = Math.min(bestMeasuredCostPer1000 ?? Number.POSITIVE_INFINITY, ...measuredCosts);
+  for (const r of ranked) r.worthTrying = r.source !== "measured" && r.optimisticCostPer1000 < bestMeasured;
+}
+
+/** Best first: offers whose optimistic rate reaches their keep minimum, then by optimistic cost, then by offer id. */
+function sortRanked(ranked: RankedCandidate[], rules: RankingRules): void {
+  const reaches = (r: RankedCandidate) =>
+    r.optimisticProofsPerHour >= keepMinimumOf(rules, r.candidate) ? 1 : 0;
+  ranked.sort(
+    (a, b) =>
+      reaches(b) - reaches(a) ||
+      a.optimisticCostPer1000 - b.optimisticCostPer1000 ||
+      a.candidate.offerId - b.candidate.offerId,
+  );
+}
+
 /**
  * Ranks offers by $ per 1000 proofs with optimism under uncertainty (an upper-confidence
  * rule). Each offer's rate is the best-informed estimate there is: this machine's own
@@ -161,131 +359,15 @@ export function rankCandidates(
   knowledge: RankingKnowledge,
   options: RankingOptions,
 ): { ranked: RankedCandidate[]; excluded: ExcludedCandidate[] } {
-  const optimism = options.optimism ?? 1;
-  const modelSpread = options.modelSpreadLog ?? 0.35;
-  const classFloor = options.classSpreadFloorLog ?? 0.1;
-  const runFloor = options.runSpreadFloorLog ?? 0.05;
-  const correct = options.correct ?? ((c, cal) => c.predictedProofsPerHour * cal.factor);
-  const keepRule = {
-    minProofsPerHour: options.minProofsPerHour,
-    maxUsdPer1000Proofs: options.maxUsdPer1000Proofs,
-  };
-  const keepMinimumOf = (c: RankCandidate) => keepMinimumProofsPerHour(keepRule, c.dphTotal);
+  const rules = rulesOf(options);
   const ranked: RankedCandidate[] = [];
   const excluded: ExcludedCandidate[] = [];
   for (const candidate of candidates) {
-    const machine =
-      candidate.machineId === undefined ? undefined : knowledge.machines.get(candidate.machineId);
-    if (machine?.excludedReason !== undefined) {
-      excluded.push({
-        candidate,
-        reason: `machine ${candidate.machineId} excluded: ${machine.excludedReason}`,
-      });
-      continue;
-    }
-    if (!candidate.feasible || !(candidate.predictedProofsPerHour > 0)) {
-      excluded.push({ candidate, reason: "the tuner finds no safe config for this offer" });
-      continue;
-    }
-    if (!(candidate.dphTotal > 0)) {
-      excluded.push({ candidate, reason: "the offer has no positive price" });
-      continue;
-    }
-    const setup = options.setupOf?.(candidate) ?? { hours: 0, usd: 0 };
-    const hoursLeft = options.hoursLeft;
-    if (hoursLeft !== undefined && hoursLeft <= setup.hours) {
-      excluded.push({
-        candidate,
-        reason: `its setup (${setup.hours.toFixed(1)} h) does not end in the ${hoursLeft.toFixed(1)} h left`,
-      });
-      continue;
-    }
-    // Exploration and renting are charged their setup over the hours left: $ paid over the
-    // proving hours' share of them (1 with no end).
-    const setupCharge = (dph: number) =>
-      hoursLeft === undefined ? 1 : (dph * hoursLeft + setup.usd) / (dph * (hoursLeft - setup.hours));
-    const runs = machine?.runsProofsPerHour.filter((r) => r > 0) ?? [];
-    const measured = runs.length > 0 ? { proofsPerHour: geometricMean(runs), runs: runs.length } : undefined;
-    if (measured !== undefined && measured.proofsPerHour < keepMinimumOf(candidate)) {
-      excluded.push({
-        candidate,
-        reason: `measured ${measured.proofsPerHour.toFixed(1)} proofs/hour, below ${describeKeepMinimum(keepRule, candidate.dphTotal)}`,
-      });
-      continue;
-    }
-    const cal = knowledge.calibration.get(candidate.classKey);
-    const corrected = cal === undefined ? undefined : correct(candidate, cal);
-    let source: EstimateSource;
-    let estimate: number;
-    let spread: number;
-    if (measured !== undefined) {
-      source = "measured";
-      estimate = machine?.currentProofsPerHour ?? measured.proofsPerHour;
-      spread = Math.max(logSpread(runs), runFloor) / Math.sqrt(runs.length);
-    } else if (cal !== undefined && corrected !== undefined) {
-      source = "corrected";
-      estimate = corrected;
-      // A new machine of a known class varies like the class's machines do, plus the error
-      // of the class mean itself; a single sample says little about the spread, so the
-      // model's own spread shrinks towards the floor as samples accumulate.
-      const within =
-        cal.samples > 1 ? Math.max(cal.spreadLog, classFloor) : Math.max(classFloor, modelSpread / 2);
-      spread = within * Math.sqrt(1 + 1 / cal.samples);
-    } else {
-      source = "predicted";
-      estimate = candidate.predictedProofsPerHour;
-      spread = modelSpread;
-    }
-    const host = candidate.hostId === undefined ? undefined : knowledge.hosts.get(candidate.hostId);
-    // The expected cost of a failed rental: a rental that fails or dies delivers no proofs for
-    // the hours it was paid, so the rate paid for is the estimate times the chance to survive.
-    // Laplace's rule when only counts are known: one failure in one try halves it, not zeroes it.
-    const failureRate =
-      machine?.failureRate ??
-      host?.failureRate ??
-      (host === undefined ? (knowledge.fleetFailureRate ?? 0) : host.failures / (host.attempts + 1));
-    // An interruptible rental redoes its setup after each preemption: the share of its hours
-    // that prove falls with the preemption rate (one hour of setup when the caller gives none).
-    const preempted =
-      candidate.interruptible === true
-        ? preemptionShare(
-            knowledge.preemptionsPerHour ?? priorPreemptionsPerHour,
-            setup.hours > 0 ? setup.hours : interruptibleSetupHours,
-          )
-        : 1;
-    const reliability = Math.max(0.05, (candidate.marketReliability ?? 1) * (1 - failureRate) * preempted);
-    const optimistic = estimate * Math.exp(optimism * spread);
-    ranked.push({
-      candidate,
-      predictedProofsPerHour: candidate.predictedProofsPerHour,
-      correctedProofsPerHour: corrected,
-      measured,
-      source,
-      estimateProofsPerHour: estimate,
-      spreadLog: spread,
-      optimisticProofsPerHour: optimistic,
-      failureRate,
-      reliability,
-      costPer1000: (candidate.dphTotal * 1000 * setupCharge(candidate.dphTotal)) / (estimate * reliability),
-      optimisticCostPer1000:
-        (candidate.dphTotal * 1000 * setupCharge(candidate.dphTotal)) / (optimistic * reliability),
-      worthTrying: false,
-      keepMinimumProofsPerHour: keepMinimumOf(candidate),
-      preemptionShare: preempted,
-    });
+    const outcome = rankOffer(candidate, knowledge, rules);
+    if ("ranked" in outcome) ranked.push(outcome.ranked);
+    else excluded.push({ candidate, reason: outcome.excludedReason });
   }
-  const measuredCosts = ranked.filter((r) => r.source === "measured").map((r) => r.costPer1000);
-  const bestMeasured = Math.min(
-    options.bestMeasuredCostPer1000 ?? Number.POSITIVE_INFINITY,
-    ...measuredCosts,
-  );
-  for (const r of ranked) r.worthTrying = r.source !== "measured" && r.optimisticCostPer1000 < bestMeasured;
-  const reaches = (r: RankedCandidate) => (r.optimisticProofsPerHour >= keepMinimumOf(r.candidate) ? 1 : 0);
-  ranked.sort(
-    (a, b) =>
-      reaches(b) - reaches(a) ||
-      a.optimisticCostPer1000 - b.optimisticCostPer1000 ||
-      a.candidate.offerId - b.candidate.offerId,
-  );
+  markWorthTrying(ranked, options.bestMeasuredCostPer1000);
+  sortRanked(ranked, rules);
   return { ranked, excluded };
 }
