@@ -1,5 +1,6 @@
 import { backoffDelayMs, toCuzkitError } from "@cuzkit/core";
 import { settleFailedNode } from "../curio/drain-paths.js";
+import { FleetTransitionError } from "../errors.js";
 import type { InstanceState } from "../lifecycle.js";
 import type { InstanceRecord } from "../store/records.js";
 import type { ManagerContext } from "./context.js";
@@ -8,24 +9,64 @@ import { failureKind, recordInstanceEvidence } from "./evidence.js";
 /** Backoff between destroy attempts: 10 s doubling to 2 min, with jitter. */
 const destroyBackoff = { retries: 0, minDelayMs: 10_000, maxDelayMs: 120_000, factor: 2, jitter: 0.2 };
 
+/** The destroy attempts under way, per manager and instance (see attemptDestroy). */
+const attemptsInFlight = new WeakMap<ManagerContext, Map<string, Promise<InstanceRecord>>>();
+
 /**
  * One destroy attempt of an instance in `destroying`. Success, or a Vast answer that the
  * instance does not exist, ends in `destroyed`. A failure schedules the next attempt with
  * backoff; once the retry window is spent it is flagged "destroy manually" with the Vast id.
+ * An attempt asked for while one is under way for the same instance (an operator's destroy
+ * during the monitor's retry) shares it: one DELETE to Vast, one outcome for both callers.
  */
-export async function attemptDestroy(ctx: ManagerContext, record: InstanceRecord): Promise<InstanceRecord> {
+export function attemptDestroy(ctx: ManagerContext, record: InstanceRecord): Promise<InstanceRecord> {
+  let inFlight = attemptsInFlight.get(ctx);
+  if (inFlight === undefined) {
+    inFlight = new Map();
+    attemptsInFlight.set(ctx, inFlight);
+  }
+  const running = inFlight.get(record.id);
+  if (running !== undefined) return running;
+  const attempt = destroyOnce(ctx, record).finally(() => inFlight.delete(record.id));
+  inFlight.set(record.id, attempt);
+  return attempt;
+}
+
+/**
+ * Runs a store write that expects the instance in `destroying`; when another path has destroyed
+ * it meanwhile (reconcile found it gone from Vast), the instance is where this attempt was taking
+ * it: that outcome is returned rather than a refusal.
+ */
+async function unlessDestroyed(
+  ctx: ManagerContext,
+  id: string,
+  write: () => Promise<InstanceRecord>,
+): Promise<InstanceRecord> {
+  try {
+    return await write();
+  } catch (error) {
+    if (error instanceof FleetTransitionError && error.actual === "destroyed") return ctx.store.require(id);
+    throw error;
+  }
+}
+
+async function destroyOnce(ctx: ManagerContext, record: InstanceRecord): Promise<InstanceRecord> {
   const { store, vast, clock, logger, config } = ctx;
   if (record.vastId === undefined) {
-    return await store.transition(record.id, "destroying", "destroyed", { detail: { rented: false } });
+    return unlessDestroyed(ctx, record.id, () =>
+      store.transition(record.id, "destroying", "destroyed", { detail: { rented: false } }),
+    );
   }
   ctx.checkpoint("destroy:before-call");
   try {
     const { alreadyGone } = await vast.destroyInstance(record.vastId);
     ctx.checkpoint("destroy:after-call");
     logger.info("fleet instance destroyed", { instanceId: record.id, vastId: record.vastId, alreadyGone });
-    return await store.transition(record.id, "destroying", "destroyed", {
-      detail: { vastId: record.vastId, alreadyGone },
-    });
+    return await unlessDestroyed(ctx, record.id, () =>
+      store.transition(record.id, "destroying", "destroyed", {
+        detail: { vastId: record.vastId, alreadyGone },
+      }),
+    );
   } catch (error) {
     const failure = toCuzkitError(error);
     const now = clock.now();
@@ -46,11 +87,13 @@ export async function attemptDestroy(ctx: ManagerContext, record: InstanceRecord
         code: failure.code,
       });
     }
-    return store.noteDestroyAttempt(
-      record.id,
-      manual ? undefined : now + delay,
-      manual,
-      `${failure.code}: ${failure.message}`,
+    return unlessDestroyed(ctx, record.id, () =>
+      store.noteDestroyAttempt(
+        record.id,
+        manual ? undefined : now + delay,
+        manual,
+        `${failure.code}: ${failure.message}`,
+      ),
     );
   }
 }
