@@ -87,6 +87,7 @@ export function stallDaemon(d: DaemonState): void {
   d.resolved.logger.warn("stalled: answering nothing", { address: addressOf(d) });
 }
 
+/** Answers again on every connection and on /status. */
 export function unstallDaemon(d: DaemonState): void {
   if (d.state !== "stalled") return;
   d.state = "running";

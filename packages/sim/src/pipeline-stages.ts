@@ -61,6 +61,7 @@ function finish(s: PipelineState, job: Job, outcome: ProofOutcome): void {
   job.onDone(outcome);
 }
 
+/** Dispatches queued proofs while a dispatch slot is free; a bad input fails here. */
 function pumpDispatch(s: PipelineState): void {
   while (
     !s.disposed &&
@@ -83,6 +84,7 @@ function pumpDispatch(s: PipelineState): void {
   }
 }
 
+/** Starts queued partitions while the model's synthesis slots allow. */
 function pumpSynthesis(s: PipelineState): void {
   while (!s.disposed && s.synthQueue.length > 0) {
     const head = s.synthQueue[0]!;
@@ -93,6 +95,7 @@ function pumpSynthesis(s: PipelineState): void {
   }
 }
 
+/** Synthesizes one partition (slower while cold), then queues it for a GPU worker. */
 function startSynthesis(s: PipelineState, partition: Partition): void {
   const { model } = s.deps;
   const kind = partition.job.spec.kind;
@@ -117,6 +120,7 @@ function startSynthesis(s: PipelineState, partition: Partition): void {
   });
 }
 
+/** Hands queued partitions to idle GPU workers; the last partition of a proof leads to assembly. */
 function pumpGpu(s: PipelineState): void {
   for (const worker of s.workers) {
     if (s.disposed || s.gpuQueue.length === 0) return;
@@ -167,6 +171,7 @@ function complete(s: PipelineState, job: Job): void {
   });
 }
 
+/** Queues a partition behind every partition of earlier jobs (and earlier ones of its own job). */
 function insertByJobOrder(queue: Partition[], partition: Partition): void {
   const at = queue.findIndex(
     (queued) =>

@@ -5,6 +5,7 @@ import type { PartitionState, PipelineDeps, PipelineJobSpec, ProofOutcome } from
 // PCE residency (pipeline-resources.ts) and its snapshot (pipeline-snapshot.ts), with the helpers
 // every stage uses: timers that stop on dispose, and memory in use recomputed by the model's law.
 
+/** One partition of a proof, with its stage and modelled durations. */
 export interface Partition {
   job: Job;
   index: number;
@@ -13,6 +14,7 @@ export interface Partition {
   gpuMs: number | null;
 }
 
+/** One proof handed to the pipeline. */
 export interface Job {
   seq: number;
   spec: PipelineJobSpec;
@@ -24,6 +26,7 @@ export interface Job {
   onDone: (outcome: ProofOutcome) => void;
 }
 
+/** A GPU worker and the partition it holds. */
 export interface GpuWorker {
   workerId: number;
   gpuOrdinal: number;
@@ -31,9 +34,11 @@ export interface GpuWorker {
   busySince: number;
 }
 
+/** A circuit's parameters: loading (with who waits) or loaded. */
 export type SrsState =
   | { state: "loading"; waiters: (() => void)[] }
   | { state: "loaded"; lastUsedAt: number };
+/** A circuit's PCE: being extracted or resident. */
 export type PceState = "extracting" | "resident";
 
 /** Everything one run's pipeline holds. */
