@@ -5,7 +5,7 @@ import { createConsoleLogger, InvalidInputError } from "@cuzkit/core";
 import type { AgentOptions, AgentPage, AgentReporter } from "@cuzkit/fleet/agent";
 import { type HardwareFlags, resolveHardwareFlags } from "../hardware-flags.js";
 import { type CliIO, CommandExit } from "../io.js";
-import { buildProofInput, type ProofInputFlags } from "../proof-input.js";
+import { type BuiltProofInput, buildProofInput, type ProofInputFlags } from "../proof-input.js";
 import { warnSecretArgument } from "../secret-options.js";
 
 // What `cuzkit agent` does once its flags are parsed: check the fleet's environment and the
@@ -137,9 +137,10 @@ async function startPage(
 interface AgentRunParts {
   reporter: AgentReporter;
   address: string;
-  input: Awaited<ReturnType<typeof buildProofInput>>;
+  input: BuiltProofInput;
   statusListen: string | undefined;
   readDaemonStatus: AgentOptions["readDaemonStatus"];
+  /** The machine as the flags describe it; undefined: the agent detects it. */
   hardware: Awaited<ReturnType<typeof resolveHardwareFlags>>;
   signal: AbortSignal;
 }
@@ -169,7 +170,12 @@ function agentOptionsOf(io: CliIO, flags: AgentFlags, parts: AgentRunParts): Age
 }
 
 /** Runs the agent with SIGINT/SIGTERM stopping it, prints its outcome and exits 0 kept, 2 not kept, 1 failed. */
-async function runUntilDecided(lib: AgentLib, io: CliIO, options: AgentOptions, stop: AbortController) {
+async function runUntilDecided(
+  lib: AgentLib,
+  io: CliIO,
+  options: AgentOptions,
+  stop: AbortController,
+): Promise<void> {
   // SIGINT/SIGTERM: the agent stops its daemon and reports, without minutes of retries.
   const onSignal = () => stop.abort();
   process.once("SIGINT", onSignal);
