@@ -1,47 +1,18 @@
-import { mkdirSync } from "node:fs";
-import { hostname, tmpdir } from "node:os";
-import { join, resolve } from "node:path";
 import { benchDefaults } from "@cuzkit/bench";
 import { defaultDeadlines } from "@cuzkit/client";
-import { createConsoleLogger, InvalidInputError } from "@cuzkit/core";
 import { agentDefaults, fleetDefaults } from "@cuzkit/fleet/defaults";
 import { Command } from "commander";
-import { addHardwareOptions, type HardwareFlags, resolveHardwareFlags } from "../hardware-flags.js";
-import { type CliIO, CommandExit } from "../io.js";
+import { addHardwareOptions } from "../hardware-flags.js";
+import type { CliIO } from "../io.js";
 import { durationOption, durationText, positiveNumberOption, wholeNumberOption } from "../parse.js";
-import { addProofInputOptions, buildProofInput, type ProofInputFlags } from "../proof-input.js";
-import { warnSecretArgument } from "../secret-options.js";
+import { addProofInputOptions } from "../proof-input.js";
+import { type AgentFlags, defaultAgentStatusListen, runAgentCommand } from "./agent-run.js";
 
-interface AgentFlags extends ProofInputFlags, HardwareFlags {
-  paramsCommand?: string;
-  spawn: string;
-  addr?: string;
-  serveCommand?: string;
-  reportDir: string;
-  minProofsPerHour?: number;
-  count: number;
-  readyTimeout?: number;
-  proofTimeout?: number;
-  warmupTimeout?: number;
-  statusListen: string;
-  uiListen?: string;
-  uiToken?: string;
-  throughputEvery?: number;
-  simTimeScale?: number;
-}
+export { defaultAgentStatusListen } from "./agent-run.js";
 
-/** The daemon's HTTP /status address the agent configures and reads by default (cuzk's usual 9821). */
-export const defaultAgentStatusListen = "127.0.0.1:9821";
-
-/** How long one read of the daemon's /status may take before a heartbeat goes without it, ms. */
-const statusReadTimeoutMs = 2_000;
-
-/** `cuzkit agent`: runs on a rented machine, vets it and reports to `cuzkit fleet serve`. */
-export function createAgentCommand(io: CliIO): Command {
-  const command = new Command("agent").description(
-    "vet this machine for the fleet: register, fetch parameters, tune, benchmark, report; serve when kept",
-  );
-  addProofInputOptions(command)
+/** The daemon: how its parameters are fetched, how it starts, where it listens, what serves once kept. */
+function addDaemonOptions(command: Command): Command {
+  return command
     .option(
       "--params-command <command>",
       "shell command that fetches the proof parameters (default: none, present)",
@@ -52,7 +23,12 @@ export function createAgentCommand(io: CliIO): Command {
       "cuzk-daemon --config {config} --listen {addr}",
     )
     .option("--addr <address>", "the daemon's address (default: a unix socket in a temporary folder)")
-    .option("--serve-command <command>", "started once the machine is kept, with CUZK_ADDR set (Curio)")
+    .option("--serve-command <command>", "started once the machine is kept, with CUZK_ADDR set (Curio)");
+}
+
+/** Standalone (no fleet): where reports go, the keep threshold and the timed proofs. */
+function addStandaloneOptions(command: Command): Command {
+  return command
     .option(
       "--report-dir <dir>",
       "standalone (no CUZKIT_FLEET_URL): where reports are written",
@@ -68,7 +44,12 @@ export function createAgentCommand(io: CliIO): Command {
       "standalone: timed proofs",
       wholeNumberOption("--count", 1),
       fleetDefaults.benchmarkProofs,
-    )
+    );
+}
+
+/** The deadlines of the daemon's start, the timed proofs and the warmup. */
+function addDeadlineOptions(command: Command): Command {
+  return command
     .option(
       "--ready-timeout <duration>",
       `how long the daemon may take to answer (default ${durationText(benchDefaults.readyTimeoutMs)})`,
@@ -83,7 +64,12 @@ export function createAgentCommand(io: CliIO): Command {
       "--warmup-timeout <duration>",
       `deadline of the warmup proof (default ${durationText(defaultDeadlines.warmupProofMs)})`,
       durationOption("--warmup-timeout"),
-    )
+    );
+}
+
+/** What the agent shows and reports: the daemon's /status, its own page, throughput, modelled time. */
+function addReportingOptions(command: Command): Command {
+  return command
     .option(
       "--status-listen <host:port>",
       "the daemon's HTTP /status (daemon.status_listen, written into the tuned cuzk.toml): forwarded with each heartbeat; off turns it off",
@@ -107,6 +93,16 @@ export function createAgentCommand(io: CliIO): Command {
       "the daemon is a `cuzkit sim --time-scale FACTOR`: rates and windows are reported in its modelled time (default 1, a real daemon)",
       positiveNumberOption("--sim-time-scale"),
     );
+}
+
+/** `cuzkit agent`: runs on a rented machine, vets it and reports to `cuzkit fleet serve`. */
+export function createAgentCommand(io: CliIO): Command {
+  const command = new Command("agent").description(
+    "vet this machine for the fleet: register, fetch parameters, tune, benchmark, report; serve when kept",
+  );
+  addReportingOptions(
+    addDeadlineOptions(addStandaloneOptions(addDaemonOptions(addProofInputOptions(command)))),
+  );
   addHardwareOptions(command)
     .addHelpText(
       "after",
@@ -116,98 +112,6 @@ Without CUZKIT_FLEET_URL the agent runs standalone and writes its reports to --r
 The machine is read with --detect unless --ram/--cores/--gpus describe it.
 Exit codes: 0 kept (served until stopped), 2 not kept, 1 a step failed.`,
     )
-    .action(async (flags: AgentFlags) => {
-      // Loaded here, not at start-up: other commands need none of the fleet.
-      // The agent's own entry: the manager's server, store and dashboard are not loaded.
-      const { agentEnvNames, createDiskReporter, createHttpReporter, runAgent, startAgentPage } =
-        await import("@cuzkit/fleet/agent");
-      const { fetchStatusJson } = await import("@cuzkit/client");
-      const url = io.env[agentEnvNames.url];
-      const token = io.env[agentEnvNames.token];
-      const instanceId = io.env[agentEnvNames.instanceId];
-      if (flags.uiToken !== undefined) warnSecretArgument(io, "--ui-token", "use CUZKIT_UI_TOKEN");
-      if (url !== undefined && (token === undefined || instanceId === undefined)) {
-        throw new InvalidInputError(
-          `${agentEnvNames.url} is set but ${agentEnvNames.token} or ${agentEnvNames.instanceId} is not`,
-          { hint: "start the machine with cuzkit fleet deploy, which sets all three" },
-        );
-      }
-      const input = await buildProofInput(flags, io);
-      const given = await resolveHardwareFlags(flags);
-      let address = flags.addr;
-      if (address === undefined) {
-        const dir = join(tmpdir(), `cuzkit-agent-${process.pid}`);
-        mkdirSync(dir, { recursive: true });
-        address = `unix://${join(dir, "cuzk.sock")}`;
-      }
-      const statusListen = flags.statusListen === "off" ? undefined : flags.statusListen;
-      if (statusListen !== undefined && !/^(?:\[[0-9a-fA-F:.]+\]|[^\s:/]+):\d{1,5}$/.test(statusListen)) {
-        throw new InvalidInputError(`--status-listen "${statusListen}" is not HOST:PORT`, {
-          hint: `pass --status-listen ${defaultAgentStatusListen} (the daemon's status_listen), or --status-listen off`,
-        });
-      }
-      // The daemon's /status, read with the client's reader (typed, camelCased); a failed read
-      // throws, and the agent then heartbeats without it.
-      const readDaemonStatus =
-        statusListen === undefined
-          ? undefined
-          : () => fetchStatusJson(`http://${statusListen}/status`, { timeoutMs: statusReadTimeoutMs });
-      // SIGINT/SIGTERM: the agent stops its daemon and reports, without minutes of retries.
-      const stop = new AbortController();
-      const fleetReporter =
-        url !== undefined
-          ? createHttpReporter({
-              url,
-              token: token as string,
-              instanceId: instanceId as string,
-              stopRetriesOn: stop.signal,
-            })
-          : createDiskReporter({
-              dir: resolve(io.cwd, flags.reportDir),
-              minProofsPerHour: flags.minProofsPerHour,
-              benchmarkProofs: flags.count,
-            });
-      const page =
-        flags.uiListen === undefined
-          ? undefined
-          : await startAgentPage({
-              listen: flags.uiListen,
-              token: flags.uiToken ?? io.env.CUZKIT_UI_TOKEN,
-              readDaemonStatus,
-              label: instanceId ?? hostname(),
-            });
-      if (page !== undefined) io.stderr.write(`agent page at ${page.url}/\n`);
-      const reporter = page === undefined ? fleetReporter : page.observe(fleetReporter);
-      const onSignal = () => stop.abort();
-      process.once("SIGINT", onSignal);
-      process.once("SIGTERM", onSignal);
-      try {
-        const outcome = await runAgent({
-          reporter,
-          daemonCommand: flags.spawn,
-          daemonAddress: address,
-          request: input.request,
-          kind: input.kind,
-          paramsCommand: flags.paramsCommand,
-          serveCommand: flags.serveCommand,
-          readyTimeoutMs: flags.readyTimeout,
-          proofTimeoutMs: flags.proofTimeout,
-          warmupTimeoutMs: flags.warmupTimeout,
-          throughputIntervalMs: flags.throughputEvery,
-          timeScale: flags.simTimeScale,
-          signal: stop.signal,
-          readDaemonStatus,
-          daemonStatusListen: statusListen,
-          logger: createConsoleLogger("info", (line) => io.stderr.write(`${line}\n`)),
-          detectHardware: given === undefined ? undefined : async () => given,
-        });
-        io.stdout.write(`${JSON.stringify(outcome)}\n`);
-        if (outcome.status !== "served") throw new CommandExit(outcome.status === "rejected" ? 2 : 1);
-      } finally {
-        process.off("SIGINT", onSignal);
-        process.off("SIGTERM", onSignal);
-        await page?.close();
-      }
-    });
+    .action((flags: AgentFlags) => runAgentCommand(io, flags));
   return command;
 }

@@ -2,6 +2,7 @@ import { createProgressOutput, formatReport, type ProgressOutput } from "@cuzkit
 import { daemonDialects, describeHardware, formatBytes, InvalidInputError } from "@cuzkit/core";
 import { Command, Option } from "commander";
 import {
+  type DemoOptions,
   type DemoResult,
   defaultDemoProfile,
   demoProfiles,
@@ -92,12 +93,9 @@ export function formatDemoSummary(result: DemoResult): string {
   return lines.join("\n");
 }
 
-/** `cuzkit demo`: the README's main command; needs no GPU, network or files. */
-export function createDemoCommand(io: CliIO): Command {
-  const command = new Command("demo")
-    .description(
-      "tune a machine from the incidents, benchmark it on the simulated daemon, and replay the incident's own config",
-    )
+/** The demo's machine, dialect, run length, threshold and output. */
+function addDemoOptions(command: Command): Command {
+  return command
     .option(
       "--profile <name>",
       `machine: ${Object.keys(demoProfiles).join(", ")} (default: ${defaultDemoProfile}; not with --ram/--cores/--gpus/--detect)`,
@@ -121,73 +119,125 @@ export function createDemoCommand(io: CliIO): Command {
       exampleMinProofsPerHour,
     )
     .option("--json", "print both reports (machine time) as JSON");
+}
+
+/** `cuzkit demo`: the README's main command; needs no GPU, network or files. */
+export function createDemoCommand(io: CliIO): Command {
+  const command = addDemoOptions(
+    new Command("demo").description(
+      "tune a machine from the incidents, benchmark it on the simulated daemon, and replay the incident's own config",
+    ),
+  );
   addHardwareOptions(command)
     .addHelpText(
       "after",
       "\nAll times and rates shown are the simulated machine's (machine time), not the demo's real seconds.\n\nExamples:\n  cuzkit demo\n  cuzkit demo --profile bc-canada-125gb\n  cuzkit demo --ram 512GiB --cores 64 --gpus 2xRTX4090 --dialect budget",
     )
-    .action(async (flags: DemoFlags) => {
-      if (flags.profile !== undefined && (flags.detect || describesMachine(flags))) {
-        throw new InvalidInputError(
-          "--profile cannot be combined with --ram/--cores/--gpus/--memory-limit/--detect",
-          {
-            hint: "use --profile NAME for a machine from the incidents, or describe your own with the machine flags",
-          },
-        );
-      }
-      const described = await resolveHardwareFlags(flags);
-      const hardware = described === undefined ? undefined : specOf(described);
-      const outputs: Partial<Record<"tuned" | "incident", ProgressOutput>> = {};
-      const header = (text: string) => io.stderr.write(`${text}\n`);
-      const result = await runDemo({
-        profile: flags.profile ?? defaultDemoProfile,
-        hardware,
-        dialect: flags.dialect,
-        proofs: flags.proofs,
-        targetSeconds: flags.seconds,
-        minProofsPerHour: flags.minProofsPerHour,
-        onProgress: (run, event, snapshot, timeScale) => {
-          let output = outputs[run];
-          if (!output) {
-            outputs.tuned?.finish();
-            header(
-              run === "tuned"
-                ? `\n== the tuned config on the simulated machine (${machineTime})`
-                : `\n== the incident's own config on the simulated machine (${machineTime})`,
-            );
-            output = createProgressOutput(io.stderr, flags.proofs, { timeScale });
-            outputs[run] = output;
-          }
-          output.update(event, snapshot);
-        },
-      });
-      outputs.tuned?.finish();
-      outputs.incident?.finish();
-      if (flags.json) {
-        io.stdout.write(
-          `${JSON.stringify({ machine: result.machine, timeScale: result.timeScale, time: machineTime, minProofsPerHour: result.minProofsPerHour, tuned: result.tuned.report, incident: result.incident.report, incidentCheck: { oom: result.model.incident.oomPhase !== undefined, oomPhase: result.model.incident.oomPhase, peakBytes: result.model.incident.peakBytes, problems: result.incident.check.problems.filter((p) => !p.startsWith("OOM expected")) }, model: result.model }, null, 2)}\n`,
-        );
-        return;
-      }
-      const rec = result.tuned.recommendation;
-      const out = [
-        `cuzkit demo: ${result.machine}`,
-        `machine: ${describeHardware(result.hardware)}; simulated at ${result.timeScale.toPrecision(2)} real seconds per machine second; every time and rate below is machine time`,
-        "",
-        "== cuzkit tune says",
-        ...rec.reasons.slice(0, 6).map((reason) => `   ${reason.about}: ${reason.text}`),
-        ...rec.warnings.map((warning) => `   warning: ${warning.message}`),
-        `   warmup: ${rec.warmup.steps.join(" ")}`,
-        "",
-        `== benchmark of the tuned config (${machineTime})`,
-        result.tuned.report
-          ? formatReport(result.tuned.report, { timeLabel: machineTime }).replace(/^/gm, "   ")
-          : "   skipped: no safe config for this machine",
-        formatDemoSummary(result),
-      ];
-      io.stdout.write(`${out.join("\n")}\n`);
-      const status = result.tuned.report?.verdict.status;
-      if (status !== undefined && status !== "MET" && status !== "BELOW") throw new CommandExit(1);
-    });
+    .action((flags: DemoFlags) => runDemoCommand(io, flags));
   return command;
+}
+
+/** --profile names a machine from the incidents: describing one as well is refused. */
+function checkProfileFlags(flags: DemoFlags): void {
+  if (flags.profile !== undefined && (flags.detect || describesMachine(flags))) {
+    throw new InvalidInputError(
+      "--profile cannot be combined with --ram/--cores/--gpus/--memory-limit/--detect",
+      {
+        hint: "use --profile NAME for a machine from the incidents, or describe your own with the machine flags",
+      },
+    );
+  }
+}
+
+/** The two runs' progress on stderr: each run's header and progress lines, the first finished when the second starts. */
+function createDemoProgress(io: CliIO, proofs: number) {
+  const outputs: Partial<Record<"tuned" | "incident", ProgressOutput>> = {};
+  const onProgress: NonNullable<DemoOptions["onProgress"]> = (run, event, snapshot, timeScale) => {
+    let output = outputs[run];
+    if (!output) {
+      outputs.tuned?.finish();
+      const header =
+        run === "tuned"
+          ? `\n== the tuned config on the simulated machine (${machineTime})`
+          : `\n== the incident's own config on the simulated machine (${machineTime})`;
+      io.stderr.write(`${header}\n`);
+      output = createProgressOutput(io.stderr, proofs, { timeScale });
+      outputs[run] = output;
+    }
+    output.update(event, snapshot);
+  };
+  const finish = () => {
+    outputs.tuned?.finish();
+    outputs.incident?.finish();
+  };
+  return { onProgress, finish };
+}
+
+/** --json: both reports, the incident's check and the model, machine time. */
+function formatDemoJson(result: DemoResult): string {
+  return JSON.stringify(
+    {
+      machine: result.machine,
+      timeScale: result.timeScale,
+      time: machineTime,
+      minProofsPerHour: result.minProofsPerHour,
+      tuned: result.tuned.report,
+      incident: result.incident.report,
+      incidentCheck: {
+        oom: result.model.incident.oomPhase !== undefined,
+        oomPhase: result.model.incident.oomPhase,
+        peakBytes: result.model.incident.peakBytes,
+        problems: result.incident.check.problems.filter((p) => !p.startsWith("OOM expected")),
+      },
+      model: result.model,
+    },
+    null,
+    2,
+  );
+}
+
+/** The text report: the machine, what the tuner says, the tuned benchmark, then the comparison. */
+function formatDemoText(result: DemoResult): string {
+  const rec = result.tuned.recommendation;
+  const out = [
+    `cuzkit demo: ${result.machine}`,
+    `machine: ${describeHardware(result.hardware)}; simulated at ${result.timeScale.toPrecision(2)} real seconds per machine second; every time and rate below is machine time`,
+    "",
+    "== cuzkit tune says",
+    ...rec.reasons.slice(0, 6).map((reason) => `   ${reason.about}: ${reason.text}`),
+    ...rec.warnings.map((warning) => `   warning: ${warning.message}`),
+    `   warmup: ${rec.warmup.steps.join(" ")}`,
+    "",
+    `== benchmark of the tuned config (${machineTime})`,
+    result.tuned.report
+      ? formatReport(result.tuned.report, { timeLabel: machineTime }).replace(/^/gm, "   ")
+      : "   skipped: no safe config for this machine",
+    formatDemoSummary(result),
+  ];
+  return out.join("\n");
+}
+
+/** `cuzkit demo`'s action: runs both, prints them, and exits 1 when the tuned run could not be judged. */
+async function runDemoCommand(io: CliIO, flags: DemoFlags): Promise<void> {
+  checkProfileFlags(flags);
+  const described = await resolveHardwareFlags(flags);
+  const hardware = described === undefined ? undefined : specOf(described);
+  const progress = createDemoProgress(io, flags.proofs);
+  const result = await runDemo({
+    profile: flags.profile ?? defaultDemoProfile,
+    hardware,
+    dialect: flags.dialect,
+    proofs: flags.proofs,
+    targetSeconds: flags.seconds,
+    minProofsPerHour: flags.minProofsPerHour,
+    onProgress: progress.onProgress,
+  });
+  progress.finish();
+  if (flags.json) {
+    io.stdout.write(`${formatDemoJson(result)}\n`);
+    return;
+  }
+  io.stdout.write(`${formatDemoText(result)}\n`);
+  const status = result.tuned.report?.verdict.status;
+  if (status !== undefined && status !== "MET" && status !== "BELOW") throw new CommandExit(1);
 }

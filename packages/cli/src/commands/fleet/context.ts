@@ -84,62 +84,7 @@ export function createFleetContext(io: CliIO, deps: FleetCommandDeps): FleetCont
     deps,
     logger,
     print: (line) => io.stdout.write(`${line}\n`),
-    async withStore(flags, use, mode = "create") {
-      const { connectFleetStore, defaultStorePath, checkStoreLocation, isPostgresUrl, adminTokenFileName } =
-        await fleetLib();
-      const fromEnv = io.env.CUZKIT_FLEET_DB === "" ? undefined : io.env.CUZKIT_FLEET_DB;
-      if (flags.db !== undefined && urlHasPassword(flags.db)) {
-        warnSecretArgument(io, "--db with a password", dbSecretAdvice("CUZKIT_FLEET_DB"));
-      }
-      const location = flags.db ?? fromEnv ?? defaultStorePath(io.env);
-      const source = flags.db !== undefined ? "--db" : fromEnv !== undefined ? "CUZKIT_FLEET_DB" : undefined;
-      checkStoreLocation(location);
-      const sqlitePath = isPostgresUrl(location) ? undefined : location;
-      const missing =
-        mode !== "create" && sqlitePath !== undefined && sqlitePath !== ":memory:" && !existsSync(sqlitePath);
-      if (missing && mode === "read-or-empty") {
-        // Said, not silent: a typo in --db must not pass for a fleet with no evidence yet.
-        io.stderr.write(`note: no fleet store at ${location}: reading none (nothing is created)\n`);
-        const empty = await connectFleetStore({ location: ":memory:" });
-        try {
-          return await use(empty, () => {});
-        } finally {
-          await empty.close();
-        }
-      }
-      if (missing) throw await missingStoreError(location, source, defaultStorePath(io.env));
-      // The admin token lives beside a SQLite store, else in the default state folder (replicaSetup).
-      const footprint = takeStoreFootprint(
-        sqlitePath,
-        dirname(sqlitePath ?? defaultStorePath(io.env)),
-        adminTokenFileName,
-      );
-      let kept = mode !== "create";
-      let store: FleetStore;
-      try {
-        store = await connectFleetStore({
-          location,
-          schema: flags.dbSchema,
-          ifMissing: mode === "create" ? "create" : "refuse",
-        });
-      } catch (error) {
-        if (!kept) await footprint.removeCreated();
-        throw error;
-      }
-      let failed = false;
-      try {
-        return await use(store, () => {
-          kept = true;
-        });
-      } catch (error) {
-        failed = true;
-        throw error;
-      } finally {
-        await store.close();
-        // Failed before it started: leave no store or admin token that only this attempt made.
-        if (failed && !kept) await footprint.removeCreated();
-      }
-    },
+    withStore: (flags, use, mode = "create") => withFleetStore(io, flags, use, mode),
     async withLease(flags, store, use) {
       const lease = store.writerLease({ fleet: flags.fleet, periodMs: flags.leasePeriod });
       try {
@@ -149,50 +94,157 @@ export function createFleetContext(io: CliIO, deps: FleetCommandDeps): FleetCont
         await lease.release();
       }
     },
-    async managerFor(flags, store) {
-      const { createFleetManager, timedStates, openHarmonySource } = await fleetLib();
-      if (flags.curioDb !== undefined && urlHasPassword(flags.curioDb)) {
-        warnSecretArgument(io, "--curio-db with a password", dbSecretAdvice("CUZKIT_CURIO_DB"));
-      }
-      const curioDb = flags.curioDb ?? (io.env.CUZKIT_CURIO_DB || undefined);
-      const vast = createVastClient({
-        env: io.env,
-        homeDir: io.env.HOME ?? homedir(),
-        baseUrl: flags.url,
-        ...deps.clientOptions,
-      });
-      const config = configFrom(flags, await store.loadSettings(flags.fleet), timedStates);
-      const harmony =
-        curioDb === undefined ? undefined : openHarmonySource({ url: curioDb, schema: flags.curioSchema });
-      // A bad --curio-db (unreachable, credentials, not Curio's schema) fails here, before the
-      // command rents, destroys or serves anything (FLEET_CURIO_DB).
-      try {
-        await harmony?.check();
-      } catch (error) {
-        await harmony?.close().catch(() => {});
-        throw error;
-      }
-      return createFleetManager({
-        store,
-        vast,
-        logger,
-        config,
-        curio: harmony === undefined ? undefined : { harmony, curioPollMs: flags.curioPoll },
-      });
-    },
+    managerFor: (flags, store) => createManagerFor(io, deps, logger, flags, store),
     untilStopped: deps.untilStopped ?? untilSignal,
-    async checkRentingManagerUrl(flags, store) {
-      const { resolveRentingManagerUrl } = await fleetLib();
-      const saved = (await store.loadSettings(flags.fleet)) ?? {};
-      const text = (value: unknown) => (typeof value === "string" ? value : undefined);
-      return resolveRentingManagerUrl({
-        given: flags.managerUrl,
-        stored: text(saved.managerUrl),
-        expectedNonce: text(saved[managerNonceSetting]),
-        allowLoopback: flags.allowLoopbackManagerUrl,
-      });
-    },
+    checkRentingManagerUrl,
   };
+}
+
+type FleetLib = Awaited<ReturnType<typeof fleetLib>>;
+
+/** Where a command's store is: --db, else CUZKIT_FLEET_DB, else the default path; and which of them said so. */
+interface StoreLocation {
+  location: string;
+  /** "--db" or "CUZKIT_FLEET_DB"; undefined for the default path. */
+  source: string | undefined;
+  /** The SQLite file; undefined for a PostgreSQL URL. */
+  sqlitePath: string | undefined;
+}
+
+/** Resolves the store's location, warning of a password in --db; an unknown scheme is refused. */
+function storeLocationOf(io: CliIO, flags: StoreFlags, lib: FleetLib): StoreLocation {
+  const fromEnv = io.env.CUZKIT_FLEET_DB === "" ? undefined : io.env.CUZKIT_FLEET_DB;
+  if (flags.db !== undefined && urlHasPassword(flags.db)) {
+    warnSecretArgument(io, "--db with a password", dbSecretAdvice("CUZKIT_FLEET_DB"));
+  }
+  const location = flags.db ?? fromEnv ?? lib.defaultStorePath(io.env);
+  const source = flags.db !== undefined ? "--db" : fromEnv !== undefined ? "CUZKIT_FLEET_DB" : undefined;
+  lib.checkStoreLocation(location);
+  const sqlitePath = lib.isPostgresUrl(location) ? undefined : location;
+  return { location, source, sqlitePath };
+}
+
+/** {@link FleetContext.withStore}: opens the store as `mode` says, runs `use`, closes it. */
+async function withFleetStore<T>(
+  io: CliIO,
+  flags: StoreFlags,
+  use: (store: FleetStore, keep: () => void) => Promise<T>,
+  mode: StoreMode,
+): Promise<T> {
+  const lib = await fleetLib();
+  const where = storeLocationOf(io, flags, lib);
+  const { location, sqlitePath } = where;
+  const missing =
+    mode !== "create" && sqlitePath !== undefined && sqlitePath !== ":memory:" && !existsSync(sqlitePath);
+  if (missing && mode === "read-or-empty") {
+    // Said, not silent: a typo in --db must not pass for a fleet with no evidence yet.
+    io.stderr.write(`note: no fleet store at ${location}: reading none (nothing is created)\n`);
+    const empty = await lib.connectFleetStore({ location: ":memory:" });
+    try {
+      return await use(empty, () => {});
+    } finally {
+      await empty.close();
+    }
+  }
+  if (missing) throw await missingStoreError(location, where.source, lib.defaultStorePath(io.env));
+  return withCreatedStore(io, lib, flags, where, use, mode);
+}
+
+/**
+ * Opens (with "create", makes) the store and runs `use`; if it fails before `use` calls `keep()`,
+ * the store files, admin token and folders this call created are removed again.
+ */
+async function withCreatedStore<T>(
+  io: CliIO,
+  { connectFleetStore, defaultStorePath, adminTokenFileName }: FleetLib,
+  flags: StoreFlags,
+  { location, sqlitePath }: StoreLocation,
+  use: (store: FleetStore, keep: () => void) => Promise<T>,
+  mode: StoreMode,
+): Promise<T> {
+  // The admin token lives beside a SQLite store, else in the default state folder (replicaSetup).
+  const footprint = takeStoreFootprint(
+    sqlitePath,
+    dirname(sqlitePath ?? defaultStorePath(io.env)),
+    adminTokenFileName,
+  );
+  let kept = mode !== "create";
+  let store: FleetStore;
+  try {
+    store = await connectFleetStore({
+      location,
+      schema: flags.dbSchema,
+      ifMissing: mode === "create" ? "create" : "refuse",
+    });
+  } catch (error) {
+    if (!kept) await footprint.removeCreated();
+    throw error;
+  }
+  let failed = false;
+  try {
+    return await use(store, () => {
+      kept = true;
+    });
+  } catch (error) {
+    failed = true;
+    throw error;
+  } finally {
+    await store.close();
+    // Failed before it started: leave no store or admin token that only this attempt made.
+    if (failed && !kept) await footprint.removeCreated();
+  }
+}
+
+/** {@link FleetContext.managerFor}: the Vast client, the config and HarmonyDB (checked) under one manager. */
+async function createManagerFor(
+  io: CliIO,
+  deps: FleetCommandDeps,
+  logger: Logger,
+  flags: ConfigFlags,
+  store: FleetStore,
+): Promise<FleetManager> {
+  const { createFleetManager, timedStates, openHarmonySource } = await fleetLib();
+  if (flags.curioDb !== undefined && urlHasPassword(flags.curioDb)) {
+    warnSecretArgument(io, "--curio-db with a password", dbSecretAdvice("CUZKIT_CURIO_DB"));
+  }
+  const curioDb = flags.curioDb ?? (io.env.CUZKIT_CURIO_DB || undefined);
+  const vast = createVastClient({
+    env: io.env,
+    homeDir: io.env.HOME ?? homedir(),
+    baseUrl: flags.url,
+    ...deps.clientOptions,
+  });
+  const config = configFrom(flags, await store.loadSettings(flags.fleet), timedStates);
+  const harmony =
+    curioDb === undefined ? undefined : openHarmonySource({ url: curioDb, schema: flags.curioSchema });
+  // A bad --curio-db (unreachable, credentials, not Curio's schema) fails here, before the
+  // command rents, destroys or serves anything (FLEET_CURIO_DB).
+  try {
+    await harmony?.check();
+  } catch (error) {
+    await harmony?.close().catch(() => {});
+    throw error;
+  }
+  return createFleetManager({
+    store,
+    vast,
+    logger,
+    config,
+    curio: harmony === undefined ? undefined : { harmony, curioPollMs: flags.curioPoll },
+  });
+}
+
+/** {@link FleetContext.checkRentingManagerUrl}: the given or the stored (and answering) manager URL. */
+async function checkRentingManagerUrl(flags: ConfigFlags, store: FleetStore): Promise<string> {
+  const { resolveRentingManagerUrl } = await fleetLib();
+  const saved = (await store.loadSettings(flags.fleet)) ?? {};
+  const text = (value: unknown) => (typeof value === "string" ? value : undefined);
+  return resolveRentingManagerUrl({
+    given: flags.managerUrl,
+    stored: text(saved.managerUrl),
+    expectedNonce: text(saved[managerNonceSetting]),
+    allowLoopback: flags.allowLoopbackManagerUrl,
+  });
 }
 
 /** The error of a read-only command run where there is no store: nothing is created. */
