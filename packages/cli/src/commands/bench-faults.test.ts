@@ -32,8 +32,10 @@ beforeEach(async ({ onTestFinished }) => {
 
 const sim = `${cuzkitShellCommand()} sim --ram 251GiB --cores 32 --gpus 2xRTX3090`;
 const socket = () => `unix://${join(dir, "cuzk.sock")}`;
-// Short watchdog and heartbeat so a death or freeze is seen in well under a second here.
-const fastWatch = ["--probe-interval", "100ms", "--probe-timeout", "200ms", "--unresponsive-after", "600ms"];
+// A short watchdog, so a freeze is seen in under two seconds here, with room for a loaded
+// machine: a healthy simulator in another process, starved of CPU beside the rest of the suite,
+// has missed a 200 ms probe timeout and a 600 ms silence (a healthy daemon called frozen).
+const fastWatch = ["--probe-interval", "100ms", "--probe-timeout", "500ms", "--unresponsive-after", "1500ms"];
 const tuned = ["--ram", "251GiB", "--cores", "32", "--gpus", "2xRTX3090", "--dialect", "partition-workers"];
 
 /** Starts a simulator process on this test's socket, stopped when the test ends; the bench's args to reach it. */
