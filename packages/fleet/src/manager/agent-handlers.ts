@@ -1,3 +1,8 @@
+import { curioNodeNameOf } from "../curio/machine-map.js";
+import { instanceNotLive, transitionRefused } from "../errors.js";
+import { keepMinimumProofsPerHour } from "../keep-rule.js";
+import { type VettingState, vettingStates } from "../lifecycle.js";
+import type { AgentInstructions } from "../protocol/answers.js";
 import type {
   FailureBody,
   FinalReportBody,
@@ -6,13 +11,81 @@ import type {
   RegisterBody,
   ThroughputBody,
 } from "../protocol/requests.js";
+import type { InstanceRecord } from "../store/records.js";
 import { receiveLogs } from "./agent-logs.js";
-import { enterPhase, receiveFailure, receiveHeartbeat, registerAgent } from "./agent-phases.js";
 import { receiveReport } from "./agent-report.js";
 import { receiveThroughput } from "./agent-throughput.js";
 import type { ManagerContext } from "./context.js";
+import { failAndDestroy } from "./destroyer.js";
 
 export { checkLogShipment, type LogShipmentBounds } from "./agent-logs.js";
+
+// The vetting lifecycle's endpoints (register, phase, heartbeat, failure) are here; the logs,
+// throughput and final report, each with more to check, have modules of their own.
+
+const previousPhase: Record<Exclude<VettingState, "registered">, VettingState> = {
+  params: "registered",
+  warmup: "params",
+  benchmarking: "warmup",
+};
+
+/** booting -> registered; answers the agent's instructions. */
+async function registerAgent(
+  ctx: ManagerContext,
+  id: string,
+  body: RegisterBody,
+): Promise<AgentInstructions> {
+  const { config } = ctx;
+  const registered = await ctx.store.transition(id, "booting", "registered", {
+    eventType: "registered",
+    detail: { agentVersion: body.agentVersion, hardware: body.hardware },
+  });
+  ctx.checkpoint("agent:registered");
+  return {
+    instanceId: id,
+    // The machine's own floor: with a price ceiling it depends on what this machine costs.
+    minProofsPerHour: keepMinimumProofsPerHour(config, registered.offer.dphTotal),
+    benchmarkProofs: config.benchmarkProofs,
+    heartbeatIntervalMs: config.heartbeatIntervalMs,
+    dialect: config.dialect,
+    curioNodeName: curioNodeNameOf(registered),
+  };
+}
+
+/** The next vetting phase began; a report for a phase already passed is refused. */
+async function enterPhase(ctx: ManagerContext, id: string, body: PhaseBody): Promise<InstanceRecord> {
+  const record = await ctx.store.transition(id, previousPhase[body.phase], body.phase, {
+    // Kept as a choice of objects: the store writes every key present (undefined as NULL),
+    // so a phase report without a config must not carry the key and clear the saved one.
+    changes: body.tunedConfig === undefined ? {} : { tunedConfig: body.tunedConfig },
+    eventType: "phase",
+    detail: body.detail === undefined ? undefined : { detail: body.detail },
+  });
+  ctx.checkpoint(`agent:phase-${body.phase}`);
+  return record;
+}
+
+/** A heartbeat; refused when the instance is not live (the agent should stop). */
+async function receiveHeartbeat(ctx: ManagerContext, id: string): Promise<void> {
+  if (!(await ctx.store.heartbeat(id))) throw instanceNotLive(id, (await ctx.store.get(id))?.state);
+}
+
+/** A step failed on the machine: failed with its class, destroyed at once. */
+async function receiveFailure(ctx: ManagerContext, id: string, body: FailureBody): Promise<InstanceRecord> {
+  const reason = `${body.phase} failed: ${body.errorClass} (${body.code}): ${body.message}`;
+  const record = await failAndDestroy(
+    ctx,
+    id,
+    ["booting", ...vettingStates, "active"],
+    reason,
+    "agent-failure",
+    { phase: body.phase, errorClass: body.errorClass, code: body.code },
+  );
+  if (record === undefined) {
+    throw transitionRefused(id, [...vettingStates, "active"], "failed", (await ctx.store.get(id))?.state);
+  }
+  return record;
+}
 
 /** The agent's endpoints as plain functions; the HTTP layer authenticates and validates first. */
 export function agentHandlers(ctx: ManagerContext) {
