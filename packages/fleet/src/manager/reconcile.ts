@@ -4,6 +4,7 @@ import { cordonLostNode } from "../curio/drain-paths.js";
 import { isVastFailureStatus } from "../decision.js";
 import { isPreempted } from "../economics/interruptible.js";
 import { mayBeBilling } from "../lifecycle.js";
+import type { InstanceRecord } from "../store/records.js";
 import { instanceIdOfLabel } from "./config.js";
 import type { ManagerContext } from "./context.js";
 import { beginDestroy, failAndDestroy } from "./destroyer.js";
@@ -38,9 +39,7 @@ export interface ReconcileSummary {
  * after the grace period (`adopt` keeps them), and marks store-only ones gone (confirmed by a
  * direct look-up, since a fresh instance may not be listed yet).
  */
-// shape-exception: one pass over Vast's list and the store's, whose cases share the two maps
 export async function reconcile(ctx: ManagerContext): Promise<ReconcileSummary> {
-  const { store, vast, config, clock, logger } = ctx;
   const summary: ReconcileSummary = {
     seen: 0,
     recovered: [],
@@ -51,88 +50,144 @@ export async function reconcile(ctx: ManagerContext): Promise<ReconcileSummary> 
     preempted: [],
     closedRenting: [],
   };
-  const listed = new Map<number, VastInstance>();
-  for await (const instance of vast.listInstances()) {
-    if (instanceIdOfLabel(config.fleet, instance.label) === undefined) continue;
-    listed.set(instance.id, instance);
-  }
+  const listed = await listLabelled(ctx);
   summary.seen = listed.size;
   ctx.checkpoint("reconcile:listed");
-
-  for (const instance of listed.values()) {
-    const id = instanceIdOfLabel(config.fleet, instance.label) as string;
-    let row = await store.get(id);
-    if (row !== undefined && row.state === "renting" && row.vastId === undefined) {
-      row = await store.tryTransition(id, "renting", "booting", {
-        changes: { vastId: instance.id },
-        eventType: "recovered-by-label",
-        detail: { vastId: instance.id },
-      });
-      ctx.checkpoint("reconcile:recovered");
-      if (row !== undefined) summary.recovered.push(id);
-      row ??= await store.get(id);
-    }
-    const owned = row !== undefined && row.vastId === instance.id && mayBeBilling(row.state);
-    if (owned && row !== undefined) {
-      if (row.state !== "destroying" && isPreempted(row, instance)) {
-        // Outbid: a stopped interruptible instance still bills storage and proves nothing. It is
-        // destroyed; the next planner step rents its replacement, and the ranking learns the rate.
-        const failed = await failAndDestroy(
-          ctx,
-          row.id,
-          ["booting", "registered", "params", "warmup", "benchmarking", "active"],
-          `preempted: Vast stopped the interruptible instance (outbid at a bid of $${(row.offer.bidPricePerHour ?? 0).toFixed(3)}/h)`,
-          "preempted",
-          { actualStatus: instance.actualStatus, bidPricePerHour: row.offer.bidPricePerHour ?? null },
-        );
-        if (failed !== undefined) summary.preempted.push(row.id);
-        continue;
-      }
-      if (isVastFailureStatus(instance.actualStatus) && row.state !== "destroying") {
-        const failed = await failAndDestroy(
-          ctx,
-          row.id,
-          ["booting", "registered", "params", "warmup", "benchmarking", "active"],
-          `Vast reports the instance ${instance.actualStatus}${instance.statusMsg ? ` (${instance.statusMsg})` : ""}`,
-          "vast-status",
-          { actualStatus: instance.actualStatus },
-        );
-        if (failed !== undefined) summary.failedByVast.push(row.id);
-      }
-      continue;
-    }
-    // Labelled for this fleet, but no live row owns it: a duplicate, or a row already destroyed.
-    const { firstSeenAt, outcome } = await store.noteUnknownInstance(instance.id, instance.label ?? "");
-    if (outcome === "destroyed") continue;
-    if (config.adopt) {
-      if (outcome !== "adopted") await store.settleUnknownInstance(instance.id, "adopted");
-      summary.unknown.push(instance.id);
-      continue;
-    }
-    if (clock.now() - firstSeenAt < config.unknownGraceMs) {
-      logger.warn("fleet found a labelled instance it does not know; destroying it after the grace period", {
-        vastId: instance.id,
-        label: instance.label,
-      });
-      summary.unknown.push(instance.id);
-      continue;
-    }
-    try {
-      ctx.checkpoint("reconcile:destroy-unknown");
-      await vast.destroyInstance(instance.id);
-      await store.settleUnknownInstance(instance.id, "destroyed");
-      summary.destroyedUnknown.push(instance.id);
-    } catch (error) {
-      logger.warn("fleet could not destroy an unknown instance", {
-        vastId: instance.id,
-        code: toCuzkitError(error).code,
-      });
-      summary.unknown.push(instance.id);
-    }
-  }
-
+  for (const instance of listed.values()) await reconcileListed(ctx, instance, summary);
   await closeCrashLeftRenting(ctx, listed, summary);
+  await markGone(ctx, listed, summary);
+  return summary;
+}
 
+/** The Vast instances labelled for this fleet, by Vast id. */
+async function listLabelled(ctx: ManagerContext): Promise<Map<number, VastInstance>> {
+  const listed = new Map<number, VastInstance>();
+  for await (const instance of ctx.vast.listInstances()) {
+    if (instanceIdOfLabel(ctx.config.fleet, instance.label) === undefined) continue;
+    listed.set(instance.id, instance);
+  }
+  return listed;
+}
+
+/** One listed instance: its lost create attached, its Vast status acted on, or it is unknown. */
+async function reconcileListed(
+  ctx: ManagerContext,
+  instance: VastInstance,
+  summary: ReconcileSummary,
+): Promise<void> {
+  const id = instanceIdOfLabel(ctx.config.fleet, instance.label) as string;
+  const row = await recoverLostCreate(ctx, id, instance, summary);
+  const owned = row !== undefined && row.vastId === instance.id && mayBeBilling(row.state);
+  if (owned && row !== undefined) {
+    await checkVastStatus(ctx, row, instance, summary);
+    return;
+  }
+  // Labelled for this fleet, but no live row owns it: a duplicate, or a row already destroyed.
+  await settleUnknown(ctx, instance, summary);
+}
+
+/** A `renting` row without a Vast id whose label is listed: the create's lost answer, attached. */
+async function recoverLostCreate(
+  ctx: ManagerContext,
+  id: string,
+  instance: VastInstance,
+  summary: ReconcileSummary,
+): Promise<InstanceRecord | undefined> {
+  const { store } = ctx;
+  let row = await store.get(id);
+  if (row !== undefined && row.state === "renting" && row.vastId === undefined) {
+    row = await store.tryTransition(id, "renting", "booting", {
+      changes: { vastId: instance.id },
+      eventType: "recovered-by-label",
+      detail: { vastId: instance.id },
+    });
+    ctx.checkpoint("reconcile:recovered");
+    if (row !== undefined) summary.recovered.push(id);
+    row ??= await store.get(id);
+  }
+  return row;
+}
+
+/** An owned instance Vast stopped (outbid) or reports failed: failed and destroyed. */
+async function checkVastStatus(
+  ctx: ManagerContext,
+  row: InstanceRecord,
+  instance: VastInstance,
+  summary: ReconcileSummary,
+): Promise<void> {
+  if (row.state !== "destroying" && isPreempted(row, instance)) {
+    // Outbid: a stopped interruptible instance still bills storage and proves nothing. It is
+    // destroyed; the next planner step rents its replacement, and the ranking learns the rate.
+    const failed = await failAndDestroy(
+      ctx,
+      row.id,
+      ["booting", "registered", "params", "warmup", "benchmarking", "active"],
+      `preempted: Vast stopped the interruptible instance (outbid at a bid of $${(row.offer.bidPricePerHour ?? 0).toFixed(3)}/h)`,
+      "preempted",
+      { actualStatus: instance.actualStatus, bidPricePerHour: row.offer.bidPricePerHour ?? null },
+    );
+    if (failed !== undefined) summary.preempted.push(row.id);
+    return;
+  }
+  if (isVastFailureStatus(instance.actualStatus) && row.state !== "destroying") {
+    const failed = await failAndDestroy(
+      ctx,
+      row.id,
+      ["booting", "registered", "params", "warmup", "benchmarking", "active"],
+      `Vast reports the instance ${instance.actualStatus}${instance.statusMsg ? ` (${instance.statusMsg})` : ""}`,
+      "vast-status",
+      { actualStatus: instance.actualStatus },
+    );
+    if (failed !== undefined) summary.failedByVast.push(row.id);
+  }
+}
+
+/** A labelled instance no live row owns: adopted, left for its grace period, or destroyed. */
+async function settleUnknown(
+  ctx: ManagerContext,
+  instance: VastInstance,
+  summary: ReconcileSummary,
+): Promise<void> {
+  const { store, vast, config, clock, logger } = ctx;
+  const { firstSeenAt, outcome } = await store.noteUnknownInstance(instance.id, instance.label ?? "");
+  if (outcome === "destroyed") return;
+  if (config.adopt) {
+    if (outcome !== "adopted") await store.settleUnknownInstance(instance.id, "adopted");
+    summary.unknown.push(instance.id);
+    return;
+  }
+  if (clock.now() - firstSeenAt < config.unknownGraceMs) {
+    logger.warn("fleet found a labelled instance it does not know; destroying it after the grace period", {
+      vastId: instance.id,
+      label: instance.label,
+    });
+    summary.unknown.push(instance.id);
+    return;
+  }
+  try {
+    ctx.checkpoint("reconcile:destroy-unknown");
+    await vast.destroyInstance(instance.id);
+    await store.settleUnknownInstance(instance.id, "destroyed");
+    summary.destroyedUnknown.push(instance.id);
+  } catch (error) {
+    logger.warn("fleet could not destroy an unknown instance", {
+      vastId: instance.id,
+      code: toCuzkitError(error).code,
+    });
+    summary.unknown.push(instance.id);
+  }
+}
+
+/**
+ * Rows whose Vast instance is not listed and a direct look-up does not find: a `destroying` one
+ * is done; any other is failed (death evidence, its Curio node cordoned) and closed.
+ */
+async function markGone(
+  ctx: ManagerContext,
+  listed: ReadonlyMap<number, VastInstance>,
+  summary: ReconcileSummary,
+): Promise<void> {
+  const { store, vast } = ctx;
   for (const row of await store.list()) {
     if (row.vastId === undefined || !mayBeBilling(row.state) || listed.has(row.vastId)) continue;
     const shown = await vast.showInstance(row.vastId);
@@ -162,7 +217,6 @@ export async function reconcile(ctx: ManagerContext): Promise<ReconcileSummary> 
     }
     summary.gone.push(row.id);
   }
-  return summary;
 }
 
 /**
