@@ -42,9 +42,10 @@ interface FleetPageState {
   events: HTMLElement;
   status: ReturnType<typeof notice>;
   live: ReturnType<typeof liveness>;
-  /** Reads and paints every panel again (the live stream, an action, the filter). */
-  refresh: () => Promise<void>;
 }
+
+/** Reads and paints every panel again (the live stream, an action, the filter). */
+type Refresh = () => Promise<void>;
 
 /** One refresh's reads, fetched together. */
 interface FleetReads {
@@ -71,7 +72,12 @@ async function readFleet(): Promise<FleetReads> {
 }
 
 /** Posts an instance's action once the operator confirmed it, then refreshes. */
-async function act(page: FleetPageState, instance: InstanceListView, action: string): Promise<void> {
+async function act(
+  page: FleetPageState,
+  refresh: Refresh,
+  instance: InstanceListView,
+  action: string,
+): Promise<void> {
   const { id } = instance;
   // Nothing is sent until the operator has read what it will do.
   if (!(await confirmAction(action, instance))) {
@@ -87,35 +93,35 @@ async function act(page: FleetPageState, instance: InstanceListView, action: str
       "error",
     );
   }
-  await page.refresh();
+  await refresh();
 }
 
 /** Lifts a machine's exclusion, then refreshes. */
-async function lift(page: FleetPageState, machineId: number): Promise<void> {
+async function lift(page: FleetPageState, refresh: Refresh, machineId: number): Promise<void> {
   try {
     await postJson(`/api/machines/${machineId}/lift`);
     page.status.show(`lift: machine ${machineId} accepted`, "ok");
   } catch (error) {
     page.status.show(error instanceof ApiError ? `lift refused: ${error.message}` : "lift failed", "error");
   }
-  await page.refresh();
+  await refresh();
 }
 
 /** Renders every panel from one refresh's reads. */
-function paint(page: FleetPageState, reads: FleetReads): void {
+function paint(page: FleetPageState, refresh: Refresh, reads: FleetReads): void {
   const now = reads.summary.now;
   renderSummary(page.summary, reads.summary);
-  page.instances.render(reads.list.instances, now, (instance, a) => void act(page, instance, a));
+  page.instances.render(reads.list.instances, now, (instance, a) => void act(page, refresh, instance, a));
   // The charts show the chosen range (the last hour, day, week, or everything).
   const since = page.range.sinceSeconds(now);
   renderCharts(page.charts, inRange(reads.series, since), inRange(reads.spend, since));
   renderHosts(page.hosts, reads.perf);
-  renderMachines(page.machines, reads.report, (id) => void lift(page, id));
+  renderMachines(page.machines, reads.report, (id) => void lift(page, refresh, id));
   renderEvents(page.events, reads.log);
 }
 
 /** The page's refresh: reads everything, paints unless a later refresh already did, retries on failure. */
-function refresher(page: () => FleetPageState): () => Promise<void> {
+function refresher(page: FleetPageState): Refresh {
   const order = createPaintOrder();
   const refresh = async (): Promise<void> => {
     const mayPaint = order.begin();
@@ -123,9 +129,9 @@ function refresher(page: () => FleetPageState): () => Promise<void> {
       const reads = await readFleet();
       // A refresh begun later has already painted newer rows: this one is stale.
       if (!mayPaint()) return;
-      paint(page(), reads);
+      paint(page, refresh, reads);
     } catch (error) {
-      page().status.show(error instanceof ApiError ? error.message : "the manager did not answer", "error");
+      page.status.show(error instanceof ApiError ? error.message : "the manager did not answer", "error");
       // The stream may send nothing more: a failed read is tried again rather than left stale.
       setTimeout(() => void refresh(), refreshRetryMs);
     }
@@ -134,20 +140,19 @@ function refresher(page: () => FleetPageState): () => Promise<void> {
 }
 
 /** The page's panels laid out in `root`. */
-function layOut(root: HTMLElement, refresh: () => Promise<void>): FleetPageState {
+function layOut(root: HTMLElement, refresh: () => void): FleetPageState {
   const instancesSection = el("section", { id: "instances" });
   const page: FleetPageState = {
     summary: el("section", { id: "summary", class: "summary" }),
-    instances: instancesPanel(instancesSection, () => void refresh()),
+    instances: instancesPanel(instancesSection, refresh),
     charts: fleetCharts(),
-    range: rangeSelect(() => void refresh()),
+    range: rangeSelect(refresh),
     hosts: el("section", { id: "hosts" }),
     machines: el("section", { id: "machines" }),
     offers: el("section", { id: "offers" }),
     events: el("ol", { id: "events", class: "events" }),
     status: notice(),
     live: liveness(),
-    refresh,
   };
   root.append(
     header("cuzkit fleet", page.status.element, page.live.element),
@@ -172,10 +177,9 @@ function layOut(root: HTMLElement, refresh: () => Promise<void>): FleetPageState
 
 /** The fleet page: instances, chart, hosts, offers, events; refreshed by the live stream. */
 export function fleetPage(root: HTMLElement): void {
-  let state: FleetPageState | undefined;
-  const refresh = refresher(() => state as FleetPageState);
-  const page = layOut(root, refresh);
-  state = page;
+  // The filter and the range call refresh only on the operator's input, after it is made.
+  const page = layOut(root, () => void refresh());
+  const refresh = refresher(page);
   let pending = false;
   const scheduleRefresh = () => {
     if (pending) return;
