@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { isInstanceId } from "../manager/config.js";
-import type { FleetStore } from "../store/fleet-store.js";
+import type { FleetManager } from "../manager/fleet-manager.js";
 import { agentTokenMatches } from "../tokens.js";
 import { refuse } from "./server-errors.js";
 
@@ -11,8 +11,11 @@ function bearerToken(request: FastifyRequest): string | undefined {
   return match?.[1];
 }
 
-/** The agent routes' token check: only this instance's own token opens its endpoints (401 / 403). */
-export function agentAuthenticator(store: FleetStore) {
+/**
+ * The agent routes' token check: only this instance's own token opens its endpoints (401 / 403).
+ * The manager's store is read per request: a caller may hand in a manager it binds later.
+ */
+export function agentAuthenticator(manager: FleetManager) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const { id } = request.params as { id: string };
     const token = bearerToken(request);
@@ -24,7 +27,7 @@ export function agentAuthenticator(store: FleetStore) {
         "send the instance's token as Authorization: Bearer CUZKIT_FLEET_TOKEN",
       );
     }
-    const tokenHash = isInstanceId(id) ? await store.tokenHash(id) : undefined;
+    const tokenHash = isInstanceId(id) ? await manager.store.tokenHash(id) : undefined;
     // An unknown id and a wrong token answer alike, so ids cannot be probed.
     if (tokenHash === undefined || !agentTokenMatches(token, tokenHash)) {
       return refuse(reply, 403, "FORBIDDEN", "this token is not valid for this instance");

@@ -100,7 +100,7 @@ export function buildFleetServer(options: FleetServerOptions): FastifyInstance {
     bodyLimit,
     smallLimit: options.smallBodyLimitBytes ?? 64 * 1024,
     nonce: options.nonce ?? randomBytes(16).toString("hex"),
-    authenticate: agentAuthenticator(manager.store),
+    authenticate: agentAuthenticator(manager),
     logRequests,
     logSecrets,
     shipmentAllowed: createShipmentLimiter(options.now ?? Date.now, shipmentsPerMinute),
