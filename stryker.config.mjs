@@ -32,8 +32,8 @@ export const decisionFiles = {
     "packages/fleet/src/server/admin-token.ts",
     "packages/fleet/src/server/host-check.ts",
     // The reads' token rule: its default, the token check, and the reader/admin checks.
-    declared("packages/fleet/src/server/dashboard-routes.ts", "readsNeedToken", "tokenOk"),
-    declared("packages/fleet/src/server/dashboard-routes.ts", "admin", "reader"),
+    declared("packages/fleet/src/server/dashboard-access.ts", "readsNeedToken", "tokenOk"),
+    declared("packages/fleet/src/server/dashboard-access.ts", "admin", "reader"),
     // startFleetServer: reads need the token when the listen host is beyond loopback.
     declared("packages/fleet/src/server/fleet-server.ts", "dashboard"),
   ],
