@@ -3,6 +3,17 @@ import { fleetDefaults } from "../defaults.js";
 import { FleetCurioDbError } from "../errors.js";
 import { checkSchemaName, redactConnectionString } from "../store/connection-string.js";
 import { postgresClientConfig, postgresError } from "../store/postgres-executor.js";
+import {
+  checkHarmonyTables,
+  type HarmonyQuery,
+  readLongestTaskMs,
+  readMachines,
+  readMeanTaskMs,
+  readOwnedTasks,
+  readProduction,
+  writeUnschedulable,
+} from "./harmony-reads.js";
+import type { CurioMachine, CurioProduction, CurioProofTaskType } from "./harmony-types.js";
 
 // Curio's HarmonyDB (YugabyteDB or PostgreSQL), as the fleet uses it. Read: harmony_machines
 // (id, host_and_port, unschedulable), harmony_machine_details (machine_id, machine_name: the
@@ -15,37 +26,12 @@ import { postgresClientConfig, postgresError } from "../store/postgres-executor.
 // 20231113-harmony_taskhistory_oops.sql, 20240522-ts-to-timestampz.sql and
 // 20250111-machine-maintenance.sql.
 
-/** Curio's proving task types the fleet counts (tasks/tasknames/names.go). */
-export const curioProofTaskTypes = ["PoRep", "UpdateProve", "PSProve"] as const;
-
-/** A proving task type. */
-export type CurioProofTaskType = (typeof curioProofTaskTypes)[number];
-
-/** One Curio node. */
-export interface CurioMachine {
-  /** harmony_machines.id. */
-  id: number;
-  /** The address the node advertises, `host:port`. */
-  hostAndPort: string;
-  /** Curio's cordon flag: true keeps new tasks off it. */
-  unschedulable: boolean;
-  /** harmony_machine_details.machine_name (Curio's `--name`); undefined when unnamed or not yet written. */
-  name: string | undefined;
-}
-
-/** One machine's production of one task type over a window. */
-export interface CurioProduction {
-  hostAndPort: string;
-  taskType: CurioProofTaskType;
-  /** Successful tasks that ended in the window. */
-  completed: number;
-  /** Failed tasks that ended in the window. */
-  failed: number;
-  /** Successful proofs per hour over the window. */
-  proofsPerHour: number;
-  /** Mean work time of the successful tasks, ms; undefined when none. */
-  meanTaskMs: number | undefined;
-}
+export {
+  type CurioMachine,
+  type CurioProduction,
+  type CurioProofTaskType,
+  curioProofTaskTypes,
+} from "./harmony-types.js";
 
 /** Options of openHarmonySource. */
 export interface HarmonySourceOptions {
@@ -106,7 +92,6 @@ export function hostOf(hostAndPort: string): string {
 }
 
 /** Opens a HarmonyDB source (lazily: the first call connects). */
-// shape-exception: a closure over one pg pool; each method is one query
 export function openHarmonySource(options: HarmonySourceOptions): HarmonySource {
   const schema = checkSchemaName(options.schema ?? fleetDefaults.curioSchema, "--curio-schema");
   // allowExitOnIdle: a CLI command that read Curio exits without waiting for idle connections.
@@ -121,7 +106,11 @@ export function openHarmonySource(options: HarmonySourceOptions): HarmonySource 
     statement_timeout: timeoutMs,
   });
   pool.on("error", () => {});
-  const query = async <T extends pg.QueryResultRow>(what: string, sql: string, params: unknown[] = []) => {
+  const query: HarmonyQuery = async <T extends pg.QueryResultRow>(
+    what: string,
+    sql: string,
+    params: unknown[] = [],
+  ) => {
     try {
       return (await pool.query<T>(sql, params)).rows;
     } catch (error) {
@@ -129,104 +118,15 @@ export function openHarmonySource(options: HarmonySourceOptions): HarmonySource 
       throw new FleetCurioDbError(wrapped.message, { hint: curioDbHint(error, schema), cause: error });
     }
   };
-  const types = [...curioProofTaskTypes];
   return {
     location: `${redactConnectionString(options.url)} (schema ${schema})`,
-    async check() {
-      // Every column the fleet reads or writes, no row: a missing one fails here, before any action.
-      await query(
-        "find Curio's tables",
-        `SELECT m.id, m.host_and_port, m.unschedulable, d.machine_name, t.owner_id, t.name,
-            h.completed_by_host_and_port, h.work_start, h.work_end, h.result
-          FROM harmony_machines m, harmony_machine_details d, harmony_task t, harmony_task_history h LIMIT 0`,
-      );
-    },
-    async machines() {
-      const rows = await query<{
-        id: number;
-        host_and_port: string;
-        unschedulable: boolean | null;
-        machine_name: string | null;
-      }>(
-        "read the machines",
-        `SELECT m.id, m.host_and_port, m.unschedulable, d.machine_name
-          FROM harmony_machines m LEFT JOIN harmony_machine_details d ON d.machine_id = m.id
-          ORDER BY m.id`,
-      );
-      return rows.map((r) => ({
-        id: r.id,
-        hostAndPort: r.host_and_port,
-        unschedulable: r.unschedulable === true,
-        // Curio writes "" when started without --name.
-        name: r.machine_name === null || r.machine_name === "" ? undefined : r.machine_name,
-      }));
-    },
-    async production({ sinceMs, untilMs }) {
-      const rows = await query<{
-        host: string;
-        name: CurioProofTaskType;
-        completed: number;
-        failed: number;
-        mean_ms: number | null;
-      }>(
-        "read the task history",
-        `SELECT completed_by_host_and_port AS host, name,
-            COUNT(*) FILTER (WHERE result) AS completed,
-            COUNT(*) FILTER (WHERE NOT result) AS failed,
-            AVG(EXTRACT(EPOCH FROM (work_end - work_start)) * 1000) FILTER (WHERE result)::float8 AS mean_ms
-          FROM harmony_task_history
-          WHERE name = ANY($1) AND work_end >= to_timestamp($2 / 1000.0) AND work_end < to_timestamp($3 / 1000.0)
-          GROUP BY completed_by_host_and_port, name
-          ORDER BY completed_by_host_and_port, name`,
-        [types, sinceMs, untilMs],
-      );
-      const hours = (untilMs - sinceMs) / 3_600_000;
-      return rows.map((r) => ({
-        hostAndPort: r.host,
-        taskType: r.name,
-        completed: Number(r.completed),
-        failed: Number(r.failed),
-        proofsPerHour: hours > 0 ? Number(r.completed) / hours : 0,
-        meanTaskMs: r.mean_ms === null ? undefined : Number(r.mean_ms),
-      }));
-    },
-    async meanTaskMs({ sinceMs, untilMs }) {
-      const rows = await query<{ name: CurioProofTaskType; mean_ms: number }>(
-        "read the task history",
-        `SELECT name, AVG(EXTRACT(EPOCH FROM (work_end - work_start)) * 1000)::float8 AS mean_ms
-          FROM harmony_task_history
-          WHERE result AND name = ANY($1) AND work_end >= to_timestamp($2 / 1000.0) AND work_end < to_timestamp($3 / 1000.0)
-          GROUP BY name`,
-        [types, sinceMs, untilMs],
-      );
-      return new Map(rows.map((r) => [r.name, Number(r.mean_ms)]));
-    },
-    async longestTaskMs(names, { sinceMs, untilMs }) {
-      if (names.length === 0) return new Map();
-      const rows = await query<{ name: string; max_ms: number }>(
-        "read the task history",
-        `SELECT name, MAX(EXTRACT(EPOCH FROM (work_end - work_start)) * 1000)::float8 AS max_ms
-          FROM harmony_task_history
-          WHERE name = ANY($1) AND work_end >= to_timestamp($2 / 1000.0) AND work_end < to_timestamp($3 / 1000.0)
-          GROUP BY name`,
-        [[...names], sinceMs, untilMs],
-      );
-      return new Map(rows.map((r) => [r.name, Number(r.max_ms)]));
-    },
-    async ownedTasks(machineId) {
-      return query<{ id: number; name: string }>(
-        "read the tasks a machine owns",
-        "SELECT id, name FROM harmony_task WHERE owner_id = $1 ORDER BY id",
-        [machineId],
-      );
-    },
-    async setUnschedulable(machineId, unschedulable) {
-      await query(
-        "set a machine's unschedulable flag",
-        "UPDATE harmony_machines SET unschedulable = $1 WHERE id = $2",
-        [unschedulable, machineId],
-      );
-    },
+    check: () => checkHarmonyTables(query),
+    machines: () => readMachines(query),
+    production: (window) => readProduction(query, window),
+    meanTaskMs: (window) => readMeanTaskMs(query, window),
+    longestTaskMs: (names, window) => readLongestTaskMs(query, names, window),
+    ownedTasks: (machineId) => readOwnedTasks(query, machineId),
+    setUnschedulable: (machineId, unschedulable) => writeUnschedulable(query, machineId, unschedulable),
     close: () => pool.end(),
   };
 }

@@ -4,6 +4,7 @@
 import { proofsPerHourFromIntervals } from "@cuzkit/bench";
 import { fleetDefaults } from "../defaults.js";
 import type { ProofRecord } from "../protocol/requests.js";
+import { type TimedRecords, timedRecordsOf } from "./timed-records.js";
 
 /**
  * How far above the model's rate for the hardware a benchmark may be before it is suspect.
@@ -80,22 +81,6 @@ export interface BenchmarkClaimCheck {
 const rate = (perHour: number | undefined) =>
   perHour === undefined ? "none" : `${perHour >= 1e6 ? perHour.toExponential(2) : perHour.toFixed(1)}/h`;
 
-/** Most intervals open at once (an end at the same instant as a start does not overlap it). */
-function maxOverlap(intervals: ReadonlyArray<readonly [number, number]>): number {
-  const edges = intervals.flatMap(([start, end]) => [
-    [start, 1],
-    [end, -1],
-  ]) as Array<[number, number]>;
-  edges.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  let open = 0;
-  let most = 0;
-  for (const [, step] of edges) {
-    open += step;
-    most = Math.max(most, open);
-  }
-  return most;
-}
-
 /**
  * Checks a benchmark claim against its proof records and the model. Pure.
  *
@@ -111,103 +96,136 @@ function maxOverlap(intervals: ReadonlyArray<readonly [number, number]>): number
  *   serve on probation, counted at the model's rate until production confirms it.
  * - accepted: otherwise, at the claim (never above the records).
  */
-// shape-exception: one rule read top to bottom: each check's reason is built next to it
 export function checkBenchmarkClaim(input: BenchmarkClaimInput): BenchmarkClaimCheck {
-  const claimed = input.claimedProofsPerHour;
   const model =
     input.modelProofsPerHour !== undefined && input.modelProofsPerHour > 0
       ? input.modelProofsPerHour
       : undefined;
-  const timed = input.proofs.filter(
-    (p) => !p.warmup && p.ok && p.submitMs !== undefined && p.settleMs !== undefined,
-  );
-  const intervals = timed.map((p) => [p.submitMs as number, p.settleMs as number] as const);
-  const windowMs =
-    intervals.length === 0
-      ? 0
-      : Math.max(...intervals.map(([, end]) => end)) - Math.min(...intervals.map(([start]) => start));
-  const maxInFlight = maxOverlap(intervals);
-  const base = {
-    claimedProofsPerHour: claimed,
-    modelProofsPerHour: model,
-    timedProofs: timed.length,
-    windowMs,
-    maxInFlight,
+  const timed = timedRecordsOf(input.proofs);
+  const context: ClaimContext = {
+    input,
+    claimed: input.claimedProofsPerHour,
+    model,
+    suspectFactor: input.suspectFactor ?? defaultSuspectFactor,
+    timed,
+    base: {
+      claimedProofsPerHour: input.claimedProofsPerHour,
+      modelProofsPerHour: model,
+      timedProofs: timed.count,
+      windowMs: timed.windowMs,
+      maxInFlight: timed.maxInFlight,
+    },
   };
-  const suspectFactor = input.suspectFactor ?? defaultSuspectFactor;
-  const refuse = (why: string, recordsProofsPerHour?: number, contradicted = false): BenchmarkClaimCheck => ({
-    ...base,
+  const unusable = refusalWithoutRate(context);
+  if (unusable !== undefined) return unusable;
+  // The bench's own figure rebuilt from the records (slots x completions per slot-hour): a
+  // window-wide count would read an honest small batch up to a third low and call it a lie.
+  return judgeAgainstRecords(context, proofsPerHourFromIntervals(timed.intervals));
+}
+
+/** What every step of checkBenchmarkClaim reads: the input, the model's bound and the records. */
+interface ClaimContext {
+  input: BenchmarkClaimInput;
+  claimed: number;
+  /** The model's rate; undefined when it has none (no bound). */
+  model: number | undefined;
+  suspectFactor: number;
+  timed: TimedRecords;
+  /** The figures every outcome carries. */
+  base: Pick<
+    BenchmarkClaimCheck,
+    "claimedProofsPerHour" | "modelProofsPerHour" | "timedProofs" | "windowMs" | "maxInFlight"
+  >;
+}
+
+/** A refusal: counted at 0; `contradicted` when the report is a lie, not an old agent. */
+function refuse(
+  context: ClaimContext,
+  why: string,
+  recordsProofsPerHour?: number,
+  contradicted = false,
+): BenchmarkClaimCheck {
+  return {
+    ...context.base,
     outcome: "refused",
     contradicted,
     recordsProofsPerHour,
     judgedProofsPerHour: 0,
     countedProofsPerHour: 0,
     reason: `claim refused: ${why}`,
-  });
+  };
+}
 
+/** The refusals decided before the records give a rate: no rate claimed, too few or broken records. */
+function refusalWithoutRate(context: ClaimContext): BenchmarkClaimCheck | undefined {
+  const { claimed, model, timed, input } = context;
   if (!Number.isFinite(claimed) || claimed < 0)
-    return refuse(`the claimed rate ${String(claimed)} is not a rate`);
-  if (timed.length < input.minTimedProofs) {
+    return refuse(context, `the claimed rate ${String(claimed)} is not a rate`);
+  if (timed.count < input.minTimedProofs) {
     // An old agent sends no times, but never a rate beyond what any such machine can do.
-    const beyondBound = model !== undefined && claimed > model * suspectFactor;
+    const beyondBound = model !== undefined && claimed > model * context.suspectFactor;
     return refuse(
-      `claimed ${rate(claimed)} with ${timed.length} timed proofs carrying their times, fewer than the ${input.minTimedProofs} the fleet's benchmark runs (an agent from before claims were checked sends no times: upgrade the image)`,
+      context,
+      `claimed ${rate(claimed)} with ${timed.count} timed proofs carrying their times, fewer than the ${input.minTimedProofs} the fleet's benchmark runs (an agent from before claims were checked sends no times: upgrade the image)`,
       undefined,
       beyondBound,
     );
   }
-  if (intervals.some(([start, end]) => !(end >= start) || !Number.isFinite(end))) {
-    return refuse(`claimed ${rate(claimed)}, but a proof record settles before it was submitted`);
+  if (timed.intervals.some(([start, end]) => !(end >= start) || !Number.isFinite(end))) {
+    return refuse(context, `claimed ${rate(claimed)}, but a proof record settles before it was submitted`);
   }
-  if (!(windowMs > 0)) return refuse(`claimed ${rate(claimed)}, but the timed proofs span no time`);
-  // The bench's own figure rebuilt from the records (slots x completions per slot-hour): a
-  // window-wide count would read an honest small batch up to a third low and call it a lie.
-  const records = proofsPerHourFromIntervals(intervals);
-  if (input.statedConcurrency !== undefined && maxInFlight > input.statedConcurrency) {
+  if (!(timed.windowMs > 0))
+    return refuse(context, `claimed ${rate(claimed)}, but the timed proofs span no time`);
+  return undefined;
+}
+
+/** The claim against the rate its records produce, then against the model. */
+function judgeAgainstRecords(context: ClaimContext, records: number): BenchmarkClaimCheck {
+  const { claimed, model, timed, input, suspectFactor } = context;
+  if (input.statedConcurrency !== undefined && timed.maxInFlight > input.statedConcurrency) {
     return refuse(
-      `claimed ${rate(claimed)}, but the records show ${maxInFlight} proofs in flight where the run kept ${input.statedConcurrency}`,
+      context,
+      `claimed ${rate(claimed)}, but the records show ${timed.maxInFlight} proofs in flight where the run kept ${input.statedConcurrency}`,
       records,
     );
   }
   const demoted = claimed > records * (1 + claimTolerance);
   const judged = Math.min(claimed, records);
-  const shown = `${timed.length} timed proofs over ${(windowMs / 1000).toFixed(0)} s (at most ${maxInFlight} at once) produce ${rate(records)}`;
+  const shown = `${timed.count} timed proofs over ${(timed.windowMs / 1000).toFixed(0)} s (at most ${timed.maxInFlight} at once) produce ${rate(records)}`;
   const contradictionFactor = input.contradictionFactor ?? defaultContradictionFactor;
   if (claimed > records * contradictionFactor) {
     return refuse(
+      context,
       `claimed ${rate(claimed)}, but its own ${shown}: more than ${contradictionFactor}x what its records show`,
       records,
       true,
     );
   }
+  const judgedAt = {
+    ...context.base,
+    contradicted: false,
+    recordsProofsPerHour: records,
+    judgedProofsPerHour: judged,
+  };
   if (model !== undefined && judged > model * suspectFactor) {
     return {
-      ...base,
+      ...judgedAt,
       outcome: "suspect",
-      contradicted: false,
-      recordsProofsPerHour: records,
-      judgedProofsPerHour: judged,
       countedProofsPerHour: model,
       reason: `claim suspect: ${rate(judged)}${demoted ? ` (claimed ${rate(claimed)}; ${shown})` : ""} is over ${suspectFactor}x the model's ${rate(model)} for this hardware: on probation, counted at the model's rate until production confirms it`,
     };
   }
   if (demoted) {
     return {
-      ...base,
+      ...judgedAt,
       outcome: "demoted",
-      contradicted: false,
-      recordsProofsPerHour: records,
-      judgedProofsPerHour: judged,
       countedProofsPerHour: judged,
       reason: `claim demoted: claimed ${rate(claimed)}, but ${shown}: judged at ${rate(judged)}`,
     };
   }
   return {
-    ...base,
+    ...judgedAt,
     outcome: "accepted",
-    contradicted: false,
-    recordsProofsPerHour: records,
-    judgedProofsPerHour: judged,
     countedProofsPerHour: judged,
     reason: `claim accepted: ${rate(claimed)} (${shown})`,
   };

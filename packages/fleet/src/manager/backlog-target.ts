@@ -145,13 +145,21 @@ export interface BacklogDecision {
 
 const minutes = (ms: number) => `${(ms / 60_000).toFixed(1)} min`;
 
-/** Decides the fleet's target from Curio's backlog (see the rule above). */
-// shape-exception: one decision table (scale up, hold, scale down) read top to bottom
-export function decideBacklogTarget(
-  observation: BacklogObservation,
-  state: BacklogState,
-  policy: BacklogPolicy,
-): BacklogDecision {
+/** What one observation comes to under the policy: the figures and the sizes the table picks from. */
+interface BacklogMeasure {
+  figures: BacklogFigures;
+  /** Time to clear, ms; infinite with work waiting and no measured rate. */
+  timeToClearMs: number;
+  /** The oldest task would be claimed after its slack runs out. */
+  oldestAtRisk: boolean;
+  /** Machines that clear the backlog within `ms` and claim the oldest within its slack (before min/max). */
+  machinesWithin(ms: number): number;
+  /** The observation in words, the head of every decision's sentence. */
+  seen: string;
+}
+
+/** Works out the time to clear, the oldest task's slack and the machines needed. */
+function measureBacklog(observation: BacklogObservation, policy: BacklogPolicy): BacklogMeasure {
   const { nowMs, waiting, fleetProofsPerHour } = observation;
   const machineRate = Math.max(observation.machineProofsPerHour, 1e-9);
   const proofMs = 3_600_000 / machineRate;
@@ -168,8 +176,6 @@ export function decideBacklogTarget(
   // Machines for the oldest's claim: only while it can still be saved.
   const forOldest = slackMs !== undefined && slackMs > 0 ? Math.ceil(proofMs / slackMs - 1e-9) : 0;
   const machinesWithin = (ms: number) => Math.max(Math.ceil((waiting * proofMs) / ms - 1e-9), forOldest);
-  const clamp = (n: number) => Math.min(policy.maxInstances, Math.max(policy.minInstances, n));
-  const neededInstances = machinesWithin(boundMs);
   const figures: BacklogFigures = {
     waiting,
     oldestAgeMs,
@@ -178,11 +184,24 @@ export function decideBacklogTarget(
     machineProofsPerHour: observation.machineProofsPerHour,
     timeToClearMs: Number.isFinite(timeToClearMs) ? timeToClearMs : null,
     boundMs,
-    neededInstances,
+    neededInstances: machinesWithin(boundMs),
   };
-  const previousTarget = state.target;
   const late = slackMs !== undefined && slackMs <= 0 ? " (the oldest is past its slack)" : "";
   const seen = `${waiting} waiting${oldestAgeMs === undefined ? "" : `, oldest ${minutes(oldestAgeMs)}${late}`}, ${fleetProofsPerHour.toFixed(1)} proofs/hour: clears in ${Number.isFinite(timeToClearMs) ? minutes(timeToClearMs) : "never"} against ${minutes(boundMs)}${oldestAtRisk ? `, the oldest has ${minutes(slackMs as number)} left to be claimed` : ""}`;
+  return { figures, timeToClearMs, oldestAtRisk, machinesWithin, seen };
+}
+
+/** Decides the fleet's target from Curio's backlog (see the rule above). */
+export function decideBacklogTarget(
+  observation: BacklogObservation,
+  state: BacklogState,
+  policy: BacklogPolicy,
+): BacklogDecision {
+  const { nowMs } = observation;
+  const { figures, timeToClearMs, oldestAtRisk, machinesWithin, seen } = measureBacklog(observation, policy);
+  const { boundMs, neededInstances } = figures;
+  const clamp = (n: number) => Math.min(policy.maxInstances, Math.max(policy.minInstances, n));
+  const previousTarget = state.target;
   const decide = (
     action: BacklogDecision["action"],
     reason: BacklogReason,

@@ -1,6 +1,13 @@
-import { type DaemonDialect, InvalidInputError } from "@cuzkit/core";
+import type { DaemonDialect } from "@cuzkit/core";
 import type { DeadlinePolicy } from "../deadlines.js";
 import { fleetDefaults } from "../defaults.js";
+import {
+  checkFleetName,
+  checkKeepRule,
+  checkManagerUrl,
+  checkMeasurement,
+  checkRentalLimits,
+} from "./config-checks.js";
 
 /** What a fleet is: its name, the keep rule, what to rent and how much to spend. */
 export interface FleetConfig {
@@ -95,101 +102,14 @@ type OptionalKeys =
   | "maxDph"
   | "maxInstances";
 
-const fleetNamePattern = /^[a-z0-9]{1,32}$/;
-
-function positive(name: string, flag: string, value: number | undefined): void {
-  if (value !== undefined && (!Number.isFinite(value) || value <= 0)) {
-    throw new InvalidInputError(`${name} must be a positive number, got ${String(value)}`, {
-      hint: `pass ${flag} with a number above 0`,
-    });
-  }
-}
-
 /** Checks the config and fills defaults. Throws InvalidInputError naming the flag to fix. */
-// shape-exception: one field per line: the defaults and checks of every config field
 export function resolveFleetConfig(config: FleetConfig): ResolvedFleetConfig {
-  if (config.minProofsPerHour === undefined && config.maxUsdPer1000Proofs === undefined) {
-    throw new InvalidInputError("the fleet needs a keep rule to decide which machines to keep", {
-      hint: "pass --min-proofs-per-hour N (measured proofs per hour at or above which a machine is kept) or --max-usd-per-1000-proofs USD (the most a kept machine may cost per 1000 proofs), or both",
-    });
-  }
-  positive("minProofsPerHour", "--min-proofs-per-hour", config.minProofsPerHour);
-  positive("maxUsdPer1000Proofs", "--max-usd-per-1000-proofs", config.maxUsdPer1000Proofs);
+  checkKeepRule(config);
   const fleet = config.fleet ?? fleetDefaults.fleet;
-  if (!fleetNamePattern.test(fleet)) {
-    throw new InvalidInputError(`fleet name "${fleet}" is not 1-32 lowercase letters and digits`, {
-      hint: "pass --fleet with a name such as prod or f1 (it becomes part of every instance label)",
-    });
-  }
-  positive("maxDph", "--max-dph", config.maxDph);
-  if (
-    config.interruptibleBidFactor !== undefined &&
-    !(Number.isFinite(config.interruptibleBidFactor) && config.interruptibleBidFactor >= 1)
-  ) {
-    throw new InvalidInputError(
-      `interruptibleBidFactor must be a number >= 1, got ${String(config.interruptibleBidFactor)}`,
-      {
-        hint: "pass --interruptible-bid F with F >= 1 (the bid as a multiple of the offer's minimum bid, e.g. 1.2)",
-      },
-    );
-  }
-  positive("diskGb", "--disk", config.diskGb);
-  positive("exclusionPeriodMs", "exclusionPeriodMs", config.exclusionPeriodMs);
-  if (
-    config.maxInstances !== undefined &&
-    (!Number.isInteger(config.maxInstances) || config.maxInstances < 1)
-  ) {
-    throw new InvalidInputError(`maxInstances must be a whole number >= 1, got ${config.maxInstances}`, {
-      hint: "pass --max-instances N",
-    });
-  }
-  if (
-    config.benchmarkProofs !== undefined &&
-    (!Number.isInteger(config.benchmarkProofs) || config.benchmarkProofs < 1)
-  ) {
-    throw new InvalidInputError(
-      `benchmarkProofs must be a whole number >= 1, got ${config.benchmarkProofs}`,
-      { hint: "pass --bench-proofs N" },
-    );
-  }
-  if (
-    config.minTimedProofs !== undefined &&
-    (!Number.isInteger(config.minTimedProofs) || config.minTimedProofs < 1)
-  ) {
-    throw new InvalidInputError(`minTimedProofs must be a whole number >= 1, got ${config.minTimedProofs}`, {
-      hint: "set the fleet config's minTimedProofs to a whole number of proofs (default: the benchmark's size)",
-    });
-  }
-  if (
-    config.suspectFactor !== undefined &&
-    !(Number.isFinite(config.suspectFactor) && config.suspectFactor > 1)
-  ) {
-    throw new InvalidInputError(`suspectFactor must be a number above 1, got ${config.suspectFactor}`, {
-      hint: "set the fleet config's suspectFactor above 1 (how many times the model's rate a benchmark may reach before it is suspect; default 3)",
-    });
-  }
-  if (
-    config.contradictionFactor !== undefined &&
-    !(Number.isFinite(config.contradictionFactor) && config.contradictionFactor >= 1)
-  ) {
-    throw new InvalidInputError(
-      `contradictionFactor must be a number >= 1, got ${config.contradictionFactor}`,
-      {
-        hint: "set the fleet config's contradictionFactor to 1 or more (how far a claim may sit above its own records before it is a lie; default 1.25)",
-      },
-    );
-  }
-  positive("productionWindowMs", "the fleet config's productionWindowMs", config.productionWindowMs);
-  if (config.managerUrl !== undefined) {
-    try {
-      new URL(config.managerUrl);
-    } catch (error) {
-      throw new InvalidInputError(`the manager URL "${config.managerUrl}" is not a URL`, {
-        hint: "pass --manager-url http://HOST:PORT, the address agents on rented machines can reach",
-        cause: error,
-      });
-    }
-  }
+  checkFleetName(fleet);
+  checkRentalLimits(config);
+  checkMeasurement(config);
+  checkManagerUrl(config.managerUrl);
   return {
     fleet,
     minProofsPerHour: config.minProofsPerHour ?? 0,
