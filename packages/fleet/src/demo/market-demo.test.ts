@@ -42,10 +42,20 @@ describe("the market demo", { timeout: 120_000 }, () => {
     // Before: the spec sheet ranks the slow-memory machine first. After: it is measured and behind an honest one.
     expect(quirkOf(demo.before[0]?.offer.id as number)).toBe("slow-memory");
     expect(demo.before.every((r) => r.ranking.source === "predicted")).toBe(true);
-    const slowAfter = demo.after.find((r) => quirkOf(r.offer.id) === "slow-memory");
-    expect(slowAfter?.ranking.source).toBe("measured");
-    const rankOf = (quirk: string) => demo.after.findIndex((r) => quirkOf(r.offer.id) === quirk);
-    expect(rankOf("none")).toBeLessThan(rankOf("slow-memory"));
+    // Its true rate is 2% above the minimum, and its production runs in real time here: on a
+    // loaded machine it can measure below the minimum, and is then left out on that measured rate.
+    // Either way the measurement, not the spec sheet, placed it.
+    const slowOffer = demo.before[0]?.offer.id as number;
+    const slowAfter = demo.after.find((r) => r.offer.id === slowOffer);
+    if (slowAfter === undefined) {
+      expect(text).toMatch(
+        new RegExp(`\\n\\s+${slowOffer}\\s+left out: measured [\\d.]+ proofs/hour, below the minimum`),
+      );
+    } else {
+      expect(slowAfter.ranking.source).toBe("measured");
+      const rankOf = (quirk: string) => demo.after.findIndex((r) => quirkOf(r.offer.id) === quirk);
+      expect(rankOf("none")).toBeLessThan(rankOf("slow-memory"));
+    }
     // One death does not exclude the flaky host: it stays ranked, priced at its failure rate,
     // which is above every honest machine's.
     const flakyAfter = demo.after.find((r) => quirkOf(r.offer.id) === "flaky");
