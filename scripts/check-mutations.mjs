@@ -154,6 +154,12 @@ const equivalent = [
   {
     file: "packages/client/src/map-error.ts",
     mutator: "ConditionalExpression",
+    original: "default:\n      return undefined;",
+    reason: "the switch is the classifier's last statement: falling out of it returns undefined too",
+  },
+  {
+    file: "packages/client/src/map-error.ts",
+    mutator: "ConditionalExpression",
     original: /^case Code\.(Aborted|OutOfRange):/,
     reason:
       "falls through to the next case, which gives the same error type and code (only the wording differs)",

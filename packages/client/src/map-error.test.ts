@@ -58,6 +58,14 @@ describe("toCuzkError", () => {
     ],
     [Code.DataLoss, "lost", DaemonInternalError, "DAEMON_INTERNAL"],
     [Code.Unauthenticated, "who", DaemonInternalError, "DAEMON_INTERNAL"],
+    // The daemon's side of the connection went away under the call: a lost connection, not a fault inside it.
+    [Code.Unknown, "socket hang up", ConnectionLostError, "CONNECTION_LOST"],
+    [
+      Code.Internal,
+      "http/2 stream closed with error code PROTOCOL_ERROR",
+      ConnectionLostError,
+      "CONNECTION_LOST",
+    ],
   ])("maps connect code %s to a typed error", (code, message, type, stableCode) => {
     const raw = new ConnectError(message, code);
     const mapped = toCuzkError(raw, { rpc: "AwaitProof", jobId: "j-1", address: "127.0.0.1:9820" });
