@@ -160,117 +160,167 @@ interface Rental {
 }
 
 /** Runs one simulated day; see {@link TrustDayResult} for what it measures. */
-// shape-exception: a scripted day run in order over one fleet
 export async function runTrustDay(seed: number, options: TrustDayOptions = {}): Promise<TrustDayResult> {
   const hosts = trustMarket(seed, options);
-  const hours = options.hours ?? 24;
-  const warmupHours = options.warmupHours ?? 3;
-  const target = options.targetProofsPerHour ?? 300;
   const fleet: TestFleet = await startTestFleet({
     config: { minProofsPerHour: 40, benchmarkProofs: 12 },
     fake: { offers: hosts.map((h) => vastOfferRecord(asDemoOffer(h.offer))) },
   });
-  const byOffer = new Map(hosts.map((h) => [h.offer.candidate.offerId, h]));
-  const rentals = new Map<string, Rental>();
-  const overcountedLiars = new Set<string>();
-  const keptAtClaim = new Set<string>();
-  const degradedLate = new Set<string>();
-  let deliveredSum = 0;
-  let believedSum = 0;
-  let targetSum = 0;
-  let dollars = 0;
+  const day: TrustDay = {
+    fleet,
+    target: options.targetProofsPerHour ?? 300,
+    byOffer: new Map(hosts.map((h) => [h.offer.candidate.offerId, h])),
+    rentals: new Map(),
+    overcountedLiars: new Set(),
+    keptAtClaim: new Set(),
+    degradedLate: new Set(),
+    deliveredSum: 0,
+    believedSum: 0,
+    targetSum: 0,
+    dollars: 0,
+  };
+  const hours = options.hours ?? 24;
+  const warmupHours = options.warmupHours ?? 3;
   const { manager, clock } = fleet;
   const startMs = clock.now();
   try {
     for (let t = 0; t < hours * 3_600_000; t += stepMs) {
-      await runFleetStep(manager, { target: { proofsPerHour: target }, maxVetting: 3 });
-      const now = clock.now();
-      for (const record of await manager.store.list()) {
-        const host = byOffer.get(record.offerId);
-        if (host === undefined) continue;
-        let rental = rentals.get(record.id);
-        if (rental === undefined && record.state !== "destroyed") {
-          rental = {
-            host,
-            rentedAtMs: now,
-            reported: false,
-            servingSinceMs: undefined,
-            throttledAtMs: undefined,
-            carryProofs: 0,
-            claimedProofsPerHour: undefined,
-          };
-          rentals.set(record.id, rental);
-        }
-        if (rental === undefined) continue;
-        await advanceVetting(fleet, record.id, record.state, rental, now);
-      }
+      await runFleetStep(manager, { target: { proofsPerHour: day.target }, maxVetting: 3 });
+      await trackRentals(day, clock.now());
       clock.advance(stepMs);
       const after = clock.now();
-      // Production and heartbeats of what serves, then the manager's monitor pass.
-      let delivered = 0;
-      let believed = 0;
-      const members = new Map<string, FleetMember>(
-        (await fleetMembers(manager)).map((m) => [m.instanceId, m]),
-      );
-      for (const record of await manager.store.list()) {
-        const rental = rentals.get(record.id);
-        if (rental === undefined) continue;
-        if (record.state !== "destroyed" && record.state !== "planned")
-          dollars += (record.dphPerHour * stepMs) / 3_600_000;
-        if (record.state !== "active") continue;
-        rental.servingSinceMs ??= after - stepMs;
-        const trueRate = trueRateOf(rental, after);
-        delivered += trueRate;
-        const claimedRate = trueRate * rental.host.claimFactor;
-        const produced = (claimedRate * stepMs) / 3_600_000 + rental.carryProofs;
-        const whole = Math.min(1_000_000, Math.floor(produced));
-        rental.carryProofs = produced - Math.floor(produced);
-        await manager.agent.heartbeat(record.id).catch(() => {});
-        await manager.agent.throughput(record.id, { proofs: whole, windowMs: stepMs }).catch(() => {});
-        const counted = members.get(record.id)?.proofsPerHour ?? 0;
-        believed += counted;
-        if (rental.host.behaviour === "absurd" || rental.host.behaviour === "inconsistent") {
-          if (counted >= 0.9 * (rental.claimedProofsPerHour ?? claimedRate)) keptAtClaim.add(record.id);
-          if (counted > 1.25 * trueRate) overcountedLiars.add(record.id);
-        }
-        if (
-          rental.throttledAtMs !== undefined &&
-          after - rental.throttledAtMs >= 2 * 3_600_000 &&
-          counted > 1.25 * trueRate
-        ) {
-          degradedLate.add(record.id);
-        }
-      }
-      for (const record of await manager.store.list()) {
-        if (["registered", "params", "warmup", "benchmarking"].includes(record.state)) {
-          await manager.agent.heartbeat(record.id).catch(() => {});
-        }
-      }
+      const { delivered, believed } = await serveStep(day, after);
+      await heartbeatVetting(day);
       await manager.monitor();
       if (after - startMs > warmupHours * 3_600_000) {
-        deliveredSum += Math.min(delivered, target);
-        believedSum += Math.min(believed, target);
-        targetSum += target;
+        day.deliveredSum += Math.min(delivered, day.target);
+        day.believedSum += Math.min(believed, day.target);
+        day.targetSum += day.target;
       }
     }
-    const liars = [...rentals.values()].filter(
-      (r) => r.host.behaviour === "absurd" || r.host.behaviour === "inconsistent",
-    );
-    return {
-      seed,
-      liarsRented: liars.filter((r) => r.reported).length,
-      liesKeptAtClaim: keptAtClaim.size,
-      liarsOvercounted: overcountedLiars.size,
-      degraded: [...rentals.values()].filter((r) => r.throttledAtMs !== undefined).length,
-      degradedStillOvercounted: degradedLate.size,
-      deliveredShare: targetSum === 0 ? 0 : deliveredSum / targetSum,
-      believedShare: targetSum === 0 ? 0 : believedSum / targetSum,
-      rentals: rentals.size,
-      dollars,
-    };
+    return trustDayResult(seed, day);
   } finally {
     await fleet.close();
   }
+}
+
+/** One trust day's state: the rentals the manager made and what the planner was seen to count. */
+interface TrustDay {
+  fleet: TestFleet;
+  /** Fleet target, proofs/hour. */
+  target: number;
+  byOffer: Map<number, TrustHost>;
+  rentals: Map<string, Rental>;
+  overcountedLiars: Set<string>;
+  keptAtClaim: Set<string>;
+  degradedLate: Set<string>;
+  deliveredSum: number;
+  believedSum: number;
+  targetSum: number;
+  dollars: number;
+}
+
+/** Notes the manager's new rentals and moves each vetting one a phase on. */
+async function trackRentals(day: TrustDay, now: number): Promise<void> {
+  for (const record of await day.fleet.manager.store.list()) {
+    const host = day.byOffer.get(record.offerId);
+    if (host === undefined) continue;
+    let rental = day.rentals.get(record.id);
+    if (rental === undefined && record.state !== "destroyed") {
+      rental = {
+        host,
+        rentedAtMs: now,
+        reported: false,
+        servingSinceMs: undefined,
+        throttledAtMs: undefined,
+        carryProofs: 0,
+        claimedProofsPerHour: undefined,
+      };
+      day.rentals.set(record.id, rental);
+    }
+    if (rental === undefined) continue;
+    await advanceVetting(day.fleet, record.id, record.state, rental, now);
+  }
+}
+
+/**
+ * Production and heartbeats of what serves, with the bills of the step; notes where the planner
+ * counts a liar or a degraded host above its truth. Returns the step's true and believed rates.
+ */
+async function serveStep(day: TrustDay, after: number): Promise<{ delivered: number; believed: number }> {
+  const { manager } = day.fleet;
+  let delivered = 0;
+  let believed = 0;
+  const members = new Map<string, FleetMember>((await fleetMembers(manager)).map((m) => [m.instanceId, m]));
+  for (const record of await manager.store.list()) {
+    const rental = day.rentals.get(record.id);
+    if (rental === undefined) continue;
+    if (record.state !== "destroyed" && record.state !== "planned")
+      day.dollars += (record.dphPerHour * stepMs) / 3_600_000;
+    if (record.state !== "active") continue;
+    rental.servingSinceMs ??= after - stepMs;
+    const trueRate = trueRateOf(rental, after);
+    delivered += trueRate;
+    const claimedRate = trueRate * rental.host.claimFactor;
+    const produced = (claimedRate * stepMs) / 3_600_000 + rental.carryProofs;
+    const whole = Math.min(1_000_000, Math.floor(produced));
+    rental.carryProofs = produced - Math.floor(produced);
+    await manager.agent.heartbeat(record.id).catch(() => {});
+    await manager.agent.throughput(record.id, { proofs: whole, windowMs: stepMs }).catch(() => {});
+    const counted = members.get(record.id)?.proofsPerHour ?? 0;
+    believed += counted;
+    noteOvercount(day, record.id, rental, counted, trueRate, claimedRate, after);
+  }
+  return { delivered, believed };
+}
+
+function noteOvercount(
+  day: TrustDay,
+  id: string,
+  rental: Rental,
+  counted: number,
+  trueRate: number,
+  claimedRate: number,
+  after: number,
+): void {
+  if (rental.host.behaviour === "absurd" || rental.host.behaviour === "inconsistent") {
+    if (counted >= 0.9 * (rental.claimedProofsPerHour ?? claimedRate)) day.keptAtClaim.add(id);
+    if (counted > 1.25 * trueRate) day.overcountedLiars.add(id);
+  }
+  if (
+    rental.throttledAtMs !== undefined &&
+    after - rental.throttledAtMs >= 2 * 3_600_000 &&
+    counted > 1.25 * trueRate
+  ) {
+    day.degradedLate.add(id);
+  }
+}
+
+/** Heartbeats of the machines still vetting, so the monitor sees them alive. */
+async function heartbeatVetting(day: TrustDay): Promise<void> {
+  const { manager } = day.fleet;
+  for (const record of await manager.store.list()) {
+    if (["registered", "params", "warmup", "benchmarking"].includes(record.state)) {
+      await manager.agent.heartbeat(record.id).catch(() => {});
+    }
+  }
+}
+
+function trustDayResult(seed: number, day: TrustDay): TrustDayResult {
+  const rentals = [...day.rentals.values()];
+  const liars = rentals.filter((r) => r.host.behaviour === "absurd" || r.host.behaviour === "inconsistent");
+  return {
+    seed,
+    liarsRented: liars.filter((r) => r.reported).length,
+    liesKeptAtClaim: day.keptAtClaim.size,
+    liarsOvercounted: day.overcountedLiars.size,
+    degraded: rentals.filter((r) => r.throttledAtMs !== undefined).length,
+    degradedStillOvercounted: day.degradedLate.size,
+    deliveredShare: day.targetSum === 0 ? 0 : day.deliveredSum / day.targetSum,
+    believedShare: day.targetSum === 0 ? 0 : day.believedSum / day.targetSum,
+    rentals: day.rentals.size,
+    dollars: day.dollars,
+  };
 }
 
 /** The host's true rate now: its hidden rate, throttled to 0.6x once a degrader's hours are up. */

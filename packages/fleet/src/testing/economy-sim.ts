@@ -78,189 +78,260 @@ interface Rental {
  * measures: benchmark rates, hourly production, failures. The spec-only fleet ranks by the
  * model and never learns; the oracle ranks by the truth and never rents a bad machine.
  */
-// shape-exception: one simulation loop whose steps share the market's state
 export function simulateEconomy(market: HiddenMarket, options: EconomyOptions): EconomyResult {
-  const random = seededRandom(market.seed * 7919 + 13);
-  const hours = options.hours ?? 24;
-  const stepH = (options.stepMinutes ?? 5) / 60;
-  const target = options.target ?? { proofsPerHour: 300 };
-  const minProofsPerHour = options.minProofsPerHour ?? 40;
-  const benchmarkProofs = options.benchmarkProofs ?? 12;
-  const { policy } = options;
-  const emit = options.onEvent ?? (() => {});
-
-  const machines = new Map<number, MachineMeasurements>();
-  const hosts = new Map<number, { attempts: number; failures: number }>();
-  const samples: RateSample[] = [];
-  const rented = new Set<number>();
-  const rentals: Rental[] = [];
-  let dollars = 0;
-  let proofs = 0;
-  let rentalCount = 0;
-  let keptCount = 0;
-  let seq = 0;
-
-  const machineOf = (o: HiddenOffer) => {
-    const id = o.candidate.machineId as number;
-    let m = machines.get(id);
-    if (m === undefined) {
-      m = { runsProofsPerHour: [], excludedReason: undefined };
-      machines.set(id, m);
-    }
-    return m;
-  };
-  const hostOf = (o: HiddenOffer) => {
-    const id = o.candidate.hostId as number;
-    const h = hosts.get(id) ?? { attempts: 0, failures: 0 };
-    hosts.set(id, h);
-    return h;
-  };
-  const measure = (o: HiddenOffer, rate: number) => {
-    const m = machineOf(o);
-    m.runsProofsPerHour.push(rate);
-    samples.push({
-      classKey: o.candidate.classKey,
-      machineId: o.candidate.machineId,
-      measuredProofsPerHour: rate,
-      predictedProofsPerHour: o.candidate.predictedProofsPerHour,
-    });
-  };
-  const end = (r: Rental, atH: number, kind: EconomyEvent["kind"], reason: string) => {
-    rentals.splice(rentals.indexOf(r), 1);
-    rented.delete(r.offer.candidate.offerId);
-    emit({ atHours: atH, kind, offerId: r.offer.candidate.offerId, reason });
-  };
-
-  /** Vetting time: parameters over the network, the daemon's warmup, the benchmark. */
-  const vettingHours = (o: HiddenOffer) => {
-    const params = 0.35 + 0.1 * random();
-    const warmup = 0.2;
-    // The early verdict stops a clearly slow machine after about a third of the proofs.
-    const proofsRun =
-      o.trueProofsPerHour < 0.7 * minProofsPerHour ? Math.ceil(benchmarkProofs / 3) : benchmarkProofs;
-    return params + warmup + proofsRun / Math.max(o.trueProofsPerHour, 1);
-  };
-
-  const truthCandidate = (o: HiddenOffer): RankCandidate => ({
-    ...o.candidate,
-    predictedProofsPerHour: o.trueProofsPerHour,
-  });
-
-  for (let now = 0; now < hours - 1e-9; now += stepH) {
-    // 1. Outcomes of this step.
-    for (const r of [...rentals]) {
-      const o = r.offer;
-      const age = now - r.rentedAtH;
-      if (o.quirk === "flaky" && o.diesAfterHours !== undefined && age >= o.diesAfterHours) {
-        machineOf(o).excludedReason = "the host died";
-        hostOf(o).failures += 1;
-        end(r, now, "died", `the instance exited after ${age.toFixed(1)} h`);
-        continue;
-      }
-      if (r.stage === "vetting" && now >= r.verdictAtH) {
-        if (o.quirk === "never-params") {
-          machineOf(o).excludedReason = "FAILED: the parameters never finished";
-          hostOf(o).failures += 1;
-          end(r, now, "failed", "params deadline passed");
-          continue;
-        }
-        const rate = o.trueProofsPerHour * Math.exp(0.03 * gaussian(random));
-        measure(o, rate);
-        if (rate < minProofsPerHour) {
-          end(r, now, "rejected", `BELOW: ${rate.toFixed(1)} proofs/hour < ${minProofsPerHour}`);
-          continue;
-        }
-        r.stage = "active";
-        r.measured = rate;
-        keptCount += 1;
-        emit({
-          atHours: now,
-          kind: "kept",
-          offerId: o.candidate.offerId,
-          reason: `MET: ${rate.toFixed(1)} proofs/hour`,
-        });
-      }
-    }
-    // 2. Decisions.
-    let knowledge: RankingKnowledge = noKnowledge;
-    if (policy === "learning") knowledge = { calibration: learnCalibration(samples), machines, hosts };
-    else if (policy === "spec-only")
-      knowledge = {
-        calibration: new Map(),
-        machines: excludedOnly(machines, minProofsPerHour),
-        hosts: new Map(),
-      };
-    const available = market.offers.filter((o) => !rented.has(o.candidate.offerId));
-    const candidates =
-      policy === "oracle"
-        ? available.filter((o) => o.quirk !== "flaky" && o.quirk !== "never-params").map(truthCandidate)
-        : available.map((o) => o.candidate);
-    const { ranked } = rankCandidates(candidates, knowledge, {
-      minProofsPerHour,
-      optimism: policy === "learning" ? 1 : 0,
-    });
-    const members: FleetMember[] = rentals.map((r) => ({
-      instanceId: r.id,
-      stage: r.stage,
-      dphPerHour: r.offer.candidate.dphTotal,
-      proofsPerHour:
-        policy === "spec-only"
-          ? r.offer.candidate.predictedProofsPerHour
-          : r.stage === "active"
-            ? (r.measured as number)
-            : r.estimate,
-    }));
-    const decisions: FleetDecision[] = planFleetStep({
-      members,
-      ranked,
-      target,
-      maxDph: options.maxDph,
-      replaceMargin: policy === "learning" ? 1.25 : Number.POSITIVE_INFINITY,
-    });
-    for (const d of decisions) {
-      if (d.action === "destroy") {
-        const r = rentals.find((x) => x.id === d.instanceId);
-        if (r !== undefined) end(r, now, "destroy", d.reason);
-        continue;
-      }
-      const o = market.offers.find((x) => x.candidate.offerId === d.offerId) as HiddenOffer;
-      seq += 1;
-      rentalCount += 1;
-      hostOf(o).attempts += 1;
-      rented.add(o.candidate.offerId);
-      rentals.push({
-        id: `r${seq}`,
-        offer: o,
-        rentedAtH: now,
-        stage: "vetting",
-        verdictAtH: now + (o.quirk === "never-params" ? 1 : vettingHours(o)),
-        estimate: d.candidate.estimateProofsPerHour,
-        measured: undefined,
-      });
-      emit({ atHours: now, kind: "rent", offerId: o.candidate.offerId, reason: d.reason });
-    }
-    // 3. Bills and production of the step.
-    for (const r of rentals) {
-      dollars += r.offer.candidate.dphTotal * stepH;
-      if (r.stage === "active") proofs += r.offer.trueProofsPerHour * stepH;
-    }
-    // 4. Hourly production reports feed the learning fleet.
-    if (policy === "learning" && Math.abs((now + stepH) % 1) < stepH / 2) {
-      for (const r of rentals)
-        if (r.stage === "active")
-          measure(r.offer, r.offer.trueProofsPerHour * Math.exp(0.02 * gaussian(random)));
-    }
+  const day = startEconomyDay(market, options);
+  for (let now = 0; now < day.hours - 1e-9; now += day.stepH) {
+    settleOutcomes(day, now);
+    decideStep(day, now);
+    billStep(day);
+    reportProduction(day, now);
   }
+  const { policy, dollars, proofs, machines, hosts, samples } = day;
   return {
     policy,
     dollars,
     proofs,
     costPer1000: proofs > 0 ? (dollars * 1000) / proofs : Number.POSITIVE_INFINITY,
-    rentals: rentalCount,
-    kept: keptCount,
+    rentals: day.rentalCount,
+    kept: day.keptCount,
     knowledge: { calibration: learnCalibration(samples), machines, hosts },
     samples,
   };
+}
+
+/** The day's state: the options resolved, what the fleet knows, what it rents, what it paid and proved. */
+interface EconomyDay {
+  market: HiddenMarket;
+  /** The day's one stream of draws: vetting times, benchmark and production noise, in step order. */
+  random: () => number;
+  hours: number;
+  stepH: number;
+  target: FleetTarget;
+  minProofsPerHour: number;
+  benchmarkProofs: number;
+  maxDph: number | undefined;
+  policy: EconomyPolicy;
+  emit: (event: EconomyEvent) => void;
+  machines: Map<number, MachineMeasurements>;
+  hosts: Map<number, { attempts: number; failures: number }>;
+  samples: RateSample[];
+  rented: Set<number>;
+  rentals: Rental[];
+  dollars: number;
+  proofs: number;
+  rentalCount: number;
+  keptCount: number;
+  seq: number;
+}
+
+function startEconomyDay(market: HiddenMarket, options: EconomyOptions): EconomyDay {
+  return {
+    market,
+    random: seededRandom(market.seed * 7919 + 13),
+    hours: options.hours ?? 24,
+    stepH: (options.stepMinutes ?? 5) / 60,
+    target: options.target ?? { proofsPerHour: 300 },
+    minProofsPerHour: options.minProofsPerHour ?? 40,
+    benchmarkProofs: options.benchmarkProofs ?? 12,
+    maxDph: options.maxDph,
+    policy: options.policy,
+    emit: options.onEvent ?? (() => {}),
+    machines: new Map(),
+    hosts: new Map(),
+    samples: [],
+    rented: new Set(),
+    rentals: [],
+    dollars: 0,
+    proofs: 0,
+    rentalCount: 0,
+    keptCount: 0,
+    seq: 0,
+  };
+}
+
+function machineOf(day: EconomyDay, o: HiddenOffer): MachineMeasurements {
+  const id = o.candidate.machineId as number;
+  let m = day.machines.get(id);
+  if (m === undefined) {
+    m = { runsProofsPerHour: [], excludedReason: undefined };
+    day.machines.set(id, m);
+  }
+  return m;
+}
+
+function hostOf(day: EconomyDay, o: HiddenOffer): { attempts: number; failures: number } {
+  const id = o.candidate.hostId as number;
+  const h = day.hosts.get(id) ?? { attempts: 0, failures: 0 };
+  day.hosts.set(id, h);
+  return h;
+}
+
+function measure(day: EconomyDay, o: HiddenOffer, rate: number): void {
+  const m = machineOf(day, o);
+  m.runsProofsPerHour.push(rate);
+  day.samples.push({
+    classKey: o.candidate.classKey,
+    machineId: o.candidate.machineId,
+    measuredProofsPerHour: rate,
+    predictedProofsPerHour: o.candidate.predictedProofsPerHour,
+  });
+}
+
+function endRental(
+  day: EconomyDay,
+  r: Rental,
+  atH: number,
+  kind: EconomyEvent["kind"],
+  reason: string,
+): void {
+  day.rentals.splice(day.rentals.indexOf(r), 1);
+  day.rented.delete(r.offer.candidate.offerId);
+  day.emit({ atHours: atH, kind, offerId: r.offer.candidate.offerId, reason });
+}
+
+/** Vetting time: parameters over the network, the daemon's warmup, the benchmark. */
+function vettingHours(day: EconomyDay, o: HiddenOffer): number {
+  const params = 0.35 + 0.1 * day.random();
+  const warmup = 0.2;
+  // The early verdict stops a clearly slow machine after about a third of the proofs.
+  const proofsRun =
+    o.trueProofsPerHour < 0.7 * day.minProofsPerHour
+      ? Math.ceil(day.benchmarkProofs / 3)
+      : day.benchmarkProofs;
+  return params + warmup + proofsRun / Math.max(o.trueProofsPerHour, 1);
+}
+
+const truthCandidate = (o: HiddenOffer): RankCandidate => ({
+  ...o.candidate,
+  predictedProofsPerHour: o.trueProofsPerHour,
+});
+
+/** 1. Outcomes of this step: deaths, failed parameters, benchmark verdicts. */
+function settleOutcomes(day: EconomyDay, now: number): void {
+  for (const r of [...day.rentals]) {
+    const o = r.offer;
+    const age = now - r.rentedAtH;
+    if (o.quirk === "flaky" && o.diesAfterHours !== undefined && age >= o.diesAfterHours) {
+      machineOf(day, o).excludedReason = "the host died";
+      hostOf(day, o).failures += 1;
+      endRental(day, r, now, "died", `the instance exited after ${age.toFixed(1)} h`);
+      continue;
+    }
+    if (r.stage === "vetting" && now >= r.verdictAtH) settleVerdict(day, r, now);
+  }
+}
+
+function settleVerdict(day: EconomyDay, r: Rental, now: number): void {
+  const o = r.offer;
+  if (o.quirk === "never-params") {
+    machineOf(day, o).excludedReason = "FAILED: the parameters never finished";
+    hostOf(day, o).failures += 1;
+    endRental(day, r, now, "failed", "params deadline passed");
+    return;
+  }
+  const rate = o.trueProofsPerHour * Math.exp(0.03 * gaussian(day.random));
+  measure(day, o, rate);
+  if (rate < day.minProofsPerHour) {
+    endRental(day, r, now, "rejected", `BELOW: ${rate.toFixed(1)} proofs/hour < ${day.minProofsPerHour}`);
+    return;
+  }
+  r.stage = "active";
+  r.measured = rate;
+  day.keptCount += 1;
+  day.emit({
+    atHours: now,
+    kind: "kept",
+    offerId: o.candidate.offerId,
+    reason: `MET: ${rate.toFixed(1)} proofs/hour`,
+  });
+}
+
+/** What the policy lets the fleet know: everything it measured, its exclusions only, or nothing. */
+function knowledgeOf(day: EconomyDay): RankingKnowledge {
+  if (day.policy === "learning")
+    return { calibration: learnCalibration(day.samples), machines: day.machines, hosts: day.hosts };
+  if (day.policy === "spec-only")
+    return {
+      calibration: new Map(),
+      machines: excludedOnly(day.machines, day.minProofsPerHour),
+      hosts: new Map(),
+    };
+  return noKnowledge;
+}
+
+/** 2. Decisions: rank what is free, plan the step, destroy and rent. */
+function decideStep(day: EconomyDay, now: number): void {
+  const { policy } = day;
+  const knowledge = knowledgeOf(day);
+  const available = day.market.offers.filter((o) => !day.rented.has(o.candidate.offerId));
+  const candidates =
+    policy === "oracle"
+      ? available.filter((o) => o.quirk !== "flaky" && o.quirk !== "never-params").map(truthCandidate)
+      : available.map((o) => o.candidate);
+  const { ranked } = rankCandidates(candidates, knowledge, {
+    minProofsPerHour: day.minProofsPerHour,
+    optimism: policy === "learning" ? 1 : 0,
+  });
+  const members: FleetMember[] = day.rentals.map((r) => ({
+    instanceId: r.id,
+    stage: r.stage,
+    dphPerHour: r.offer.candidate.dphTotal,
+    proofsPerHour:
+      policy === "spec-only"
+        ? r.offer.candidate.predictedProofsPerHour
+        : r.stage === "active"
+          ? (r.measured as number)
+          : r.estimate,
+  }));
+  const decisions: FleetDecision[] = planFleetStep({
+    members,
+    ranked,
+    target: day.target,
+    maxDph: day.maxDph,
+    replaceMargin: policy === "learning" ? 1.25 : Number.POSITIVE_INFINITY,
+  });
+  for (const d of decisions) {
+    if (d.action === "destroy") {
+      const r = day.rentals.find((x) => x.id === d.instanceId);
+      if (r !== undefined) endRental(day, r, now, "destroy", d.reason);
+      continue;
+    }
+    rent(day, d, now);
+  }
+}
+
+function rent(day: EconomyDay, d: Extract<FleetDecision, { action: "rent" }>, now: number): void {
+  const o = day.market.offers.find((x) => x.candidate.offerId === d.offerId) as HiddenOffer;
+  day.seq += 1;
+  day.rentalCount += 1;
+  hostOf(day, o).attempts += 1;
+  day.rented.add(o.candidate.offerId);
+  day.rentals.push({
+    id: `r${day.seq}`,
+    offer: o,
+    rentedAtH: now,
+    stage: "vetting",
+    verdictAtH: now + (o.quirk === "never-params" ? 1 : vettingHours(day, o)),
+    estimate: d.candidate.estimateProofsPerHour,
+    measured: undefined,
+  });
+  day.emit({ atHours: now, kind: "rent", offerId: o.candidate.offerId, reason: d.reason });
+}
+
+/** 3. Bills and production of the step. */
+function billStep(day: EconomyDay): void {
+  for (const r of day.rentals) {
+    day.dollars += r.offer.candidate.dphTotal * day.stepH;
+    if (r.stage === "active") day.proofs += r.offer.trueProofsPerHour * day.stepH;
+  }
+}
+
+/** 4. Hourly production reports feed the learning fleet. */
+function reportProduction(day: EconomyDay, now: number): void {
+  if (day.policy !== "learning" || Math.abs((now + day.stepH) % 1) >= day.stepH / 2) return;
+  for (const r of day.rentals)
+    if (r.stage === "active")
+      measure(day, r.offer, r.offer.trueProofsPerHour * Math.exp(0.02 * gaussian(day.random)));
 }
 
 /** The manager's own exclusions (failed, unstable, below the minimum) without the measured rates. */
