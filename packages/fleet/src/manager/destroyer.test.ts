@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { InstanceRecord } from "../store/records.js";
 import { startTestFleet, type TestFleet } from "../test-support/test-fleet.js";
 import type { FleetVast } from "./context.js";
-import { createFleetManager, type FleetManager } from "./fleet-manager.js";
+import type { FleetManager } from "./fleet-manager.js";
 
 let fleet: TestFleet | undefined;
 afterEach(async () => {
@@ -14,7 +14,7 @@ afterEach(async () => {
 const destroyPath = (record: InstanceRecord) => `/api/v0/instances/${record.vastId}/`;
 
 /**
- * A manager on the test fleet's store whose Vast destroys wait at a gate the test opens: the
+ * A second manager on the test fleet's store whose Vast destroys wait at a gate the test opens: the
  * first destroy's answer is held while something else runs. `destroying` resolves when a
  * destroy reaches Vast.
  */
@@ -37,19 +37,7 @@ function gatedDestroys(t: TestFleet): { manager: FleetManager; destroying: Promi
       return real.destroyInstance(id);
     },
   };
-  const manager = createFleetManager({
-    store: t.manager.store,
-    vast,
-    clock: t.clock,
-    config: {
-      fleet: "test",
-      minProofsPerHour: 10,
-      image: "i",
-      managerUrl: "http://127.0.0.1:1",
-      allowLoopbackManagerUrl: true,
-    },
-  });
-  return { manager, destroying, open };
+  return { manager: t.restart(vast), destroying, open };
 }
 
 describe("a destroy while another is under way", () => {

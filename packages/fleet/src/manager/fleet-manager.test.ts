@@ -4,7 +4,6 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { InstanceRecord } from "../store/records.js";
 import { startTestFleet, type TestFleet } from "../test-support/test-fleet.js";
 import type { FleetVast } from "./context.js";
-import { createFleetManager } from "./fleet-manager.js";
 
 let fleet: TestFleet | undefined;
 afterEach(async () => {
@@ -319,18 +318,7 @@ describe("a create that answers after its row gave up", () => {
         return real.createInstance(offerId, options);
       },
     };
-    const manager = createFleetManager({
-      store: t.manager.store,
-      vast: slowVast,
-      clock: t.clock,
-      config: {
-        fleet: "test",
-        minProofsPerHour: 10,
-        image: "i",
-        managerUrl: "http://127.0.0.1:1",
-        allowLoopbackManagerUrl: true,
-      },
-    });
+    const manager = t.restart(slowVast);
     const deploying = manager.deploy(1002);
     await created; // the row is renting while its create is out
     const row = (await t.manager.store.list())[0] as InstanceRecord;
@@ -357,18 +345,7 @@ describe("a manager restart", () => {
     await t.manager.agent.phase(record.id, { phase: "params" });
     // The manager is down for 5 minutes; then a new process starts on the same store.
     t.clock.advance(5 * minute);
-    const restarted = createFleetManager({
-      store: t.manager.store,
-      vast: createVastClient({ apiKey: t.fake.apiKey, baseUrl: t.fake.url, rateLimit: false }),
-      clock: t.clock,
-      config: {
-        fleet: "test",
-        minProofsPerHour: 10,
-        image: "i",
-        managerUrl: "http://127.0.0.1:1",
-        allowLoopbackManagerUrl: true,
-      },
-    });
+    const restarted = t.restart();
     expect((await restarted.monitor()).lost).toEqual([]);
     t.clock.advance(60_000);
     expect((await restarted.monitor()).lost).toEqual([]); // two intervals since the restart

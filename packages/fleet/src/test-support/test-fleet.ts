@@ -5,7 +5,7 @@ import { type FakeVastServer, type FakeVastServerOptions, startFakeVastServer } 
 import type { FastifyInstance } from "fastify";
 import type { CurioLinkOptions } from "../curio/curio-link.js";
 import type { FleetConfig } from "../manager/config.js";
-import type { Checkpoint } from "../manager/context.js";
+import type { Checkpoint, FleetVast } from "../manager/context.js";
 import { createFleetManager, type FleetManager } from "../manager/fleet-manager.js";
 import type { DashboardOptions } from "../server/dashboard-routes.js";
 import { buildFleetServer } from "../server/fleet-server.js";
@@ -22,9 +22,10 @@ export interface TestFleet {
   lease: WriterLease | undefined;
   /**
    * A new manager on the same store, fake Vast and clock, as a restarted process would be (its
-   * start time is the clock's now); `manager` and `app` stay the first one.
+   * start time is the clock's now); `manager` and `app` stay the first one. `vast`: the Vast it
+   * calls instead (a test's wrapper that holds an answer at a gate). Default: the fake's client.
    */
-  restart(): FleetManager;
+  restart(vast?: FleetVast): FleetManager;
   /** The agent token a deploy put into the instance's environment (read from the fake's create request). */
   tokenOf(instanceId: string): string;
   close(): Promise<void>;
@@ -79,10 +80,10 @@ export async function startTestFleet(options: TestFleetOptions = {}): Promise<Te
         });
   await lease?.acquireNow();
   const vast = testVastClient(fake);
-  const startManager = (checkpoint: Checkpoint | undefined) =>
+  const startManager = (checkpoint: Checkpoint | undefined, managerVast: FleetVast = vast) =>
     createFleetManager({
       store: lease === undefined ? store : store.fencedBy(lease),
-      vast,
+      vast: managerVast,
       clock,
       logger: silentLogger,
       random: () => 0.5,
@@ -115,7 +116,7 @@ export async function startTestFleet(options: TestFleetOptions = {}): Promise<Te
     app,
     clock,
     lease,
-    restart: () => startManager(undefined),
+    restart: (managerVast) => startManager(undefined, managerVast),
     tokenOf(instanceId) {
       for (const request of fake.requestsTo(/^\/api\/v0\/asks\/\d+\/$/, "PUT").reverse()) {
         const env = (request.body as { env?: Record<string, string> }).env ?? {};
