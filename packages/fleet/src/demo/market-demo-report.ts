@@ -35,7 +35,7 @@ export function writeCalibration(
     );
   }
   write(
-    "  (true: proofs its served machines completed per hour, over the model; the simulator itself runs below the tuner's model, so even an honest class is below x1)",
+    "  (true: proofs its served machines completed per hour, over the model, where one served 10+ proofs over half an hour or more; the simulator itself runs below the tuner's model, so even an honest class is below x1)",
   );
 }
 

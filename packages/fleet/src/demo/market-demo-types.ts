@@ -49,7 +49,7 @@ export interface DemoInstanceOutcome {
   why: string | undefined;
   /** Simulated hours it was billed. */
   billedHours: number;
-  /** Its true production rate: the proofs the market saw its daemon complete over the hours it was sent work. */
+  /** Its true production rate: the proofs the market saw its daemon complete per hour; undefined under 10 proofs or half an hour of them. */
   trueProofsPerHour: number | undefined;
 }
 

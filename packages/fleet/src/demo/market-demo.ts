@@ -7,7 +7,7 @@ import { startFleetRun } from "../manager/fleet-run.js";
 import { type ListeningFleetServer, startFleetServer } from "../server/fleet-server.js";
 import type { FleetStore } from "../store/fleet-store.js";
 import { openFleetStore } from "../store/open-fleet-store.js";
-import { type Market, startMarket } from "../testing/market.js";
+import { type Market, type MarketMachine, startMarket } from "../testing/market.js";
 import { type DemoOffer, demoBehaviour, demoMarket, vastOfferRecord } from "./demo-market.js";
 import {
   costSummary,
@@ -264,14 +264,20 @@ async function instanceOutcomes(
         (runDestroy?.detail?.reason as string | undefined) ??
         (died === undefined ? record.reason : `${died}; ${record.reason ?? ""}`),
       billedHours: machine === undefined ? 0 : toHours(market.billedMs(machine, end)),
-      // Between its first and latest completion: the daemon's start-up for serving is not its speed.
-      trueProofsPerHour:
-        machine === undefined ||
-        machine.completedProofs < 3 ||
-        machine.firstCompletedAt === undefined ||
-        machine.lastCompletedAt === undefined
-          ? undefined
-          : (machine.completedProofs - 1) / toHours(machine.lastCompletedAt - machine.firstCompletedAt),
+      trueProofsPerHour: trueRate(machine, toHours),
     };
   });
+}
+
+// A rate the market counted is only truth over enough proofs and hours: a few proofs that a
+// busy host's scheduler delayed complete in one burst, and their span says nothing of speed.
+const truthMinProofs = 10;
+const truthMinHours = 0.5;
+
+/** Proofs per hour between its first and latest completion (serving start-up is not speed); undefined on too little evidence. */
+function trueRate(machine: MarketMachine | undefined, toHours: (realMs: number) => number): number | undefined {
+  if (machine?.firstCompletedAt === undefined || machine.lastCompletedAt === undefined) return undefined;
+  const hours = toHours(machine.lastCompletedAt - machine.firstCompletedAt);
+  if (machine.completedProofs < truthMinProofs || hours < truthMinHours) return undefined;
+  return (machine.completedProofs - 1) / hours;
 }
