@@ -275,7 +275,10 @@ const truthMinProofs = 10;
 const truthMinHours = 0.5;
 
 /** Proofs per hour between its first and latest completion (serving start-up is not speed); undefined on too little evidence. */
-function trueRate(machine: MarketMachine | undefined, toHours: (realMs: number) => number): number | undefined {
+function trueRate(
+  machine: MarketMachine | undefined,
+  toHours: (realMs: number) => number,
+): number | undefined {
   if (machine?.firstCompletedAt === undefined || machine.lastCompletedAt === undefined) return undefined;
   const hours = toHours(machine.lastCompletedAt - machine.firstCompletedAt);
   if (machine.completedProofs < truthMinProofs || hours < truthMinHours) return undefined;
