@@ -1,7 +1,7 @@
 // The flags that describe a machine, defined once for tune, bench, demo and sim: --detect, --ram,
 // --cores, --gpus, --memory-limit. Sizes always need a unit (core's parser refuses "256" and "256G").
 import { type GpuSpec, type HardwareSpec, hardwareFrom, InvalidInputError, parseGpuList } from "@cuzkit/core";
-import { type DetectedHardware, type DetectOptions, detectHardware } from "@cuzkit/tuner";
+import type { DetectedHardware, DetectOptions } from "@cuzkit/tuner";
 import { type Command, Option } from "commander";
 import { sizeOption, wholeNumberOption } from "./parse.js";
 
@@ -95,13 +95,18 @@ function overrideDetected(detected: DetectedHardware, flags: HardwareFlags): Det
 
 /**
  * The machine the flags describe: detected (with the given flags overriding what was read), or
- * described by --ram, --cores and --gpus together; undefined when they describe none.
+ * described by --ram, --cores and --gpus together; undefined when they describe none. `detect`
+ * reads the machine; default @cuzkit/tuner's detectHardware.
  */
 export async function resolveHardwareFlags(
   flags: HardwareFlags,
-  detect: (options?: DetectOptions) => Promise<DetectedHardware> = detectHardware,
+  detect?: (options?: DetectOptions) => Promise<DetectedHardware>,
 ): Promise<DetectedHardware | HardwareSpec | undefined> {
-  if (flags.detect) return overrideDetected(await detect(), flags);
+  if (flags.detect) {
+    // The tuner loads only when the machine is read, not when the flags are defined.
+    const read = detect ?? (await import("@cuzkit/tuner")).detectHardware;
+    return overrideDetected(await read(), flags);
+  }
   if (!describesMachine(flags)) return undefined;
   const missing = (["ram", "cores", "gpus"] as const)
     .filter((key) => flags[key] === undefined)

@@ -1,5 +1,8 @@
 import { parse as parseToml } from "smol-toml";
 
+/** The daemon's default srs.param_cache (docs/daemon-facts.md section 3). */
+export const daemonDefaultParamCache = "/data/zk/params";
+
 /** srs.param_cache of a cuzk.toml (where the daemon keeps parameters and writes its PCE files), if set. */
 export function paramCacheOf(toml: string): string | undefined {
   try {

@@ -1,6 +1,5 @@
 import { CuzkitError } from "@cuzkit/core";
 import { CommanderError } from "commander";
-import { cliHint, cliMessage } from "./cli-hints.js";
 import { type CliIO, CommandExit, processIO } from "./io.js";
 import { createProgram } from "./program.js";
 
@@ -16,17 +15,19 @@ export async function runCli(argv: readonly string[], io: CliIO = processIO()): 
     await program.parseAsync([...argv], { from: "user" });
     return 0;
   } catch (error) {
-    return reportError(error, io, debug);
+    return await reportError(error, io, debug);
   }
 }
 
-function reportError(error: unknown, io: CliIO, debug: boolean): number {
+async function reportError(error: unknown, io: CliIO, debug: boolean): Promise<number> {
   if (error instanceof CommandExit) return error.exitCode;
   if (error instanceof CommanderError) {
     // Commander has already printed its message (unknown option, missing argument, --help).
     return error.exitCode;
   }
   if (CuzkitError.is(error)) {
+    // The hint tables name every library's error codes: loaded only when there is an error to explain.
+    const { cliHint, cliMessage } = await import("./cli-hints.js");
     io.stderr.write(`error: ${cliMessage(error)}\n`);
     const hint = cliHint(error);
     if (hint) io.stderr.write(`hint: ${hint}\n`);

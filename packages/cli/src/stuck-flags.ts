@@ -1,5 +1,6 @@
-import { defaultStuck, type StuckOptions } from "@cuzkit/client";
+import type { StuckOptions } from "@cuzkit/client";
 import type { Command } from "commander";
+import { clientHelpDefaults } from "./help-defaults.js";
 import { durationText, parseDurationMs, positiveNumberOption } from "./parse.js";
 
 // --stuck-after and --stuck-margin, shared by `prove` and `bench`: the client's stuck-job
@@ -23,12 +24,12 @@ export function addStuckOptions(command: Command): Command {
   return command
     .option(
       "--stuck-after <duration>",
-      `fail a proof with DAEMON_STUCK after this long without progress (no proof ended, the job reached no GPU), e.g. 20m; off turns it off (default: the model's ETA of one proof x --stuck-margin, at least ${durationText(defaultStuck.minMs)})`,
+      `fail a proof with DAEMON_STUCK after this long without progress (no proof ended, the job reached no GPU), e.g. 20m; off turns it off (default: the model's ETA of one proof x --stuck-margin, at least ${durationText(clientHelpDefaults.stuckMinMs)})`,
       parseStuckAfter,
     )
     .option(
       "--stuck-margin <n>",
-      `the stuck window is the model's ETA of one proof times this (default ${defaultStuck.marginFactor}; ignored with --stuck-after)`,
+      `the stuck window is the model's ETA of one proof times this (default ${clientHelpDefaults.stuckMarginFactor}; ignored with --stuck-after)`,
       positiveNumberOption("--stuck-margin", "5"),
     );
 }

@@ -7,6 +7,7 @@ import { type HardwareFlags, resolveHardwareFlags } from "../hardware-flags.js";
 import { type CliIO, CommandExit } from "../io.js";
 import { type BuiltProofInput, buildProofInput, type ProofInputFlags } from "../proof-input.js";
 import { warnSecretArgument } from "../secret-options.js";
+import { defaultAgentStatusListen } from "./agent.js";
 
 // What `cuzkit agent` does once its flags are parsed: check the fleet's environment and the
 // flags, start the reporter (the manager's, or files on disk) and the optional page, run the
@@ -30,9 +31,6 @@ export interface AgentFlags extends ProofInputFlags, HardwareFlags {
   throughputEvery?: number;
   simTimeScale?: number;
 }
-
-/** The daemon's HTTP /status address the agent configures and reads by default (cuzk's usual 9821). */
-export const defaultAgentStatusListen = "127.0.0.1:9821";
 
 /** How long one read of the daemon's /status may take before a heartbeat goes without it, ms. */
 const statusReadTimeoutMs = 2_000;

@@ -1,14 +1,14 @@
-import { benchDefaults } from "@cuzkit/bench";
-import { defaultDeadlines } from "@cuzkit/client";
 import { agentDefaults, fleetDefaults } from "@cuzkit/fleet/defaults";
 import { Command } from "commander";
 import { addHardwareOptions } from "../hardware-flags.js";
+import { benchHelpDefaults, clientHelpDefaults } from "../help-defaults.js";
 import type { CliIO } from "../io.js";
 import { durationOption, durationText, positiveNumberOption, wholeNumberOption } from "../parse.js";
-import { addProofInputOptions } from "../proof-input.js";
-import { type AgentFlags, defaultAgentStatusListen, runAgentCommand } from "./agent-run.js";
+import { addProofInputOptions } from "../proof-input-flags.js";
+import type { AgentFlags } from "./agent-run.js";
 
-export { defaultAgentStatusListen } from "./agent-run.js";
+/** The daemon's HTTP /status address the agent configures and reads by default (cuzk's usual 9821). */
+export const defaultAgentStatusListen = "127.0.0.1:9821";
 
 /** The daemon: how its parameters are fetched, how it starts, where it listens, what serves once kept. */
 function addDaemonOptions(command: Command): Command {
@@ -52,17 +52,17 @@ function addDeadlineOptions(command: Command): Command {
   return command
     .option(
       "--ready-timeout <duration>",
-      `how long the daemon may take to answer (default ${durationText(benchDefaults.readyTimeoutMs)})`,
+      `how long the daemon may take to answer (default ${durationText(benchHelpDefaults.readyTimeoutMs)})`,
       durationOption("--ready-timeout"),
     )
     .option(
       "--proof-timeout <duration>",
-      `deadline of each timed proof (default ${durationText(defaultDeadlines.proofMs)})`,
+      `deadline of each timed proof (default ${durationText(clientHelpDefaults.proofMs)})`,
       durationOption("--proof-timeout"),
     )
     .option(
       "--warmup-timeout <duration>",
-      `deadline of the warmup proof (default ${durationText(defaultDeadlines.warmupProofMs)})`,
+      `deadline of the warmup proof (default ${durationText(clientHelpDefaults.warmupProofMs)})`,
       durationOption("--warmup-timeout"),
     );
 }
@@ -112,6 +112,7 @@ Without CUZKIT_FLEET_URL the agent runs standalone and writes its reports to --r
 The machine is read with --detect unless --ram/--cores/--gpus describe it.
 Exit codes: 0 kept (served until stopped), 2 not kept, 1 a step failed.`,
     )
-    .action((flags: AgentFlags) => runAgentCommand(io, flags));
+    // The agent's implementation (the benchmark, the reporter, the page) loads only when it runs.
+    .action(async (flags: AgentFlags) => (await import("./agent-run.js")).runAgentCommand(io, flags));
   return command;
 }

@@ -19,7 +19,7 @@ import { resolveAddress } from "../common.js";
 import { type HardwareFlags, resolveHardwareFlags, specOf } from "../hardware-flags.js";
 import { interruptOnSignals } from "../interrupt.js";
 import { type CliIO, CommandExit } from "../io.js";
-import { paramCacheOf } from "../param-cache.js";
+import { daemonDefaultParamCache, paramCacheOf } from "../param-cache.js";
 import { parseWholeNumber } from "../parse.js";
 import { type BuiltProofInput, buildProofInput, type ProofInputFlags } from "../proof-input.js";
 import { type StuckFlags, stuckOption } from "../stuck-flags.js";
@@ -57,9 +57,6 @@ export interface BenchFlags extends ProofInputFlags, HardwareFlags, StuckFlags {
   probeTimeout: number;
   unresponsiveAfter: number;
 }
-
-/** The daemon's default srs.param_cache (docs/daemon-facts.md section 3). */
-export const daemonDefaultParamCache = "/data/zk/params";
 
 /** Flags that only mean something with another one; given without it they are refused, not ignored. */
 function rejectConflictingBenchFlags(flags: BenchFlags): void {

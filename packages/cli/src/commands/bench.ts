@@ -1,10 +1,10 @@
-import { benchDefaults } from "@cuzkit/bench";
-import { defaultDeadlines } from "@cuzkit/client";
 import { daemonDialects } from "@cuzkit/core";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { addrHelp } from "../common.js";
 import { addHardwareOptions } from "../hardware-flags.js";
+import { benchHelpDefaults, clientHelpDefaults } from "../help-defaults.js";
 import type { CliIO } from "../io.js";
+import { daemonDefaultParamCache } from "../param-cache.js";
 import {
   durationOption,
   durationText,
@@ -12,9 +12,9 @@ import {
   positiveNumberOption,
   wholeNumberOption,
 } from "../parse.js";
-import { addProofInputOptions } from "../proof-input.js";
+import { addProofInputOptions } from "../proof-input-flags.js";
 import { addStuckOptions } from "../stuck-flags.js";
-import { type BenchFlags, daemonDefaultParamCache, runBenchCommand } from "./bench-run.js";
+import type { BenchFlags } from "./bench-run.js";
 
 function parseWarmup(text: string): "auto" | "none" | number {
   if (text === "auto" || text === "none") return text;
@@ -33,7 +33,7 @@ function addBatchOptions(command: Command): void {
     .option("--count <n>", "timed proofs", wholeNumberOption("--count", 1, "12"), 12)
     .option(
       "--resubmit <n>",
-      `resubmit a proof up to N times when the daemon restarts and loses it, at submit or while proving (default ${benchDefaults.resubmit})`,
+      `resubmit a proof up to N times when the daemon restarts and loses it, at submit or while proving (default ${benchHelpDefaults.resubmit})`,
       wholeNumberOption("--resubmit", 0, "1"),
     )
     .option("--concurrency <n|auto>", "proofs in flight; auto = the tuner's value for this machine", "1")
@@ -45,17 +45,17 @@ function addBatchOptions(command: Command): void {
     )
     .option(
       "--proof-timeout <duration>",
-      `deadline of each timed proof (default ${durationText(defaultDeadlines.proofMs)})`,
+      `deadline of each timed proof (default ${durationText(clientHelpDefaults.proofMs)})`,
       durationOption("--proof-timeout", "45m"),
     )
     .option(
       "--warmup-timeout <duration>",
-      `deadline of the warmup (default: the model's ETA x margin, else ${durationText(defaultDeadlines.warmupProofMs)}; not with --warmup none)`,
+      `deadline of the warmup (default: the model's ETA x margin, else ${durationText(clientHelpDefaults.warmupProofMs)}; not with --warmup none)`,
       durationOption("--warmup-timeout", "90m"),
     )
     .option(
       "--ready-timeout <duration>",
-      `how long to wait for the daemon to answer (default ${durationText(benchDefaults.readyTimeoutMs)})`,
+      `how long to wait for the daemon to answer (default ${durationText(benchHelpDefaults.readyTimeoutMs)})`,
       durationOption("--ready-timeout", "20m"),
     )
     .option(
@@ -118,7 +118,7 @@ function addSpawnOptions(command: Command): Command {
     )
     .option(
       "--max-restarts <n>",
-      `with --spawn --on-crash restart: restarts allowed (default ${benchDefaults.maxRestarts})`,
+      `with --spawn --on-crash restart: restarts allowed (default ${benchHelpDefaults.maxRestarts})`,
       wholeNumberOption("--max-restarts", 0, "2"),
     )
     .option(
@@ -167,6 +167,7 @@ Examples:
       --out runs.jsonl --status-file bench-status.json --daemon-log daemon.log
   cuzkit bench --addr 127.0.0.1:9820 --synthetic --json        # against \`cuzkit sim\``,
     )
-    .action((flags: BenchFlags) => runBenchCommand(io, flags));
+    // The harness, the client and the tuner load only when a benchmark runs.
+    .action(async (flags: BenchFlags) => (await import("./bench-run.js")).runBenchCommand(io, flags));
   return command;
 }

@@ -10,7 +10,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { cuzkitArgv, repoRoot } from "../../../../test/support/cuzkit-process.js";
 import { CommandExit } from "../io.js";
 import { memoryIO } from "../test-support/memory-io.js";
-import { createSimCommand, parseFaults } from "./sim.js";
+import { createSimCommand } from "./sim.js";
+import { parseFaults } from "./sim-faults.js";
 
 const porep = (requestId: string) => ({
   requestId,

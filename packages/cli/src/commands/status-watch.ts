@@ -11,10 +11,8 @@ import { type Clock, CuzkitError, monotonicClock, realSleep, type Sleep, systemC
 import { type Paint, painted, terminalSafe } from "../colour.js";
 import type { CliIO } from "../io.js";
 import { durationText } from "../parse.js";
+import { defaultWatchIntervalMs } from "./status.js";
 import { formatStatus, uptimeText } from "./status-format.js";
-
-/** How often `cuzkit status --watch` refreshes by default, ms. */
-export const defaultWatchIntervalMs = 2_000;
 
 /** The shortest deadline of one GetStatus while watching, ms (a frozen daemon shows within it). */
 export const minWatchCallTimeoutMs = 1_000;

@@ -1,15 +1,15 @@
-import { createCuzkClient, fetchStatusJson } from "@cuzkit/client";
 import { InvalidInputError } from "@cuzkit/core";
 import { Command } from "commander";
-import { colourEnabled } from "../colour.js";
-import { addrHelp, resolveAddress } from "../common.js";
-import { interruptOnSignals } from "../interrupt.js";
+import { addrHelp } from "../common.js";
 import type { CliIO } from "../io.js";
 import { durationOption, durationText } from "../parse.js";
-import { formatStatus } from "./status-format.js";
-import { defaultWatchIntervalMs, type WatchOptions, watchStatus } from "./status-watch.js";
+import type { WatchOptions } from "./status-watch.js";
 
-interface StatusFlags {
+/** How often `cuzkit status --watch` refreshes by default, ms. */
+export const defaultWatchIntervalMs = 2_000;
+
+/** The flags of `cuzkit status`, as commander parses them. */
+export interface StatusFlags {
   addr?: string;
   statusUrl?: string;
   json?: boolean;
@@ -58,46 +58,7 @@ export function createStatusCommand(io: CliIO, deps: StatusCommandDeps = {}): Co
           hint: "add --watch, or leave --interval out",
         });
       }
-      const client = createCuzkClient({ address: resolveAddress(flags.addr, io) });
-      if (flags.watch) {
-        const shutdown = deps.stopSignal
-          ? { signal: deps.stopSignal, dispose() {} }
-          : interruptOnSignals(["SIGINT", "SIGTERM"]);
-        try {
-          await watchStatus({
-            client,
-            statusUrl: flags.statusUrl,
-            io,
-            intervalMs: flags.interval,
-            colour: colourEnabled(io.stdout, io.env),
-            signal: shutdown.signal,
-            onFrame: deps.onFrame,
-          });
-        } finally {
-          shutdown.dispose();
-          await client.close();
-        }
-        return;
-      }
-      try {
-        const [status, metrics, json] = await Promise.all([
-          client.getStatus(),
-          client.getMetrics(),
-          flags.statusUrl === undefined ? Promise.resolve(undefined) : fetchStatusJson(flags.statusUrl),
-        ]);
-        if (flags.json) {
-          const { raw: _rawStatus, ...statusView } = status;
-          const { families: _families, text: _text, ...metricsView } = metrics;
-          io.stdout.write(
-            `${JSON.stringify({ address: client.address, status: statusView, metrics: metricsView, statusJson: json ? { ...json, raw: undefined } : undefined }, null, 2)}\n`,
-          );
-        } else {
-          io.stdout.write(
-            formatStatus(client.address, status, metrics, json, colourEnabled(io.stdout, io.env)),
-          );
-        }
-      } finally {
-        await client.close();
-      }
+      // The client (gRPC) loads only once the flags are known to go together.
+      await (await import("./status-run.js")).runStatus(io, deps, flags);
     });
 }

@@ -3,7 +3,7 @@ import { homedir } from "node:os";
 import { dirname } from "node:path";
 import { createConsoleLogger, type Logger } from "@cuzkit/core";
 import type { FleetManager, FleetStore, WriterLease } from "@cuzkit/fleet";
-import { createVastClient, type VastClientOptions } from "@cuzkit/vast";
+import type { VastClientOptions } from "@cuzkit/vast";
 import { interruptOnSignals } from "../../interrupt.js";
 import type { CliIO } from "../../io.js";
 import { urlHasPassword, warnSecretArgument } from "../../secret-options.js";
@@ -203,7 +203,10 @@ async function createManagerFor(
   flags: ConfigFlags,
   store: FleetStore,
 ): Promise<FleetManager> {
-  const { createFleetManager, timedStates, openHarmonySource } = await fleetLib();
+  const [{ createFleetManager, timedStates, openHarmonySource }, { createVastClient }] = await Promise.all([
+    fleetLib(),
+    import("@cuzkit/vast"),
+  ]);
   if (flags.curioDb !== undefined && urlHasPassword(flags.curioDb)) {
     warnSecretArgument(io, "--curio-db with a password", dbSecretAdvice("CUZKIT_CURIO_DB"));
   }

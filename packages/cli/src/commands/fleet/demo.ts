@@ -1,5 +1,3 @@
-import { porepRequest } from "@cuzkit/client";
-import { createSyntheticC1 } from "@cuzkit/sim";
 import type { Command } from "commander";
 import { interruptOnSignals } from "../../interrupt.js";
 import { positiveNumberOption, wholeNumberOption } from "../../parse.js";
@@ -46,6 +44,11 @@ A simulated hour takes 3.6 s. Ctrl-C ends the run early and still prints the sum
         runEconomyDemo({ seed: flags.seed, hours: flags.hours, write: ctx.print });
         return;
       }
+      // The client and the simulator load only for the market demo, not with the command's definition.
+      const [{ porepRequest }, { createSyntheticC1 }] = await Promise.all([
+        import("@cuzkit/client"),
+        import("@cuzkit/sim"),
+      ]);
       const request = await porepRequest({ minerId: 1000, c1: createSyntheticC1(), sectorNumber: 1 });
       // The agents and sims are this same program: the node binary, its flags (a loader when run
       // from source) and the script.

@@ -8,7 +8,8 @@ export function addAccountCommand(vast: Command, ctx: VastContext): void {
     .description("show the account's balance and credit (USD)")
     .option("--json", "print JSON")
     .action(async (opts: { json?: boolean }, command: Command) => {
-      const user = await ctx.client(command).getCurrentUser();
+      const client = await ctx.client(command);
+      const user = await client.getCurrentUser();
       const summary = { id: user.id, email: user.email, balanceUsd: user.balance, creditUsd: user.credit };
       if (opts.json) ctx.printJson(summary);
       else {

@@ -1,7 +1,7 @@
 import { homedir } from "node:os";
 import { createInterface } from "node:readline/promises";
 import { CuzkitError, createConsoleLogger } from "@cuzkit/core";
-import { createVastClient, type VastClient, type VastClientOptions } from "@cuzkit/vast";
+import type { VastClient, VastClientOptions } from "@cuzkit/vast";
 import type { Command } from "commander";
 import { interruptOnSignals } from "../../interrupt.js";
 import { type CliIO, CommandExit } from "../../io.js";
@@ -18,6 +18,9 @@ export interface VastCommandDeps {
   interrupt?: () => { signal: AbortSignal; dispose(): void };
 }
 
+// The Vast client loads only when a vast subcommand runs, not with the commands' definitions.
+export const vastLib = () => import("@cuzkit/vast");
+
 /** What every `cuzkit vast` subcommand shares: the client, output and confirmation. */
 export interface VastContext {
   io: CliIO;
@@ -26,7 +29,7 @@ export interface VastContext {
    * wait) always go to stderr, and `--verbose` adds every request, response and pacing wait.
    * Secrets are removed from every line by the client.
    */
-  client(command: Command): VastClient;
+  client(command: Command): Promise<VastClient>;
   /** Writes a line to stdout. */
   print(text: string): void;
   /** Writes JSON to stdout. */
@@ -50,7 +53,8 @@ export function createVastContext(io: CliIO, deps: VastCommandDeps): VastContext
   const print = (text: string) => io.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
   return {
     io,
-    client(command) {
+    async client(command) {
+      const { createVastClient } = await vastLib();
       const globals = command.optsWithGlobals<VastGlobals>();
       const logger = createConsoleLogger(globals.verbose ? "debug" : "warn", (line) =>
         io.stderr.write(`${line}\n`),

@@ -3,7 +3,6 @@ import type { Command } from "commander";
 import type { VastContext } from "./context.js";
 import { existingInstance } from "./existing.js";
 import { instanceIds } from "./flags.js";
-import { instanceSummary } from "./format.js";
 
 interface DestroyFlags {
   yes?: boolean;
@@ -22,7 +21,7 @@ export function addDestroyCommand(vast: Command, ctx: VastContext): void {
     .option("--json", "print JSON")
     .action(async (idTexts: string[], opts: DestroyFlags, command: Command) => {
       const ids = instanceIds(idTexts);
-      const client = ctx.client(command);
+      const client = await ctx.client(command);
       // Look each one up first: a mistyped id must not pass for "already destroyed".
       const found: VastInstance[] = [];
       const missing: number[] = [];
@@ -38,6 +37,7 @@ export function addDestroyCommand(vast: Command, ctx: VastContext): void {
         alreadyGone: true,
       }));
       if (found.length > 0) {
+        const { instanceSummary } = await import("./format.js");
         await ctx.confirmOrRefuse(
           `Destroy ${found.map(instanceSummary).join(", ")}? Their disks are deleted. [y/N] `,
           opts.yes,

@@ -11,7 +11,8 @@ export function addLabelCommand(vast: Command, ctx: VastContext): void {
     .argument("<label>", "new label")
     .action(async (idText: string, label: string, _opts: unknown, command: Command) => {
       const id = parseWholeNumber(idText, { what: "instance id", example: "1001" });
-      await ctx.client(command).labelInstance(id, label);
+      const client = await ctx.client(command);
+      await client.labelInstance(id, label);
       ctx.print(`labelled instance ${id} "${label}"`);
     });
 }

@@ -21,7 +21,7 @@ export function addInstanceAction(
     .argument("<id>", "instance id")
     .action(async (idText: string, _opts: unknown, command: Command) => {
       const id = parseWholeNumber(idText, { what: "instance id", example: "1001" });
-      const client = ctx.client(command);
+      const client = await ctx.client(command);
       await existingInstance(client, id);
       await spec.act(client, id);
       ctx.print(spec.done(id));

@@ -2,7 +2,6 @@ import type { Command } from "commander";
 import { parseWholeNumber } from "../../parse.js";
 import type { VastContext } from "./context.js";
 import { existingInstance } from "./existing.js";
-import { instanceDetails } from "./format.js";
 
 /** `cuzkit vast show`: one instance. */
 export function addShowCommand(vast: Command, ctx: VastContext): void {
@@ -13,10 +12,10 @@ export function addShowCommand(vast: Command, ctx: VastContext): void {
     .option("--json", "print JSON")
     .action(async (idText: string, opts: { json?: boolean }, command: Command) => {
       const instance = await existingInstance(
-        ctx.client(command),
+        await ctx.client(command),
         parseWholeNumber(idText, { what: "instance id", example: "1001" }),
       );
       if (opts.json) ctx.printJson(instance);
-      else ctx.print(instanceDetails(instance));
+      else ctx.print((await import("./format.js")).instanceDetails(instance));
     });
 }

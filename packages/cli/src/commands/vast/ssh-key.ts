@@ -1,10 +1,9 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { InvalidInputError } from "@cuzkit/core";
-import { checkPublicKey } from "@cuzkit/vast";
 import { Command } from "commander";
 import { parseWholeNumber } from "../../parse.js";
-import type { VastContext } from "./context.js";
+import { type VastContext, vastLib } from "./context.js";
 import { existingInstance } from "./existing.js";
 
 /** `cuzkit vast ssh-key attach|list`: SSH keys of instances and of the account. */
@@ -19,8 +18,9 @@ export function addSshKeyCommand(vast: Command, ctx: VastContext): void {
     .argument("<public-key-file>", "the .pub file, such as ~/.ssh/id_ed25519.pub (never the private key)")
     .action(async (idText: string, file: string, _opts: unknown, command: Command) => {
       const id = parseWholeNumber(idText, { what: "instance id", example: "1001" });
+      const { checkPublicKey } = await vastLib();
       const key = checkPublicKey(await readPublicKey(file, ctx.io.cwd));
-      const client = ctx.client(command);
+      const client = await ctx.client(command);
       await existingInstance(client, id);
       await client.attachSshKey(id, key);
       ctx.print(`attached ${key.split(/\s+/)[0]} key to instance ${id}`);
@@ -30,7 +30,8 @@ export function addSshKeyCommand(vast: Command, ctx: VastContext): void {
     .description("list the SSH keys registered on the account")
     .option("--json", "print JSON")
     .action(async (opts: { json?: boolean }, command: Command) => {
-      const keys = await ctx.client(command).listSshKeys();
+      const client = await ctx.client(command);
+      const keys = await client.listSshKeys();
       if (opts.json) ctx.printJson(keys.map(({ raw: _raw, ...key }) => key));
       else if (keys.length === 0) ctx.print("no SSH keys on the account");
       else

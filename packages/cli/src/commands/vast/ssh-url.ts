@@ -1,8 +1,7 @@
 import { InvalidInputError } from "@cuzkit/core";
-import { instanceSshEndpoint } from "@cuzkit/vast";
 import type { Command } from "commander";
 import { parseWholeNumber } from "../../parse.js";
-import type { VastContext } from "./context.js";
+import { type VastContext, vastLib } from "./context.js";
 import { existingInstance } from "./existing.js";
 
 /** `cuzkit vast ssh-url`: where to SSH into an instance. */
@@ -14,7 +13,8 @@ export function addSshUrlCommand(vast: Command, ctx: VastContext): void {
     .option("--json", "print JSON (url, command, host, port, kind)")
     .action(async (idText: string, opts: { json?: boolean }, command: Command) => {
       const id = parseWholeNumber(idText, { what: "instance id", example: "1001" });
-      const instance = await existingInstance(ctx.client(command), id);
+      const instance = await existingInstance(await ctx.client(command), id);
+      const { instanceSshEndpoint } = await vastLib();
       const ssh = instanceSshEndpoint(instance);
       if (ssh === undefined) {
         throw new InvalidInputError(
