@@ -3,6 +3,7 @@ import { InvalidInputError } from "@cuzkit/core";
 import type { SimFaults } from "@cuzkit/sim";
 import { parseWholeNumber } from "../parse.js";
 
+/** The faults --fault names. */
 const faultNames = [
   "crash-after",
   "crash-at",
@@ -12,8 +13,10 @@ const faultNames = [
   "stick-after",
   "start-delay",
 ] as const;
+
 const faultHint =
   "use crash-after=N, crash-at=MS, fail-next=N[:message], hold-after=N, stall-after=N, stick-after=N or start-delay=MS, e.g. --fault crash-after=3";
+
 function wholeNumber(what: string, text: string, min: number): number {
   return parseWholeNumber(text, { what, min, example: String(Math.max(min, 3)) });
 }

@@ -14,6 +14,7 @@ export interface TuneCommandDeps {
 
 /** The --format values. */
 export const formats = ["text", "json", "toml", "env", "curio"] as const;
+/** One --format value. */
 export type Format = (typeof formats)[number];
 
 /** The flags of `cuzkit tune`, as commander parses them. */
