@@ -67,6 +67,8 @@ export async function bundleCuzkit(outfile: string): Promise<void> {
     // Pick a dependency's file as Node does: no "module" condition, "main" only.
     conditions: [],
     mainFields: ["main"],
+    // Functions and classes keep their names (error.constructor.name is reported), as under tsx.
+    keepNames: true,
     logLevel: "warning",
     plugins: [keepSourcePaths],
   });
