@@ -34,6 +34,8 @@ export default defineConfig({
       "examples/**/*.test.ts",
       "test/**/*.test.ts",
     ],
+    // Bundles the `cuzkit` command once per run for the tests that start it as a process.
+    globalSetup: ["./test/support/cli-bundle-setup.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Two cores here; gRPC servers and child processes are heavier than the tests themselves.

@@ -2,16 +2,43 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { inject } from "vitest";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** The bundled `cuzkit` command (cli-bundle-setup.ts), a file `node` runs. */
+    cuzkitBundle: string;
+  }
+}
 
 /** The repository root. */
 export const repoRoot = join(import.meta.dirname, "..", "..");
 
-/** argv that runs the `cuzkit` command from source (no build needed): node --import tsx bin.ts. */
+/**
+ * The bundle of the `cuzkit` command that the vitest globalSetup built for this run
+ * (cli-bundle-setup.ts), or undefined where there is none: outside a vitest worker (a script,
+ * a bench) or under a config without that setup.
+ */
+export function cuzkitBundle(): string | undefined {
+  try {
+    return inject("cuzkitBundle") as string | undefined;
+  } catch {
+    return undefined; // not in a vitest worker: inject has no state to read
+  }
+}
+
+/**
+ * argv that runs the `cuzkit` command without a build: `node <bundle>` inside a vitest run
+ * (cuzkitBundle()), else from source, `node --import tsx packages/cli/src/bin.ts`. Every test
+ * that starts the command gets it here, so this is the one place that chooses.
+ */
 export function cuzkitArgv(): [string, string[]] {
+  const bundle = cuzkitBundle();
+  if (bundle !== undefined) return [process.execPath, [bundle]];
   return [process.execPath, ["--import", "tsx", join(repoRoot, "packages/cli/src/bin.ts")]];
 }
 
-/** A shell command line that runs `cuzkit` from source, for --spawn and scripts. */
+/** A shell command line that runs `cuzkit` (as cuzkitArgv() does), for --spawn and scripts. */
 export function cuzkitShellCommand(): string {
   const [node, args] = cuzkitArgv();
   return [node, ...args].map((part) => JSON.stringify(part)).join(" ");
