@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultSqliteDriver } from "../packages/fleet/src/store/sqlite-driver.js";
 import { packAll } from "../scripts/pack-packages.mjs";
 import { publintTarball } from "../scripts/publint-tarball.mjs";
+import { buildAndStamp, buildIsCurrent } from "./support/build-stamp.js";
 import { exportsOf, loadEntries } from "./support/entry-exports.js";
 import { typecheck } from "./support/typecheck.js";
 
@@ -45,7 +46,10 @@ describe("packages as published", () => {
     scratch = mkdtempSync(join(tmpdir(), "cuzkit-pack-"));
     // dist/ does not depend on the Node that runs the tests: .ci/run builds it in its first
     // (Node 20) run and sets CUZKIT_REUSE_BUILD=1 for the Node 22 and 24 runs of the same tree.
-    if (process.env.CUZKIT_REUSE_BUILD !== "1") run("pnpm", ["run", "build"], root);
+    // Locally, a dist/ built from the same inputs and untouched since is reused too
+    // (test/support/build-stamp.ts).
+    if (process.env.CUZKIT_REUSE_BUILD !== "1" && !buildIsCurrent(root, packageDirs))
+      buildAndStamp(root, packageDirs, () => run("pnpm", ["run", "build"], root));
     // One `pnpm -r pack` for every package (scripts/pack-packages.mjs, as check:packages and
     // release pack them).
     packed = packAll(join(scratch, "tarballs"), { build: false });
