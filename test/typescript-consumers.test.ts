@@ -1,35 +1,26 @@
-import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { typecheck } from "./support/typecheck.js";
 
 // The README's claim about TypeScript settings, checked: a CommonJS project ("type": "commonjs")
 // with module node16/node18 cannot import our ESM-only packages (TS1479), while node20, nodenext
 // and bundler can. Each package is installed as its real package.json (what decides this: "type"
 // and the exports map) with a one-line declaration file in place of the build.
 const root = join(import.meta.dirname, "..");
-const tsc = join(root, "node_modules", ".bin", "tsc");
 const packageDirs = ["proto", ...readdirSync(join(root, "packages")).map((name) => `packages/${name}`)];
 const manifests = packageDirs.map(
   (dir) => JSON.parse(readFileSync(join(root, dir, "package.json"), "utf8")) as { name: string },
 );
 let consumer = "";
 
-function typecheck(compilerOptions: Record<string, string>): string {
-  writeFileSync(
-    join(consumer, "tsconfig.json"),
-    JSON.stringify({
-      compilerOptions: { ...compilerOptions, strict: true, noEmit: true, types: [] },
-      files: ["index.ts"],
-    }),
-  );
-  try {
-    execFileSync(tsc, ["-p", consumer], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
-    return "";
-  } catch (error) {
-    return String((error as { stdout?: string }).stdout);
-  }
+// In this process (test/support/typecheck.ts): one TypeScript load for the five settings.
+function typecheckConsumer(compilerOptions: Record<string, string>): string {
+  return typecheck({
+    files: [join(consumer, "index.ts")],
+    compilerOptions: { ...compilerOptions, strict: true, types: [] },
+  });
 }
 
 describe("TypeScript consumers", () => {
@@ -52,7 +43,7 @@ describe("TypeScript consumers", () => {
   afterAll(() => rmSync(consumer, { recursive: true, force: true }));
 
   it.each(["node16", "node18"])("module %s with type commonjs: TS1479 for every package", (module) => {
-    const output = typecheck({ module });
+    const output = typecheckConsumer({ module });
     for (const manifest of manifests) {
       expect(output).toMatch(new RegExp(`error TS1479: .*import\\("${manifest.name}"\\)`));
     }
@@ -63,6 +54,6 @@ describe("TypeScript consumers", () => {
     [{ module: "nodenext" }],
     [{ module: "preserve", moduleResolution: "bundler" }],
   ])("%j imports every package", (options) => {
-    expect(typecheck(options)).toBe("");
+    expect(typecheckConsumer(options)).toBe("");
   });
 });
