@@ -50,14 +50,14 @@ const keepSourcePaths: Plugin = {
 };
 
 /**
- * Bundles the `cuzkit` command (packages/cli/src/bin.ts) into `outfile`, an ES module that
- * `node outfile ...` runs as `node --import tsx packages/cli/src/bin.ts ...` would, without
- * tsx transforming and resolving every source file at each start.
+ * Bundles the TypeScript entry `entry` (a path from the repository root) and our sources it
+ * imports into `outfile`, an ES module that `node outfile` runs as `node --import tsx entry`
+ * would, without tsx transforming and resolving every source file at each start.
  */
-export async function bundleCuzkit(outfile: string): Promise<void> {
+export async function bundleSources(entry: string, outfile: string): Promise<void> {
   await build({
     absWorkingDir: repoRoot,
-    entryPoints: ["packages/cli/src/bin.ts"],
+    entryPoints: [entry],
     outfile,
     bundle: true,
     platform: "node",
@@ -72,4 +72,9 @@ export async function bundleCuzkit(outfile: string): Promise<void> {
     logLevel: "warning",
     plugins: [keepSourcePaths],
   });
+}
+
+/** Bundles the `cuzkit` command (packages/cli/src/bin.ts) into `outfile` (see bundleSources). */
+export function bundleCuzkit(outfile: string): Promise<void> {
+  return bundleSources("packages/cli/src/bin.ts", outfile);
 }

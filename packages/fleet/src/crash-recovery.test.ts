@@ -1,10 +1,10 @@
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { type FakeVastServer, startFakeVastServer } from "@cuzkit/vast/testing";
-import { build } from "esbuild";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { bundleSources } from "../../../test/support/cli-bundle.js";
 import { cuzkitArgv, repoRoot } from "../../../test/support/cuzkit-process.js";
 import { openFleetStore } from "./store/open-fleet-store.js";
 
@@ -17,28 +17,13 @@ const childSource = join(repoRoot, "packages/fleet/src/test-support/crash-child.
 let childDir = "";
 let child = "";
 
-// The child is bundled once to plain JavaScript: about 60 manager starts then cost a node start
-// each instead of a TypeScript load through tsx (a second or more apiece on a loaded machine).
-// The bundle sits under packages/fleet so better-sqlite3 (left out: native) resolves as usual.
+// The child is bundled once (as the tests' `cuzkit` is: test/support/cli-bundle.ts): about 60
+// manager starts then cost a node start each instead of a TypeScript load through tsx (a second
+// or more apiece on a loaded machine).
 beforeAll(async () => {
-  mkdirSync(join(repoRoot, "packages/fleet/.tmp"), { recursive: true });
-  childDir = mkdtempSync(join(repoRoot, "packages/fleet/.tmp/crash-child-"));
+  childDir = mkdtempSync(join(tmpdir(), "cuzkit-crash-child-"));
   child = join(childDir, "crash-child.mjs");
-  await build({
-    entryPoints: [childSource],
-    outfile: child,
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    tsconfig: join(repoRoot, "tsconfig.json"), // its paths map @cuzkit/* to their sources
-    external: ["better-sqlite3", "pg-native"],
-    // CommonJS dependencies (pg) call require(), which an ESM bundle lacks: give it one.
-    banner: {
-      js: "import { createRequire as bannerRequire } from 'node:module'; const require = bannerRequire(import.meta.url);",
-    },
-    logLevel: "warning",
-  });
+  await bundleSources(relative(repoRoot, childSource), child);
 });
 afterAll(() => rmSync(childDir, { recursive: true, force: true }));
 
